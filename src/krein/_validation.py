@@ -1,0 +1,98 @@
+"""Input validation shared by every layer of :mod:`krein`.
+
+Each check raises a ``ValueError`` (or ``TypeError``) whose message names the offending argument, so
+that a user who passes a wrong matrix learns which one and why, instead of receiving silently wrong
+numbers.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+__all__ = [
+    "check_positive",
+    "check_square_kernel",
+    "check_test_kernel",
+    "symmetry_error",
+]
+
+#: Relative asymmetry ``max|K - Kᵀ| / max|K|`` tolerated in a "symmetric" matrix (rounding only).
+SYMMETRY_RTOL = 1e-8
+
+
+def check_positive(value, name, *, strict=True, allow_none=False):
+    """Return ``value`` as a float after checking it is a finite (strictly) positive number."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {value!r} of type {type(value).__name__}.")
+    value = float(value)
+    if not np.isfinite(value) or value < 0 or (strict and value == 0):
+        kind = "strictly positive" if strict else "non-negative"
+        raise ValueError(f"{name} must be a finite {kind} number, got {value!r}.")
+    return value
+
+
+def symmetry_error(K):
+    """Relative asymmetry ``max|K − Kᵀ| / max|K|`` of a square matrix (0 for the zero matrix)."""
+    scale = np.max(np.abs(K)) if K.size else 0.0
+    if scale == 0:
+        return 0.0
+    return float(np.max(np.abs(K - K.T)) / scale)
+
+
+def check_square_kernel(K, name="X", *, symmetrize=True, rtol=SYMMETRY_RTOL, copy=False):
+    """Validate a precomputed training kernel: 2-D, square, finite and symmetric.
+
+    Asymmetry up to ``rtol`` (relative to ``max|K|``) is rounding and is removed by averaging with
+    the transpose when ``symmetrize`` is true; anything larger is an error, because every method of
+    this library assumes a symmetric kernel (its spectrum must be real).
+
+    Returns a C-contiguous float64 array (a copy when it had to be symmetrized or ``copy`` is true).
+    """
+    K = np.asarray(K)
+    if K.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D precomputed kernel matrix, got an array of shape {K.shape}.")
+    if K.shape[0] != K.shape[1]:
+        raise ValueError(
+            f"{name} must be a square (n_samples, n_samples) precomputed kernel matrix at fit time, "
+            f"got shape {K.shape}."
+        )
+    if not np.issubdtype(K.dtype, np.number) or np.iscomplexobj(K):
+        raise TypeError(f"{name} must be a real numeric matrix, got dtype {K.dtype}.")
+    K = np.ascontiguousarray(K, dtype=np.float64)
+    if not np.all(np.isfinite(K)):
+        raise ValueError(f"{name} contains NaN or infinity; a precomputed kernel must be finite.")
+    error = symmetry_error(K)
+    if error > rtol:
+        raise ValueError(
+            f"{name} must be a symmetric precomputed kernel matrix: max|K - K.T| / max|K| = {error:.3g} "
+            f"exceeds {rtol:g}."
+        )
+    if error > 0 and symmetrize:
+        K = 0.5 * (K + K.T)
+    elif copy:
+        K = K.copy()
+    return K
+
+
+def check_test_kernel(K, n_train, name="X"):
+    """Validate a precomputed test-versus-train kernel of shape ``(n_test, n_train)``."""
+    K = np.asarray(K)
+    if K.ndim != 2:
+        raise ValueError(
+            f"{name} must be a 2-D (n_test, n_train) precomputed kernel matrix, got shape {K.shape}."
+        )
+    if K.shape[1] != n_train:
+        raise ValueError(
+            f"{name} must have one column per training sample: expected {n_train} columns, "
+            f"got {K.shape[1]} (shape {K.shape})."
+        )
+    if not np.issubdtype(K.dtype, np.number) or np.iscomplexobj(K):
+        raise TypeError(f"{name} must be a real numeric matrix, got dtype {K.dtype}.")
+    K = np.ascontiguousarray(K, dtype=np.float64)
+    if not np.all(np.isfinite(K)):
+        raise ValueError(f"{name} contains NaN or infinity; a precomputed kernel must be finite.")
+    return K

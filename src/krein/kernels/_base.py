@@ -1,0 +1,386 @@
+"""The :class:`Kernel` base class: hyperparameters in log space, gradients and kernel arithmetic.
+
+A kernel is an object with named, strictly positive hyperparameters (bandwidths, scales, radii).
+Optimizers see them as ``theta``, the vector of their logarithms, with box constraints ``bounds``
+(also in log space); ``kernel(X, Y, eval_gradient=True)`` returns the matrix and its derivatives
+with respect to ``theta``. This is the convention of scikit-learn's Gaussian-process kernels, with
+two differences that the indefinite-kernel methods of this library need: gradients are available for
+rectangular blocks ``K(X, Y)`` (validation rows against training rows, Oglic & Gärtner 2018,
+Appendix E.2), and kernels may be subtracted (a difference of kernels is in general indefinite).
+"""
+
+from __future__ import annotations
+
+import inspect
+import numbers
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.utils import check_array
+from threadpoolctl import threadpool_limits
+
+__all__ = ["Hyperparameter", "Kernel"]
+
+#: Default box constraint of a tunable hyperparameter (in its natural, not log, scale).
+DEFAULT_BOUNDS = (1e-5, 1e5)
+
+#: Kernel matrices with fewer entries than this are evaluated in one piece, without threads.
+_PARALLEL_MIN_ENTRIES = 1 << 18
+
+#: Target size in bytes of the row chunk that one thread evaluates at a time (fits in L2/L3 cache).
+_CHUNK_BYTES = 1 << 22
+
+
+@dataclass(frozen=True)
+class Hyperparameter:
+    """A named hyperparameter of a kernel.
+
+    Attributes
+    ----------
+    name : str
+        Name of the constructor argument holding the value.
+    n_elements : int
+        Number of scalar values (``d`` for a per-feature bandwidth, else 1).
+    bounds : ndarray of shape (n_elements, 2)
+        Lower and upper bounds in the natural scale.
+    fixed : bool
+        Whether the hyperparameter is excluded from ``theta``.
+    """
+
+    name: str
+    n_elements: int
+    bounds: np.ndarray
+    fixed: bool
+
+
+def _n_threads():
+    count = os.process_cpu_count() if hasattr(os, "process_cpu_count") else os.cpu_count()
+    return max(1, count or 1)
+
+
+class Kernel:
+    """Base class of all kernels.
+
+    Subclasses list their tunable hyperparameters in ``_hyperparameters`` (each a constructor
+    argument ``name`` with a companion ``name_bounds`` argument that is a pair ``(low, high)`` or the
+    string ``"fixed"``) and implement ``_compute(X, Y, eval_gradient)`` on validated float64 arrays.
+    Elementwise kernels may override ``_fill(out, X, Y)`` to evaluate in place.
+
+    Calling a kernel validates its inputs and hyperparameters, then evaluates ``K(X, Y)``; large
+    matrices are filled by row chunks in parallel threads (NumPy's BLAS and ufuncs release the GIL).
+    """
+
+    #: Names of the tunable, strictly positive hyperparameters of this kernel.
+    _hyperparameters: tuple[str, ...] = ()
+    #: Whether every Gram matrix of this kernel is positive semidefinite (a Mercer kernel).
+    is_positive_definite: bool = False
+
+    # ------------------------------------------------------------------ parameters
+    @classmethod
+    def _param_names(cls):
+        signature = inspect.signature(cls.__init__)
+        return [
+            p.name
+            for p in signature.parameters.values()
+            if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        ]
+
+    def get_params(self, deep=True):
+        """Constructor arguments of this kernel (and, if ``deep``, of its sub-kernels)."""
+        params = {}
+        for name in self._param_names():
+            value = getattr(self, name)
+            params[name] = value
+            if deep and isinstance(value, Kernel):
+                for sub_name, sub_value in value.get_params(deep=True).items():
+                    params[f"{name}__{sub_name}"] = sub_value
+        return params
+
+    def set_params(self, **params):
+        """Set constructor arguments; ``k1__eta=...`` reaches into sub-kernels."""
+        valid = self._param_names()
+        nested = {}
+        for key, value in params.items():
+            name, _, sub = key.partition("__")
+            if name not in valid:
+                raise ValueError(
+                    f"Invalid parameter {name!r} for kernel {type(self).__name__}; valid: {valid}."
+                )
+            if sub:
+                nested.setdefault(name, {})[sub] = value
+            else:
+                setattr(self, name, value)
+        for name, sub_params in nested.items():
+            getattr(self, name).set_params(**sub_params)
+        return self
+
+    def clone_with_theta(self, theta):
+        """A copy of this kernel whose hyperparameters are ``exp(theta)``."""
+        clone = _deep_copy(self)
+        clone.theta = theta
+        return clone
+
+    def __repr__(self):
+        args = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._visible_params())
+        return f"{type(self).__name__}({args})"
+
+    def _visible_params(self):
+        return [n for n in self._param_names() if not n.endswith("_bounds")]
+
+    def __eq__(self, other):
+        if type(self) is not type(other):
+            return False
+        mine, theirs = self.get_params(deep=False), other.get_params(deep=False)
+        return all(_param_equal(mine[k], theirs[k]) for k in mine)
+
+    def __hash__(self):
+        return hash((type(self).__name__, repr(self)))
+
+    # ------------------------------------------------------------------ hyperparameters
+    def _own_hyperparameters(self):
+        result = []
+        for name in self._hyperparameters:
+            value = getattr(self, name)
+            bounds = getattr(self, f"{name}_bounds", DEFAULT_BOUNDS)
+            fixed = value is None or (isinstance(bounds, str) and bounds == "fixed")
+            n_elements = 1 if value is None else np.size(value)
+            if fixed:
+                bounds_array = np.full((n_elements, 2), np.nan)
+            else:
+                bounds_array = np.atleast_2d(np.asarray(bounds, dtype=float))
+                if bounds_array.shape == (1, 2):
+                    bounds_array = np.repeat(bounds_array, n_elements, axis=0)
+                if bounds_array.shape != (n_elements, 2):
+                    raise ValueError(
+                        f"{name}_bounds must be 'fixed', a pair (low, high) or an array of shape "
+                        f"({n_elements}, 2); got {bounds!r}."
+                    )
+            result.append(Hyperparameter(name, int(n_elements), bounds_array, bool(fixed)))
+        return result
+
+    def _children(self):
+        """Sub-kernels whose hyperparameters follow this kernel's own in ``theta``."""
+        return ()
+
+    @property
+    def hyperparameters(self):
+        """All hyperparameters, own first, then those of the sub-kernels (prefixed ``k1__``...)."""
+        result = list(self._own_hyperparameters())
+        for prefix, child in self._children():
+            for h in child.hyperparameters:
+                result.append(Hyperparameter(f"{prefix}__{h.name}", h.n_elements, h.bounds, h.fixed))
+        return result
+
+    @property
+    def n_dims(self):
+        """Length of ``theta``."""
+        return sum(h.n_elements for h in self.hyperparameters if not h.fixed)
+
+    @property
+    def theta(self):
+        """Log of the tunable hyperparameters, flattened (own first, then sub-kernels)."""
+        parts = [
+            np.log(np.atleast_1d(np.asarray(getattr(self, h.name), dtype=float)))
+            for h in self._own_hyperparameters()
+            if not h.fixed
+        ]
+        parts += [child.theta for _, child in self._children()]
+        return np.concatenate(parts) if parts else np.empty(0)
+
+    @theta.setter
+    def theta(self, theta):
+        theta = np.asarray(theta, dtype=float).ravel()
+        if theta.shape[0] != self.n_dims:
+            raise ValueError(f"theta must have {self.n_dims} elements, got {theta.shape[0]}.")
+        start = 0
+        for h in self._own_hyperparameters():
+            if h.fixed:
+                continue
+            values = np.exp(theta[start : start + h.n_elements])
+            current = getattr(self, h.name)
+            setattr(self, h.name, float(values[0]) if np.ndim(current) == 0 else values)
+            start += h.n_elements
+        for _, child in self._children():
+            child.theta = theta[start : start + child.n_dims]
+            start += child.n_dims
+
+    @property
+    def bounds(self):
+        """Log-space bounds of ``theta``, an array of shape ``(n_dims, 2)``."""
+        parts = [np.log(h.bounds) for h in self._own_hyperparameters() if not h.fixed]
+        parts += [child.bounds for _, child in self._children()]
+        parts = [p for p in parts if p.size]
+        return np.vstack(parts) if parts else np.empty((0, 2))
+
+    def _check_hyperparameters(self, n_features):
+        """Raise a clear error for a non-positive or wrongly sized hyperparameter."""
+        for name in self._hyperparameters:
+            value = getattr(self, name)
+            if value is None:
+                continue
+            array = np.asarray(value, dtype=float)
+            if array.ndim > 1 or array.size == 0:
+                raise ValueError(f"{name} must be a positive scalar or a 1-D array, got {value!r}.")
+            if not np.all(np.isfinite(array)) or np.any(array <= 0):
+                raise ValueError(f"{name} must be finite and strictly positive, got {value!r}.")
+            if array.ndim == 1 and array.size not in (1, n_features):
+                raise ValueError(
+                    f"{name} has {array.size} elements but the data have {n_features} features."
+                )
+
+    # ------------------------------------------------------------------ evaluation
+    def _validate(self, X, Y):
+        X = check_array(X, dtype=np.float64, input_name="X")
+        if Y is None:
+            Y = X
+        else:
+            Y = check_array(Y, dtype=np.float64, input_name="Y")
+            if Y.shape[1] != X.shape[1]:
+                raise ValueError(
+                    f"Y has {Y.shape[1]} features but X has {X.shape[1]}; both must have the same."
+                )
+        self._check_all(X.shape[1])
+        return X, Y
+
+    def _check_all(self, n_features):
+        self._check_hyperparameters(n_features)
+        for _, child in self._children():
+            child._check_all(n_features)
+
+    def __call__(self, X, Y=None, eval_gradient=False):
+        """Evaluate the kernel matrix ``K(X, Y)`` (``Y = X`` when omitted).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples_X, n_features)
+        Y : array-like of shape (n_samples_Y, n_features), default=None
+        eval_gradient : bool, default=False
+            Also return the derivatives with respect to ``theta`` (the log hyperparameters).
+
+        Returns
+        -------
+        K : ndarray of shape (n_samples_X, n_samples_Y)
+        K_gradient : ndarray of shape (n_samples_X, n_samples_Y, n_dims), only if ``eval_gradient``
+        """
+        X, Y = self._validate(X, Y)
+        if eval_gradient:
+            return self._value_and_gradient(X, Y)
+        return self._evaluate(X, Y)
+
+    def _value_and_gradient(self, X, Y):
+        """K and ∂K/∂θ; ``_compute`` differentiates every own hyperparameter, fixed ones are dropped."""
+        K, gradient = self._compute(X, Y, True)
+        tunable = np.concatenate(
+            [np.full(h.n_elements, not h.fixed) for h in self._own_hyperparameters()] or [[]]
+        ).astype(bool)
+        return K, gradient if tunable.all() else gradient[:, :, tunable]
+
+    def _evaluate(self, X, Y):
+        """Fill K(X, Y) by row chunks, in parallel threads when the matrix is large."""
+        n, m = X.shape[0], Y.shape[0]
+        out = np.empty((n, m))
+        n_threads = _n_threads()
+        if n * m < _PARALLEL_MIN_ENTRIES or n_threads == 1 or n < 2 * n_threads:
+            self._fill(out, X, Y)
+            return out
+        rows = max(1, min(-(-n // n_threads), _CHUNK_BYTES // (8 * m) or 1))
+        starts = range(0, n, rows)
+        with threadpool_limits(limits=1, user_api="blas"):
+            with ThreadPoolExecutor(max_workers=n_threads) as pool:
+                jobs = [
+                    pool.submit(self._fill, out[s : s + rows], X[s : s + rows], Y) for s in starts
+                ]
+                for job in jobs:
+                    job.result()
+        return out
+
+    def _fill(self, out, X, Y):
+        """Write K(X, Y) into ``out``; override for in-place evaluation."""
+        out[...] = self._compute(X, Y, False)
+
+    def _block(self, X, Y):
+        """K(X, Y) on validated inputs, in the calling thread."""
+        out = np.empty((X.shape[0], Y.shape[0]))
+        self._fill(out, X, Y)
+        return out
+
+    def _compute(self, X, Y, eval_gradient):
+        """K(X, Y) and, if asked, ∂K/∂log h for every element of every own hyperparameter."""
+        raise NotImplementedError
+
+    def diag(self, X):
+        """The diagonal ``k(x, x)`` for every row of ``X`` without forming the matrix."""
+        X = check_array(X, dtype=np.float64, input_name="X")
+        self._check_all(X.shape[1])
+        return self._diag(X)
+
+    def _diag(self, X):
+        return np.array([self._compute(x[None, :], x[None, :], False)[0, 0] for x in X])
+
+    # ------------------------------------------------------------------ arithmetic
+    def __add__(self, other):
+        from ._composite import Sum
+
+        return Sum(self, _as_kernel(other, "+"))
+
+    def __radd__(self, other):
+        from ._composite import Sum
+
+        return Sum(_as_kernel(other, "+"), self)
+
+    def __sub__(self, other):
+        from ._composite import Difference
+
+        return Difference(self, _as_kernel(other, "-"))
+
+    def __rsub__(self, other):
+        from ._composite import Difference
+
+        return Difference(_as_kernel(other, "-"), self)
+
+    def __mul__(self, other):
+        from ._composite import Product, Scaled
+
+        if isinstance(other, numbers.Real) and not isinstance(other, bool):
+            return Scaled(self, float(other))
+        return Product(self, _as_kernel(other, "*"))
+
+    def __rmul__(self, other):
+        return self.__mul__(other)
+
+    def __neg__(self):
+        return self.__mul__(-1.0)
+
+    def __pow__(self, exponent):
+        from ._composite import Power
+
+        return Power(self, exponent)
+
+
+def _as_kernel(other, operator):
+    from ._composite import Constant
+
+    if isinstance(other, Kernel):
+        return other
+    if isinstance(other, numbers.Real) and not isinstance(other, bool):
+        return Constant(float(other))
+    raise TypeError(f"unsupported operand for {operator}: Kernel and {type(other).__name__}.")
+
+
+def _param_equal(a, b):
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.shape(a) == np.shape(b) and bool(np.all(np.asarray(a) == np.asarray(b)))
+    return a == b
+
+
+def _deep_copy(kernel):
+    params = {}
+    for name, value in kernel.get_params(deep=False).items():
+        if isinstance(value, Kernel):
+            value = _deep_copy(value)
+        elif isinstance(value, np.ndarray):
+            value = value.copy()
+        params[name] = value
+    return type(kernel)(**params)

@@ -1,0 +1,102 @@
+"""Memory-bounded evaluation of large kernel matrices.
+
+An n×m kernel block with n = 10⁶ and m = 10³ takes 8 GB; the low-rank methods of this library only
+ever need reductions of it, such as the m×m Gram matrix ``K_XZᵀ K_XZ`` and the vector
+``K_XZᵀ y`` (Oglic & Gärtner 2019, Sec. 2.4). :func:`kernel_blocks` yields row blocks sized to a
+working-memory budget and :func:`streamed_gram` accumulates those reductions block by block, so that
+the peak memory is the budget plus the m×m result, whatever n is.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn import get_config
+from sklearn.utils import check_array
+
+__all__ = ["block_rows", "kernel_blocks", "streamed_gram"]
+
+
+def block_rows(n_columns, working_memory=None, *, copies=1):
+    """Number of rows of an ``n_columns``-wide float64 block that fit in ``working_memory`` MiB.
+
+    ``copies`` counts how many arrays of that shape a block computation holds at once. The default
+    budget is scikit-learn's ``working_memory`` setting (``sklearn.set_config``).
+    """
+    if working_memory is None:
+        working_memory = get_config()["working_memory"]
+    if not working_memory > 0:
+        raise ValueError(f"working_memory must be a positive number of MiB, got {working_memory!r}.")
+    bytes_per_row = 8 * max(1, n_columns) * max(1, copies)
+    return max(1, int(working_memory * 2**20 // bytes_per_row))
+
+
+def kernel_blocks(kernel, X, Y=None, *, working_memory=None):
+    """Yield ``(rows, K[rows])`` for consecutive row slices of ``K(X, Y)`` within a memory budget.
+
+    Parameters
+    ----------
+    kernel : Kernel
+    X : array-like of shape (n_samples_X, n_features)
+    Y : array-like of shape (n_samples_Y, n_features), default=None (``Y = X``)
+    working_memory : float, default=None
+        Budget in MiB for one block (scikit-learn's ``working_memory`` when None).
+
+    Yields
+    ------
+    rows : slice
+    block : ndarray of shape (rows.stop - rows.start, n_samples_Y)
+    """
+    X = check_array(X, dtype=np.float64, input_name="X")
+    Y = X if Y is None else check_array(Y, dtype=np.float64, input_name="Y")
+    step = block_rows(Y.shape[0], working_memory)
+    for start in range(0, X.shape[0], step):
+        rows = slice(start, min(start + step, X.shape[0]))
+        yield rows, kernel(X[rows], Y)
+
+
+def streamed_gram(kernel, X, Z, y=None, *, right=None, working_memory=None):
+    """Accumulate ``Bᵀ B`` (and ``Bᵀ y``) over row blocks of ``B = K(X, Z) @ right``.
+
+    Never holds more than one row block of ``K(X, Z)``: with ``n = len(X)`` and ``m = len(Z)`` the
+    peak memory is ``working_memory`` plus the ``m×m`` (or ``r×r``) result.
+
+    Parameters
+    ----------
+    kernel : Kernel
+    X : array-like of shape (n_samples, n_features)
+        Rows of the block (the large dimension).
+    Z : array-like of shape (n_landmarks, n_features)
+        Columns of the block (landmarks).
+    y : array-like of shape (n_samples,) or (n_samples, n_targets), default=None
+        If given, ``Bᵀ y`` is accumulated too.
+    right : ndarray of shape (n_landmarks, r), default=None
+        Optional linear map applied to each block before the reduction (e.g. ``U |Λ|^{-1/2}`` for
+        Nyström features).
+    working_memory : float, default=None
+        Budget in MiB for one block.
+
+    Returns
+    -------
+    gram : ndarray of shape (r, r)
+    moment : ndarray of shape (r,) or (r, n_targets), only if ``y`` is given
+    """
+    X = check_array(X, dtype=np.float64, input_name="X")
+    Z = check_array(Z, dtype=np.float64, input_name="Z")
+    if y is not None:
+        y = np.asarray(y, dtype=np.float64)
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(f"y has {y.shape[0]} rows but X has {X.shape[0]}.")
+    width = Z.shape[0] if right is None else right.shape[1]
+    copies = 1 if right is None else 2
+    step = block_rows(Z.shape[0], working_memory, copies=copies)
+    gram = np.zeros((width, width))
+    moment = None if y is None else np.zeros((width,) + y.shape[1:])
+    for start in range(0, X.shape[0], step):
+        rows = slice(start, min(start + step, X.shape[0]))
+        block = kernel(X[rows], Z)
+        if right is not None:
+            block = block @ right
+        gram += block.T @ block
+        if y is not None:
+            moment += block.T @ y[rows]
+    return gram if y is None else (gram, moment)

@@ -1,0 +1,396 @@
+"""Kernels on vectors: those of Appendix D of Oglic & Gärtner (2018), TL1, polynomial and linear.
+
+Formulas (η > 0 are bandwidths; ``D = diag(η⁻²)`` for the per-feature "RL" variants):
+
+=================  ==========================================================  ================
+name               k(x, x')                                                    Mercer?
+=================  ==========================================================  ================
+GAUSS              exp(−‖x − x'‖² / (2η²))                                     yes
+RL-GAUSS           exp(−(x − x')ᵀ D (x − x'))                                  yes
+SIGMOID            tanh((xᵀx' − 0.5) / η²)                                     no
+RL-SIGMOID         tanh(xᵀ D x')                                               no
+DELTA-GAUSS        exp(−‖x − x'‖² / (2η₁²)) − exp(−‖x − x'‖² / (2η₂²))         no
+EPANECHNIKOV       max(0, 1 − (x − x')ᵀ D (x − x'))²                           no
+TL1                max(ρ − ‖x − x'‖₁, 0)   (Huang et al. 2018; ρ = 0.7·d)      no
+polynomial         (γ xᵀx' + c₀)^degree                                        yes
+linear             xᵀx'                                                        yes
+=================  ==========================================================  ================
+
+Gradients are with respect to the logarithms of the hyperparameters, so ``∂K/∂log η = η ∂K/∂η``.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from scipy.spatial.distance import cdist
+
+from ._base import DEFAULT_BOUNDS, Kernel
+
+__all__ = [
+    "ARDGaussian",
+    "ARDSigmoid",
+    "DeltaGaussian",
+    "Epanechnikov",
+    "Gaussian",
+    "Linear",
+    "Polynomial",
+    "Sigmoid",
+    "TruncatedL1",
+]
+
+
+def _squared_distances(X, Y, out=None):
+    """Squared Euclidean distances ‖x − y‖² by one GEMM, clipped at zero against rounding."""
+    out = np.dot(X, Y.T, out=out)
+    out *= -2.0
+    out += np.einsum("ij,ij->i", X, X)[:, None]
+    out += np.einsum("ij,ij->i", Y, Y)[None, :]
+    np.maximum(out, 0.0, out=out)
+    return out
+
+
+def _per_feature_squared_differences(X, Y):
+    """Array of shape (n, m, d) with entries (x_j − y_j)², for per-feature gradients."""
+    return (X[:, None, :] - Y[None, :, :]) ** 2
+
+
+class Gaussian(Kernel):
+    """GAUSS kernel ``k(x, x') = exp(−‖x − x'‖² / (2η²))`` (Oglic & Gärtner 2018, Appendix D).
+
+    Parameters
+    ----------
+    eta : float, default=1.0
+        Bandwidth η > 0.
+    eta_bounds : pair of float or "fixed", default=(1e-5, 1e5)
+        Box constraint of η for hyperparameter optimization.
+    """
+
+    _hyperparameters = ("eta",)
+    is_positive_definite = True
+
+    def __init__(self, eta=1.0, eta_bounds=DEFAULT_BOUNDS):
+        self.eta = eta
+        self.eta_bounds = eta_bounds
+
+    def _fill(self, out, X, Y):
+        # Fused evaluation: one GEMM writes into `out`, then the norms and exp are applied in place.
+        gamma = 0.5 / float(self.eta) ** 2
+        np.dot(X, Y.T, out=out)
+        out *= 2.0 * gamma
+        out -= gamma * np.einsum("ij,ij->i", X, X)[:, None]
+        out -= gamma * np.einsum("ij,ij->i", Y, Y)[None, :]
+        np.minimum(out, 0.0, out=out)
+        np.exp(out, out=out)
+
+    def _compute(self, X, Y, eval_gradient):
+        D2 = _squared_distances(X, Y)
+        eta2 = float(self.eta) ** 2
+        K = np.exp(-0.5 * D2 / eta2)
+        if not eval_gradient:
+            return K
+        return K, (K * D2 / eta2)[:, :, None]
+
+    def _diag(self, X):
+        return np.ones(X.shape[0])
+
+
+class ARDGaussian(Kernel):
+    """RL-GAUSS kernel ``k(x, x') = exp(−(x − x')ᵀ D (x − x'))``, ``D = diag(η⁻²)`` (Appendix D).
+
+    Note the absence of the factor ½ of :class:`Gaussian`, as in the paper.
+
+    Parameters
+    ----------
+    eta : float or array-like of shape (n_features,), default=1.0
+        Per-feature bandwidths; a scalar is shared by all features (one hyperparameter).
+    eta_bounds : pair of float or "fixed", default=(1e-5, 1e5)
+    """
+
+    _hyperparameters = ("eta",)
+    is_positive_definite = True
+
+    def __init__(self, eta=1.0, eta_bounds=DEFAULT_BOUNDS):
+        self.eta = eta
+        self.eta_bounds = eta_bounds
+
+    def _scaled(self, X, Y):
+        eta = np.asarray(self.eta, dtype=float)
+        return X / eta, Y / eta
+
+    def _fill(self, out, X, Y):
+        Xs, Ys = self._scaled(X, Y)
+        _squared_distances(Xs, Ys, out=out)
+        np.negative(out, out=out)
+        np.exp(out, out=out)
+
+    def _compute(self, X, Y, eval_gradient):
+        Xs, Ys = self._scaled(X, Y)
+        K = np.exp(-_squared_distances(Xs, Ys))
+        if not eval_gradient:
+            return K
+        if np.ndim(self.eta) == 0:
+            return K, (2.0 * K * _squared_distances(Xs, Ys))[:, :, None]
+        return K, 2.0 * K[:, :, None] * _per_feature_squared_differences(Xs, Ys)
+
+    def _diag(self, X):
+        return np.ones(X.shape[0])
+
+
+class Sigmoid(Kernel):
+    """SIGMOID kernel ``k(x, x') = tanh((xᵀx' − 0.5) / η²)`` (Oglic & Gärtner 2018, Appendix D).
+
+    Parameters
+    ----------
+    eta : float, default=1.0
+    eta_bounds : pair of float or "fixed", default=(1e-5, 1e5)
+    """
+
+    _hyperparameters = ("eta",)
+
+    def __init__(self, eta=1.0, eta_bounds=DEFAULT_BOUNDS):
+        self.eta = eta
+        self.eta_bounds = eta_bounds
+
+    def _fill(self, out, X, Y):
+        np.dot(X, Y.T, out=out)
+        out -= 0.5
+        out /= float(self.eta) ** 2
+        np.tanh(out, out=out)
+
+    def _compute(self, X, Y, eval_gradient):
+        S = (X @ Y.T - 0.5) / float(self.eta) ** 2
+        K = np.tanh(S)
+        if not eval_gradient:
+            return K
+        return K, (-2.0 * (1.0 - K**2) * S)[:, :, None]
+
+    def _diag(self, X):
+        return np.tanh((np.einsum("ij,ij->i", X, X) - 0.5) / float(self.eta) ** 2)
+
+
+class ARDSigmoid(Kernel):
+    """RL-SIGMOID kernel ``k(x, x') = tanh(xᵀ D x')``, ``D = diag(η⁻²)`` (Appendix D).
+
+    Parameters
+    ----------
+    eta : float or array-like of shape (n_features,), default=1.0
+    eta_bounds : pair of float or "fixed", default=(1e-5, 1e5)
+    """
+
+    _hyperparameters = ("eta",)
+
+    def __init__(self, eta=1.0, eta_bounds=DEFAULT_BOUNDS):
+        self.eta = eta
+        self.eta_bounds = eta_bounds
+
+    def _fill(self, out, X, Y):
+        w = 1.0 / np.asarray(self.eta, dtype=float) ** 2
+        np.dot(X * w, Y.T, out=out)
+        np.tanh(out, out=out)
+
+    def _compute(self, X, Y, eval_gradient):
+        w = 1.0 / np.asarray(self.eta, dtype=float) ** 2
+        S = (X * w) @ Y.T
+        K = np.tanh(S)
+        if not eval_gradient:
+            return K
+        sech2 = 1.0 - K**2
+        if np.ndim(self.eta) == 0:
+            return K, (-2.0 * sech2 * S)[:, :, None]
+        products = X[:, None, :] * Y[None, :, :] * w
+        return K, -2.0 * sech2[:, :, None] * products
+
+    def _diag(self, X):
+        w = 1.0 / np.asarray(self.eta, dtype=float) ** 2
+        return np.tanh(np.einsum("ij,ij->i", X * w, X))
+
+
+class DeltaGaussian(Kernel):
+    """DELTA-GAUSS kernel, a difference of two Gaussians (Appendix D):
+
+    ``k(x, x') = exp(−‖x − x'‖² / (2η₁²)) − exp(−‖x − x'‖² / (2η₂²))``.
+
+    Parameters
+    ----------
+    eta1, eta2 : float, default=1.0 and 2.0
+    eta1_bounds, eta2_bounds : pair of float or "fixed", default=(1e-5, 1e5)
+    """
+
+    _hyperparameters = ("eta1", "eta2")
+
+    def __init__(self, eta1=1.0, eta2=2.0, eta1_bounds=DEFAULT_BOUNDS, eta2_bounds=DEFAULT_BOUNDS):
+        self.eta1 = eta1
+        self.eta2 = eta2
+        self.eta1_bounds = eta1_bounds
+        self.eta2_bounds = eta2_bounds
+
+    def _fill(self, out, X, Y):
+        _squared_distances(X, Y, out=out)
+        second = np.exp(out * (-0.5 / float(self.eta2) ** 2))
+        out *= -0.5 / float(self.eta1) ** 2
+        np.exp(out, out=out)
+        out -= second
+
+    def _compute(self, X, Y, eval_gradient):
+        D2 = _squared_distances(X, Y)
+        e1, e2 = float(self.eta1) ** 2, float(self.eta2) ** 2
+        G1, G2 = np.exp(-0.5 * D2 / e1), np.exp(-0.5 * D2 / e2)
+        K = G1 - G2
+        if not eval_gradient:
+            return K
+        return K, np.stack([G1 * D2 / e1, -G2 * D2 / e2], axis=2)
+
+    def _diag(self, X):
+        return np.zeros(X.shape[0])
+
+
+class Epanechnikov(Kernel):
+    """EPANECHNIKOV kernel ``k(x, x') = max(0, 1 − (x − x')ᵀ D (x − x'))²``, ``D = diag(η⁻²)``.
+
+    Appendix D of Oglic & Gärtner (2018). Compactly supported; its Gram matrices are indefinite in
+    general (ι of a few percent on the paper's data sets).
+
+    Parameters
+    ----------
+    eta : float or array-like of shape (n_features,), default=1.0
+    eta_bounds : pair of float or "fixed", default=(1e-5, 1e5)
+    """
+
+    _hyperparameters = ("eta",)
+
+    def __init__(self, eta=1.0, eta_bounds=DEFAULT_BOUNDS):
+        self.eta = eta
+        self.eta_bounds = eta_bounds
+
+    def _fill(self, out, X, Y):
+        eta = np.asarray(self.eta, dtype=float)
+        _squared_distances(X / eta, Y / eta, out=out)
+        np.subtract(1.0, out, out=out)
+        np.maximum(out, 0.0, out=out)
+        np.square(out, out=out)
+
+    def _compute(self, X, Y, eval_gradient):
+        eta = np.asarray(self.eta, dtype=float)
+        Xs, Ys = X / eta, Y / eta
+        slack = np.maximum(1.0 - _squared_distances(Xs, Ys), 0.0)
+        K = slack**2
+        if not eval_gradient:
+            return K
+        # ∂q/∂log η_j = −2 (x_j − y_j)² / η_j² and ∂K/∂q = −2 (1 − q)₊.
+        if np.ndim(self.eta) == 0:
+            return K, (4.0 * slack * _squared_distances(Xs, Ys))[:, :, None]
+        return K, 4.0 * slack[:, :, None] * _per_feature_squared_differences(Xs, Ys)
+
+    def _diag(self, X):
+        return np.ones(X.shape[0])
+
+
+class TruncatedL1(Kernel):
+    """Truncated ℓ₁ (TL1) kernel ``k(x, x') = max(ρ − ‖x − x'‖₁, 0)`` (Huang et al. 2018).
+
+    Used by Liu et al. (2019) for indefinite kernel logistic regression with ρ = 0.7·d.
+
+    Parameters
+    ----------
+    rho : float or None, default=None
+        Truncation radius ρ > 0. ``None`` means ρ = 0.7·d for ``d`` features, fixed at that value
+        (not part of ``theta``).
+    rho_bounds : pair of float or "fixed", default=(1e-5, 1e5)
+    """
+
+    _hyperparameters = ("rho",)
+
+    def __init__(self, rho=None, rho_bounds=DEFAULT_BOUNDS):
+        self.rho = rho
+        self.rho_bounds = rho_bounds
+
+    def _radius(self, n_features):
+        return 0.7 * n_features if self.rho is None else float(self.rho)
+
+    def _check_hyperparameters(self, n_features):
+        super()._check_hyperparameters(n_features)
+        if np.ndim(self.rho) != 0:
+            raise ValueError(f"rho must be a positive scalar or None, got {self.rho!r}.")
+
+    def _compute(self, X, Y, eval_gradient):
+        rho = self._radius(X.shape[1])
+        K = np.maximum(rho - cdist(X, Y, metric="cityblock"), 0.0)
+        if not eval_gradient:
+            return K
+        return K, (rho * (K > 0))[:, :, None]
+
+    def _diag(self, X):
+        return np.full(X.shape[0], self._radius(X.shape[1]))
+
+
+class Polynomial(Kernel):
+    """Polynomial kernel ``k(x, x') = (γ xᵀx' + c₀)^degree``.
+
+    Parameters
+    ----------
+    degree : int, default=2
+        Positive integer degree (fixed).
+    gamma : float, default=1.0
+    coef0 : float, default=1.0
+        Non-negative offset c₀; fixed unless ``coef0_bounds`` is a pair (then it must be > 0).
+    gamma_bounds : pair of float or "fixed", default=(1e-5, 1e5)
+    coef0_bounds : pair of float or "fixed", default="fixed"
+    """
+
+    _hyperparameters = ("gamma", "coef0")
+    is_positive_definite = True
+
+    def __init__(
+        self, degree=2, gamma=1.0, coef0=1.0, gamma_bounds=DEFAULT_BOUNDS, coef0_bounds="fixed"
+    ):
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.gamma_bounds = gamma_bounds
+        self.coef0_bounds = coef0_bounds
+
+    def _check_hyperparameters(self, n_features):
+        if isinstance(self.degree, bool) or not isinstance(self.degree, numbers.Integral):
+            raise TypeError(f"degree must be a positive integer, got {self.degree!r}.")
+        if self.degree < 1:
+            raise ValueError(f"degree must be a positive integer, got {self.degree!r}.")
+        if np.ndim(self.gamma) != 0 or not np.isfinite(self.gamma) or self.gamma <= 0:
+            raise ValueError(f"gamma must be a finite strictly positive scalar, got {self.gamma!r}.")
+        fixed = isinstance(self.coef0_bounds, str) and self.coef0_bounds == "fixed"
+        if np.ndim(self.coef0) != 0 or not np.isfinite(self.coef0) or self.coef0 < 0:
+            raise ValueError(f"coef0 must be a finite non-negative scalar, got {self.coef0!r}.")
+        if not fixed and self.coef0 == 0:
+            raise ValueError("coef0 must be strictly positive when it is tuned (coef0_bounds given).")
+
+    def _compute(self, X, Y, eval_gradient):
+        base = float(self.gamma) * (X @ Y.T) + float(self.coef0)
+        K = base**self.degree
+        if not eval_gradient:
+            return K
+        d_base = self.degree * base ** (self.degree - 1)
+        coef0 = float(self.coef0)
+        return K, np.stack([d_base * (base - coef0), d_base * coef0], axis=2)
+
+    def _diag(self, X):
+        return (float(self.gamma) * np.einsum("ij,ij->i", X, X) + float(self.coef0)) ** self.degree
+
+
+class Linear(Kernel):
+    """Linear kernel ``k(x, x') = xᵀx'`` (no hyperparameters)."""
+
+    is_positive_definite = True
+
+    def __init__(self):
+        pass
+
+    def _fill(self, out, X, Y):
+        np.dot(X, Y.T, out=out)
+
+    def _compute(self, X, Y, eval_gradient):
+        K = X @ Y.T
+        return (K, np.empty(K.shape + (0,))) if eval_gradient else K
+
+    def _diag(self, X):
+        return np.einsum("ij,ij->i", X, X)
