@@ -1,0 +1,114 @@
+"""Machinery shared by the estimators: the ``kernel`` argument and one-vs-rest classification.
+
+Every estimator of :mod:`krein` takes ``kernel=`` as a :class:`~krein.kernels.Kernel`, a kernel name
+or ``"precomputed"``. :class:`KernelEstimatorMixin` turns that argument and the input ``X`` into a
+validated training kernel at fit time and into test-versus-train rows at predict time, and sets the
+scikit-learn ``pairwise`` tag for precomputed kernels, so that cross-validation slices kernel matrices
+correctly.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import validate_data
+
+from ._validation import check_square_kernel, check_test_kernel
+from .kernels import make_kernel
+
+__all__ = ["KernelEstimatorMixin", "decision_to_labels", "one_vs_rest_targets"]
+
+
+def is_precomputed(kernel):
+    """Whether an estimator's ``kernel`` argument means a precomputed kernel matrix."""
+    return isinstance(kernel, str) and kernel.lower() == "precomputed"
+
+
+class KernelEstimatorMixin:
+    """Kernel handling for estimators with a ``kernel`` parameter (put it first in the bases).
+
+    After :meth:`_fit_kernel`, the estimator has ``kernel_`` (the resolved kernel object, or
+    ``"precomputed"``), ``n_features_in_`` and, for a kernel object, ``X_fit_`` (the training inputs
+    that test points are compared with).
+    """
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = is_precomputed(self.kernel)
+        return tags
+
+    def _fit_kernel(self, X, y=None, **validate_kwargs):
+        """Validate the training data and return ``(K, y)`` with ``K`` the n×n training kernel.
+
+        ``validate_kwargs`` go to :func:`sklearn.utils.validation.validate_data` (for ``y``,
+        e.g. ``y_numeric=True`` or ``multi_output=True``).
+        """
+        self.kernel_ = make_kernel(self.kernel)
+        precomputed = self.kernel_ == "precomputed"
+        if y is None:
+            X = validate_data(self, X, reset=True, dtype=np.float64)
+        else:
+            X, y = validate_data(self, X, y, reset=True, dtype=np.float64, **validate_kwargs)
+        if precomputed:
+            K = check_square_kernel(X, "X")
+        else:
+            self.X_fit_ = X
+            K = self.kernel_(X)
+        if not np.any(K):
+            raise ValueError(
+                "The training kernel matrix is all zero: there is nothing to learn from "
+                "(check the kernel hyperparameters, e.g. a bandwidth that is far too small)."
+            )
+        return K, y
+
+    def _test_kernel(self, X):
+        """Validate test data and return the t×n test-versus-train kernel rows."""
+        if self.kernel_ == "precomputed":
+            n_train = self.n_features_in_
+            width = np.shape(X)[1] if np.ndim(X) == 2 else None
+            if width is not None and width != n_train:
+                raise ValueError(
+                    f"X has {width} features, but {type(self).__name__} is expecting {n_train} "
+                    "features as input: a precomputed test kernel needs one column per training "
+                    "sample."
+                )
+            X = validate_data(self, X, reset=False, dtype=np.float64)
+            return check_test_kernel(X, n_train, name="X")
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return self.kernel_(X, self.X_fit_)
+
+
+def one_vs_rest_targets(y):
+    """Classes and ±1 targets for one-vs-rest learning.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Class labels (any hashable, sortable type).
+
+    Returns
+    -------
+    classes : ndarray of shape (n_classes,)
+    Y : ndarray of shape (n_samples, n_tasks)
+        ``+1`` for the positive class of each task and ``−1`` otherwise; a single task (positive
+        class ``classes[1]``) for binary problems, one task per class otherwise.
+    """
+    check_classification_targets(y)
+    classes, encoded = np.unique(y, return_inverse=True)
+    if classes.size < 2:
+        raise ValueError(
+            f"Classifier can't train when only one class is present: y contains only {classes!r}."
+        )
+    if classes.size == 2:
+        return classes, np.where(encoded == 1, 1.0, -1.0)[:, None]
+    Y = -np.ones((encoded.size, classes.size))
+    Y[np.arange(encoded.size), encoded] = 1.0
+    return classes, Y
+
+
+def decision_to_labels(scores, classes):
+    """Predicted labels from one-vs-rest decision values (a column per task, or a vector)."""
+    scores = np.asarray(scores)
+    if scores.ndim == 1 or scores.shape[1] == 1:
+        return classes[(scores.ravel() > 0).astype(int)]
+    return classes[np.argmax(scores, axis=1)]
