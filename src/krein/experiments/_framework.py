@@ -1,0 +1,368 @@
+"""Named, runnable experiments: a registry, a run context and result tables with Welch tests.
+
+An experiment is a function ``run(ctx)`` registered with :func:`experiment`. It evaluates methods on
+tasks (usually by cross-validation with fixed seeds, :meth:`RunContext.cross_validate`), collects the
+per-fold scores in a :class:`ResultTable` and hands it to :meth:`RunContext.report`, which prints it
+and writes Markdown, CSV and JSON files — each stamped with the command line, seeds and library
+versions — to the output folder. Figures go through :meth:`RunContext.save_figure` (PNG).
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib
+import io
+import json
+import pkgutil
+import platform
+import sys
+import time
+from collections.abc import Callable
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from scipy import stats
+
+__all__ = ["Experiment", "ResultTable", "RunContext", "experiment", "get_experiment", "list_experiments"]
+
+_REGISTRY: dict[str, Experiment] = {}
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A registered experiment.
+
+    Attributes
+    ----------
+    name : str
+        Name used on the command line (``krein reproduce NAME``).
+    run : callable
+        ``run(ctx: RunContext) -> None``.
+    description : str
+    paper : str
+        The paper, table or figure it reproduces.
+    quick_minutes, full_minutes : float
+        Expected run time on 2 cores of the ``--quick`` and of the full form.
+    """
+
+    name: str
+    run: Callable
+    description: str
+    paper: str
+    quick_minutes: float
+    full_minutes: float
+
+
+def experiment(name, *, description, paper, quick_minutes, full_minutes):
+    """Decorator registering ``run(ctx)`` as the experiment ``name``."""
+
+    def register(run):
+        if name in _REGISTRY and _REGISTRY[name].run is not run:
+            raise ValueError(f"An experiment named {name!r} is already registered.")
+        _REGISTRY[name] = Experiment(name, run, description, paper, quick_minutes, full_minutes)
+        return run
+
+    return register
+
+
+def _import_experiment_modules():
+    package = importlib.import_module("krein.experiments")
+    for module in pkgutil.iter_modules(package.__path__):
+        if not module.name.startswith("_"):
+            importlib.import_module(f"krein.experiments.{module.name}")
+
+
+def list_experiments():
+    """All registered experiments, sorted by name."""
+    _import_experiment_modules()
+    return [_REGISTRY[name] for name in sorted(_REGISTRY)]
+
+
+def get_experiment(name):
+    """The experiment registered as ``name`` (a clear error listing the names otherwise)."""
+    _import_experiment_modules()
+    if name not in _REGISTRY:
+        raise ValueError(f"Unknown experiment {name!r}; available: {', '.join(sorted(_REGISTRY))}.")
+    return _REGISTRY[name]
+
+
+def provenance():
+    """Command line, library versions and platform, written into every results file."""
+    import joblib
+    import matplotlib
+    import scipy
+    import sklearn
+
+    import krein
+
+    return {
+        "command": " ".join([Path(sys.argv[0]).name] + sys.argv[1:]),
+        "krein": krein.__version__,
+        "numpy": np.__version__,
+        "scipy": scipy.__version__,
+        "scikit-learn": sklearn.__version__,
+        "joblib": joblib.__version__,
+        "matplotlib": matplotlib.__version__,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+    }
+
+
+@dataclass
+class _Cell:
+    values: list[float]
+    fit_seconds: list[float]
+
+
+@dataclass
+class ResultTable:
+    """Per-fold scores of methods on tasks, summarized as mean ± std with Welch-test marks.
+
+    Parameters
+    ----------
+    title : str
+    metric : str
+        Name of the score, e.g. ``"error (%)"`` or ``"RMSE"``.
+    lower_is_better : bool, default=True
+    alpha : float, default=0.05
+        Level of Welch's t-test against the best method of each task: methods *not* significantly
+        worse than the best are marked in bold.
+    """
+
+    title: str
+    metric: str
+    lower_is_better: bool = True
+    alpha: float = 0.05
+    cells: dict = field(default_factory=dict)
+    task_info: dict = field(default_factory=dict)
+
+    def add(self, task, method, values, fit_seconds=None):
+        """Record the per-repetition ``values`` of ``method`` on ``task``."""
+        values = [float(v) for v in np.ravel(values)]
+        seconds = [] if fit_seconds is None else [float(s) for s in np.ravel(fit_seconds)]
+        self.cells[(task, method)] = _Cell(values, seconds)
+
+    def set_task_info(self, task, **info):
+        """Attach facts about a task (``n``, ``iota``...) shown as extra columns."""
+        self.task_info.setdefault(task, {}).update(info)
+
+    @property
+    def tasks(self):
+        return list(dict.fromkeys(task for task, _ in self.cells))
+
+    @property
+    def methods(self):
+        return list(dict.fromkeys(method for _, method in self.cells))
+
+    def summary(self):
+        """One dict per (task, method): mean, std, fit time, best and Welch-test outcome."""
+        rows = []
+        for task in self.tasks:
+            cells = {m: c for (t, m), c in self.cells.items() if t == task}
+            means = {m: float(np.mean(c.values)) for m, c in cells.items() if c.values}
+            if not means:
+                continue
+            best = (min if self.lower_is_better else max)(means, key=means.get)
+            for method, cell in cells.items():
+                p_value = _welch_p_value(cell.values, cells[best].values)
+                rows.append(
+                    {
+                        "task": task,
+                        **{k: v for k, v in self.task_info.get(task, {}).items()},
+                        "method": method,
+                        "mean": means.get(method, float("nan")),
+                        "std": float(np.std(cell.values, ddof=1)) if len(cell.values) > 1 else 0.0,
+                        "n_runs": len(cell.values),
+                        "fit_seconds": float(np.mean(cell.fit_seconds)) if cell.fit_seconds else None,
+                        "best": method == best,
+                        "p_value_vs_best": p_value,
+                        "not_worse_than_best": method == best or not p_value < self.alpha,
+                    }
+                )
+        return rows
+
+    def to_markdown(self):
+        """A task × method table of ``mean (± std)``; bold where not significantly worse."""
+        info_keys = list(dict.fromkeys(k for info in self.task_info.values() for k in info))
+        header = ["task", *info_keys, *self.methods]
+        lines = [
+            f"**{self.title}** — {self.metric}, mean (± std); bold: not significantly worse than the "
+            f"best (Welch's t-test, p = {self.alpha}).",
+            "",
+            "| " + " | ".join(header) + " |",
+            "| " + " | ".join("---" for _ in header) + " |",
+        ]
+        summary = {(r["task"], r["method"]): r for r in self.summary()}
+        for task in self.tasks:
+            info = self.task_info.get(task, {})
+            row = [task, *(_format_value(info.get(k, "")) for k in info_keys)]
+            for method in self.methods:
+                r = summary.get((task, method))
+                if r is None:
+                    row.append("")
+                    continue
+                text = f"{r['mean']:.4g} (± {r['std']:.2g})"
+                row.append(f"**{text}**" if r["not_worse_than_best"] else text)
+            lines.append("| " + " | ".join(row) + " |")
+        times = self._time_line()
+        if times:
+            lines += ["", times]
+        return "\n".join(lines)
+
+    def _time_line(self):
+        totals = {}
+        for (_, method), cell in self.cells.items():
+            if cell.fit_seconds:
+                totals[method] = totals.get(method, 0.0) + float(np.sum(cell.fit_seconds))
+        if not totals:
+            return ""
+        return "Total fit time (s): " + ", ".join(f"{m} {s:.3g}" for m, s in totals.items())
+
+    def to_csv(self):
+        rows = self.summary()
+        buffer = io.StringIO()
+        if rows:
+            keys = list(dict.fromkeys(k for r in rows for k in r))
+            writer = csv.DictWriter(buffer, fieldnames=keys)
+            writer.writeheader()
+            writer.writerows(rows)
+        return buffer.getvalue()
+
+    def to_json(self):
+        return {
+            "title": self.title,
+            "metric": self.metric,
+            "lower_is_better": self.lower_is_better,
+            "alpha": self.alpha,
+            "summary": self.summary(),
+            "scores": [
+                {"task": t, "method": m, "values": c.values, "fit_seconds": c.fit_seconds}
+                for (t, m), c in self.cells.items()
+            ],
+        }
+
+
+def _welch_p_value(a, b):
+    if a is b or len(a) < 2 or len(b) < 2:
+        return float("nan") if a is not b else 1.0
+    if np.std(a) == 0 and np.std(b) == 0:
+        return 1.0 if np.mean(a) == np.mean(b) else 0.0
+    return float(stats.ttest_ind(a, b, equal_var=False).pvalue)
+
+
+def _format_value(value):
+    if isinstance(value, float):
+        return f"{value:.3g}"
+    return str(value)
+
+
+class RunContext:
+    """What an experiment receives: options, output folder, console, progress and reporting.
+
+    Parameters
+    ----------
+    quick : bool
+        Run the small form (minutes) instead of the full experiment.
+    out : path-like
+        Folder the tables and figures are written to (created if needed).
+    n_jobs : int, default=1
+        Parallel jobs for cross-validation.
+    random_state : int, default=0
+        Seed of every random choice of the experiment.
+    console : rich.console.Console, optional
+    show_progress : bool, default=True
+    """
+
+    def __init__(self, *, quick, out, n_jobs=1, random_state=0, console=None, show_progress=True):
+        from rich.console import Console
+
+        self.quick = bool(quick)
+        self.out = Path(out)
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.console = console if console is not None else Console()
+        self.show_progress = show_progress
+        self.written: list[Path] = []
+
+    @contextmanager
+    def progress(self, total, description):
+        """Context manager yielding ``advance(n=1)``; shows a rich progress bar when enabled."""
+        if not self.show_progress:
+            yield lambda n=1: None
+            return
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+        with Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=self.console,
+            transient=False,
+        ) as bar:
+            task = bar.add_task(description, total=total)
+            yield lambda n=1: bar.advance(task, n)
+
+    def cross_validate(self, estimator, X, y, cv, scoring):
+        """Per-fold test scores and fit times of ``estimator`` (``sklearn.model_selection``).
+
+        Precomputed-kernel estimators and pipelines are split correctly through their ``pairwise``
+        tag. Returns ``(scores, fit_seconds)`` as arrays.
+        """
+        from sklearn.model_selection import cross_validate
+
+        result = cross_validate(estimator, X, y, cv=cv, scoring=scoring, n_jobs=self.n_jobs, error_score="raise")
+        return result["test_score"], result["fit_time"]
+
+    def _stamp(self):
+        return {"seed": self.random_state, "quick": self.quick, **provenance()}
+
+    def report(self, table, name):
+        """Print ``table`` and write ``name``.md, .csv and .json (with provenance) to ``out``."""
+        from rich.markdown import Markdown
+
+        self.out.mkdir(parents=True, exist_ok=True)
+        stamp = self._stamp()
+        markdown = table.to_markdown()
+        self.console.print(Markdown(markdown))
+        header = "<!-- " + json.dumps(stamp) + " -->\n\n"
+        paths = {
+            "md": header + markdown + "\n",
+            "csv": "".join(f"# {k}: {v}\n" for k, v in stamp.items()) + table.to_csv(),
+            "json": json.dumps({"provenance": stamp, **table.to_json()}, indent=2, default=_jsonable),
+        }
+        for suffix, text in paths.items():
+            path = self.out / f"{name}.{suffix}"
+            path.write_text(text)
+            self.written.append(path)
+
+    def write_json(self, data, name):
+        """Write extra results (with provenance) as ``name``.json."""
+        self.out.mkdir(parents=True, exist_ok=True)
+        path = self.out / f"{name}.json"
+        path.write_text(json.dumps({"provenance": self._stamp(), **data}, indent=2, default=_jsonable))
+        self.written.append(path)
+        return path
+
+    def save_figure(self, figure, name):
+        """Save a matplotlib figure as ``name``.png (with provenance in the PNG metadata)."""
+        import matplotlib.pyplot as plt
+
+        self.out.mkdir(parents=True, exist_ok=True)
+        path = self.out / f"{name}.png"
+        stamp = self._stamp()
+        figure.savefig(path, dpi=120, bbox_inches="tight", metadata={"Description": json.dumps(stamp)})
+        plt.close(figure)
+        self.written.append(path)
+        return path
+
+
+def _jsonable(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return str(value)
