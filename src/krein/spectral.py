@@ -25,6 +25,7 @@ from ._validation import check_square_kernel, check_test_kernel
 
 __all__ = [
     "Eigendecomposition",
+    "SpectralRepresentation",
     "SpectrumTransformer",
     "eigendecompose",
     "indefiniteness",
@@ -253,3 +254,74 @@ class SpectrumTransformer(TransformerMixin, BaseEstimator):
                 result += diagonal[:, None] * X
             return result
         return X.copy()
+
+
+class SpectralRepresentation:
+    """A kernel seen through its (approximate) eigendecomposition over the training points.
+
+    Every Kreĭn estimator of this library is written against this object (see DESIGN.md): the
+    training kernel is ``K ≈ U diag(λ) Uᵀ`` with ``U`` (n×r) orthonormal and ``λ`` signed, and a
+    model ``f(x) = K(x, P) β`` is evaluated through kernel rows against a set of *points* ``P``.
+    Two producers exist: the exact eigendecomposition (:meth:`exact`, r ≤ n, ``P`` the training
+    points) and the one-shot Nyström eigendecomposition of Oglic & Gärtner (2019), Sec. 2.2
+    (:mod:`krein.nystroem`, r ≤ m ≪ n, ``P`` the landmarks).
+
+    A model fitted in eigen-coordinates ``c`` (the training predictions are ``U diag(λ) c``) has
+    dual coefficients ``β = E diag(λ) c`` on ``P``, where the *extension* ``E`` (|P|×r) maps kernel
+    rows to eigen-coordinates, ``K(X, P) E = U``. For the exact representation ``E = U diag(λ)⁻¹``
+    and ``β = U c``, computed without dividing by small eigenvalues.
+
+    Parameters
+    ----------
+    values : ndarray of shape (r,)
+        Signed eigenvalues (no zeros).
+    vectors : ndarray of shape (n, r) or None
+        Orthonormal eigenvectors over the training points; ``None`` for streamed representations
+        that never hold an n×r array (then :meth:`project` must be given the projections).
+    extension : ndarray of shape (n_points, r) or None
+        ``E`` above; ``None`` for the exact representation (``E = U diag(λ)⁻¹``).
+    """
+
+    def __init__(self, values, vectors, extension=None):
+        self.values = np.asarray(values, dtype=float)
+        self.vectors = vectors
+        self.extension = extension
+
+    @classmethod
+    def exact(cls, K, *, rtol=None, name="K"):
+        """Exact representation of a symmetric ``K``, dropping numerically zero eigenvalues.
+
+        Eigenvalues with ``|λ| ≤ rtol · max|λ|`` are discarded (default ``rtol = n · eps``); they
+        carry no information that the data determine and would only amplify rounding.
+        """
+        values, vectors = eigendecompose(K, name=name)
+        if rtol is None:
+            rtol = values.size * np.finfo(float).eps
+        keep = np.abs(values) > rtol * np.max(np.abs(values), initial=0.0)
+        if not np.any(keep):
+            raise ValueError(f"{name} is numerically zero: it has no non-zero eigenvalue.")
+        return cls(values[keep], vectors[:, keep])
+
+    @property
+    def rank(self):
+        """Number of retained eigenpairs r."""
+        return self.values.size
+
+    def project(self, y):
+        """Eigen-coordinates ``Uᵀ y`` of a training target vector (or matrix)."""
+        if self.vectors is None:
+            raise ValueError("This representation holds no eigenvectors; it cannot project targets.")
+        return self.vectors.T @ y
+
+    def dual_coef(self, coef):
+        """Dual coefficients ``β`` on the points ``P`` of a model with eigen-coordinates ``coef``."""
+        if self.extension is None:
+            return self.vectors @ coef
+        scaled = coef * (self.values if coef.ndim == 1 else self.values[:, None])
+        return self.extension @ scaled
+
+    def coordinates(self, K_rows):
+        """Eigen-coordinates ``K(x, P) E`` of new points from their kernel rows against ``P``."""
+        if self.extension is None:
+            return (K_rows @ self.vectors) / self.values
+        return K_rows @ self.extension

@@ -314,7 +314,9 @@ class RunContext:
         """
         from sklearn.model_selection import cross_validate
 
-        result = cross_validate(estimator, X, y, cv=cv, scoring=scoring, n_jobs=self.n_jobs, error_score="raise")
+        result = cross_validate(
+            estimator, X, y, cv=cv, scoring=scoring, n_jobs=self.n_jobs, error_score="raise"
+        )
         return result["test_score"], result["fit_time"]
 
     def _stamp(self):
