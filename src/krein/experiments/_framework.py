@@ -253,6 +253,10 @@ def _welch_p_value(a, b):
     return float(stats.ttest_ind(a, b, equal_var=False).pvalue)
 
 
+def _markdown_row(cells):
+    return "| " + " | ".join(cells) + " |"
+
+
 def _format_value(value):
     if isinstance(value, float):
         return f"{value:.3g}"
@@ -337,6 +341,33 @@ class RunContext:
             "json": json.dumps({"provenance": stamp, **table.to_json()}, indent=2, default=_jsonable),
         }
         for suffix, text in paths.items():
+            path = self.out / f"{name}.{suffix}"
+            path.write_text(text)
+            self.written.append(path)
+
+    def report_rows(self, rows, name, title):
+        """Print a plain table (a list of dicts) and write it as ``name``.md, .csv and .json."""
+        from rich.markdown import Markdown
+
+        self.out.mkdir(parents=True, exist_ok=True)
+        stamp = self._stamp()
+        keys = list(dict.fromkeys(k for row in rows for k in row))
+        lines = [f"**{title}**", "", _markdown_row(keys), _markdown_row("---" for _ in keys)]
+        lines += [_markdown_row(_format_value(row.get(k, "")) for k in keys) for row in rows]
+        markdown = "\n".join(lines)
+        self.console.print(Markdown(markdown))
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=keys)
+        writer.writeheader()
+        writer.writerows(rows)
+        texts = {
+            "md": "<!-- " + json.dumps(stamp) + " -->\n\n" + markdown + "\n",
+            "csv": "".join(f"# {k}: {v}\n" for k, v in stamp.items()) + buffer.getvalue(),
+            "json": json.dumps(
+                {"provenance": stamp, "title": title, "rows": rows}, indent=2, default=_jsonable
+            ),
+        }
+        for suffix, text in texts.items():
             path = self.out / f"{name}.{suffix}"
             path.write_text(text)
             self.written.append(path)
