@@ -13,7 +13,7 @@ import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
-from ._validation import check_square_kernel, check_test_kernel
+from ._validation import check_precomputed_test_kernel, check_square_kernel
 from .kernels import make_kernel
 
 __all__ = ["KernelEstimatorMixin", "decision_to_labels", "one_vs_rest_targets"]
@@ -64,16 +64,7 @@ class KernelEstimatorMixin:
     def _test_kernel(self, X):
         """Validate test data and return the t×n test-versus-train kernel rows."""
         if self.kernel_ == "precomputed":
-            n_train = self.n_features_in_
-            width = np.shape(X)[1] if np.ndim(X) == 2 else None
-            if width is not None and width != n_train:
-                raise ValueError(
-                    f"X has {width} features, but {type(self).__name__} is expecting {n_train} "
-                    "features as input: a precomputed test kernel needs one column per training "
-                    "sample."
-                )
-            X = validate_data(self, X, reset=False, dtype=np.float64)
-            return check_test_kernel(X, n_train, name="X")
+            return check_precomputed_test_kernel(X, self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
         return self.kernel_(X, self.X_fit_)
 

@@ -15,6 +15,7 @@ __all__ = [
     "check_positive",
     "check_square_kernel",
     "check_test_kernel",
+    "check_precomputed_test_kernel",
     "symmetry_error",
 ]
 
@@ -76,6 +77,28 @@ def check_square_kernel(K, name="X", *, symmetrize=True, rtol=SYMMETRY_RTOL, cop
     elif copy:
         K = K.copy()
     return K
+
+
+def check_precomputed_test_kernel(X, owner):
+    """Validate the ``(n_test, n_train)`` precomputed test kernel passed to a fitted estimator.
+
+    NaN and infinity are reported first; a wrong width gets scikit-learn's wording ("X has ...
+    features, but ... is expecting ...") followed by the explanation that a precomputed test kernel
+    needs one column per training sample. ``owner`` is the fitted estimator (``n_features_in_`` is
+    the number of training samples).
+    """
+    from sklearn.utils import check_array
+    from sklearn.utils.validation import validate_data
+
+    values = check_array(X, dtype=np.float64, input_name="X")
+    n_train = owner.n_features_in_
+    if values.shape[1] != n_train:
+        raise ValueError(
+            f"X has {values.shape[1]} features, but {type(owner).__name__} is expecting {n_train} "
+            "features as input: a precomputed test kernel needs one column per training sample."
+        )
+    validate_data(owner, X, reset=False, dtype=np.float64)
+    return np.ascontiguousarray(values)
 
 
 def check_test_kernel(K, n_train, name="X"):

@@ -21,7 +21,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._validation import check_square_kernel, check_test_kernel
+from ._validation import check_precomputed_test_kernel, check_square_kernel
 
 __all__ = [
     "Eigendecomposition",
@@ -235,8 +235,7 @@ class SpectrumTransformer(TransformerMixin, BaseEstimator):
         ndarray of shape (n_test, n_train)
         """
         check_is_fitted(self)
-        X = check_test_kernel(X, self.n_features_in_, name="X")
-        X = validate_data(self, X, reset=False)
+        X = check_precomputed_test_kernel(X, self)
         U, values = self.eigenvectors_, self.eigenvalues_
         if self.method == "clip":
             U_plus = U[:, values > 0]

@@ -264,10 +264,16 @@ class Kernel:
         K : ndarray of shape (n_samples_X, n_samples_Y)
         K_gradient : ndarray of shape (n_samples_X, n_samples_Y, n_dims), only if ``eval_gradient``
         """
+        symmetric = Y is None
         X, Y = self._validate(X, Y)
         if eval_gradient:
             return self._value_and_gradient(X, Y)
-        return self._evaluate(X, Y)
+        K = self._evaluate(X, Y)
+        if symmetric:
+            # Distances computed by one GEMM are not exactly zero on the diagonal; the diagonal is
+            # known exactly, and matters for very small bandwidths.
+            np.fill_diagonal(K, self._diag(X))
+        return K
 
     def _value_and_gradient(self, X, Y):
         """K and ∂K/∂θ; ``_compute`` differentiates every own hyperparameter, fixed ones are dropped."""

@@ -48,7 +48,15 @@ def _squared_distances(X, Y, out=None):
     out += np.einsum("ij,ij->i", X, X)[:, None]
     out += np.einsum("ij,ij->i", Y, Y)[None, :]
     np.maximum(out, 0.0, out=out)
+    if X is Y:
+        np.fill_diagonal(out, 0.0)
     return out
+
+
+def _scale_columns(X, Y, eta):
+    """``X / η`` and ``Y / η``, keeping ``Y is X`` (so distances know the diagonal is zero)."""
+    Xs = X / eta
+    return Xs, (Xs if Y is X else Y / eta)
 
 
 def _per_feature_squared_differences(X, Y):
@@ -115,18 +123,14 @@ class ARDGaussian(Kernel):
         self.eta = eta
         self.eta_bounds = eta_bounds
 
-    def _scaled(self, X, Y):
-        eta = np.asarray(self.eta, dtype=float)
-        return X / eta, Y / eta
-
     def _fill(self, out, X, Y):
-        Xs, Ys = self._scaled(X, Y)
+        Xs, Ys = _scale_columns(X, Y, np.asarray(self.eta, dtype=float))
         _squared_distances(Xs, Ys, out=out)
         np.negative(out, out=out)
         np.exp(out, out=out)
 
     def _compute(self, X, Y, eval_gradient):
-        Xs, Ys = self._scaled(X, Y)
+        Xs, Ys = _scale_columns(X, Y, np.asarray(self.eta, dtype=float))
         K = np.exp(-_squared_distances(Xs, Ys))
         if not eval_gradient:
             return K
@@ -266,14 +270,14 @@ class Epanechnikov(Kernel):
 
     def _fill(self, out, X, Y):
         eta = np.asarray(self.eta, dtype=float)
-        _squared_distances(X / eta, Y / eta, out=out)
+        _squared_distances(*_scale_columns(X, Y, eta), out=out)
         np.subtract(1.0, out, out=out)
         np.maximum(out, 0.0, out=out)
         np.square(out, out=out)
 
     def _compute(self, X, Y, eval_gradient):
         eta = np.asarray(self.eta, dtype=float)
-        Xs, Ys = X / eta, Y / eta
+        Xs, Ys = _scale_columns(X, Y, eta)
         slack = np.maximum(1.0 - _squared_distances(Xs, Ys), 0.0)
         K = slack**2
         if not eval_gradient:

@@ -1,0 +1,194 @@
+"""Kernels: formulas against independent evaluations, gradients against finite differences."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from krein.kernels import (
+    KERNEL_NAMES,
+    ARDGaussian,
+    ARDSigmoid,
+    Constant,
+    DeltaGaussian,
+    Epanechnikov,
+    Gaussian,
+    Kernel,
+    Linear,
+    Polynomial,
+    Sigmoid,
+    TruncatedL1,
+    make_kernel,
+)
+from krein.spectral import indefiniteness
+
+RNG = np.random.default_rng(0)
+X = RNG.normal(size=(13, 4))
+Y = RNG.normal(size=(7, 4))
+
+
+def pairwise(f, A, B):
+    """Independent evaluation: a double loop over pairs."""
+    return np.array([[f(a, b) for b in B] for a in A])
+
+
+ETA = np.array([0.7, 1.3, 2.0, 0.9])
+FORMULAS = [
+    (Gaussian(0.8), lambda a, b: np.exp(-np.sum((a - b) ** 2) / (2 * 0.8**2))),
+    (ARDGaussian(ETA), lambda a, b: np.exp(-np.sum((a - b) ** 2 / ETA**2))),
+    (Sigmoid(1.7), lambda a, b: np.tanh((a @ b - 0.5) / 1.7**2)),
+    (ARDSigmoid(ETA), lambda a, b: np.tanh(np.sum(a * b / ETA**2))),
+    (
+        DeltaGaussian(0.6, 1.9),
+        lambda a, b: np.exp(-np.sum((a - b) ** 2) / (2 * 0.6**2)) - np.exp(-np.sum((a - b) ** 2) / (2 * 1.9**2)),
+    ),
+    (Epanechnikov(ETA * 2), lambda a, b: max(0.0, 1 - np.sum((a - b) ** 2 / (2 * ETA) ** 2)) ** 2),
+    (TruncatedL1(3.0), lambda a, b: max(3.0 - np.sum(np.abs(a - b)), 0.0)),
+    (TruncatedL1(), lambda a, b: max(0.7 * 4 - np.sum(np.abs(a - b)), 0.0)),
+    (Polynomial(3, 0.5, 2.0), lambda a, b: (0.5 * a @ b + 2.0) ** 3),
+    (Linear(), lambda a, b: a @ b),
+    (Gaussian(0.8) - 0.5 * Sigmoid(1.7), lambda a, b: np.exp(-np.sum((a - b) ** 2) / 1.28) - 0.5 * np.tanh((a @ b - 0.5) / 2.89)),
+    (Gaussian(0.8) * Polynomial(2), lambda a, b: np.exp(-np.sum((a - b) ** 2) / 1.28) * (a @ b + 1) ** 2),
+    (Sigmoid(1.7) ** 3, lambda a, b: np.tanh((a @ b - 0.5) / 2.89) ** 3),
+    (Gaussian(0.8) + 2.0, lambda a, b: np.exp(-np.sum((a - b) ** 2) / 1.28) + 2.0),
+]
+
+
+@pytest.mark.parametrize("kernel, formula", FORMULAS, ids=lambda k: repr(k)[:40] if isinstance(k, Kernel) else "")
+def test_kernel_matches_formula(kernel, formula):
+    np.testing.assert_allclose(kernel(X), pairwise(formula, X, X), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(kernel(X, Y), pairwise(formula, X, Y), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(kernel.diag(X), [formula(x, x) for x in X], rtol=1e-12, atol=1e-12)
+
+
+GRADIENT_KERNELS = [k for k, _ in FORMULAS] + [
+    ARDGaussian(1.3),
+    Epanechnikov(3.0),
+    Polynomial(2, 0.7, 1.5, coef0_bounds=(1e-3, 1e3)),
+    3.0 * DeltaGaussian(0.6, 1.9) - Gaussian(0.5) * Sigmoid(2.0),
+    (Gaussian(0.9) + ARDSigmoid(ETA)) ** 2,
+    Constant(0.5, value_bounds=(1e-3, 1e3)) * Gaussian(1.1),
+]
+
+
+@pytest.mark.parametrize("kernel", GRADIENT_KERNELS, ids=lambda k: repr(k)[:40])
+@pytest.mark.parametrize("rectangular", [False, True])
+def test_gradient_matches_central_differences(kernel, rectangular):
+    B = Y if rectangular else None
+    K, G = kernel(X, B, eval_gradient=True)
+    assert G.shape == K.shape + (kernel.n_dims,)
+    theta, h = kernel.theta, 1e-5
+    for i in range(kernel.n_dims):
+        plus, minus = theta.copy(), theta.copy()
+        plus[i] += h
+        minus[i] -= h
+        fd = (kernel.clone_with_theta(plus)(X, B) - kernel.clone_with_theta(minus)(X, B)) / (2 * h)
+        scale = max(np.linalg.norm(fd), 1e-12)
+        assert np.linalg.norm(G[:, :, i] - fd) / scale <= 1e-6, (i, np.linalg.norm(G[:, :, i] - fd) / scale)
+
+
+def test_fixed_hyperparameters_leave_theta():
+    kernel = DeltaGaussian(0.5, 2.0, eta1_bounds="fixed")
+    assert kernel.n_dims == 1
+    np.testing.assert_allclose(kernel.theta, [np.log(2.0)])
+    _, G = kernel(X, eval_gradient=True)
+    assert G.shape[2] == 1
+    assert TruncatedL1().n_dims == 0  # rho = 0.7 d is fixed
+
+
+def test_theta_roundtrip_and_bounds():
+    kernel = Gaussian(2.0) - 0.5 * ARDSigmoid(ETA)
+    theta = kernel.theta
+    assert theta.shape == (1 + 1 + 4,)
+    kernel.theta = theta + 0.1
+    np.testing.assert_allclose(kernel.k1.eta, 2.0 * np.exp(0.1))
+    np.testing.assert_allclose(kernel.k2.scale, 0.5 * np.exp(0.1))
+    np.testing.assert_allclose(kernel.k2.kernel.eta, ETA * np.exp(0.1))
+    np.testing.assert_allclose(kernel.bounds, np.log([[1e-5, 1e5]] * 6))
+    assert [h.name for h in kernel.hyperparameters] == ["k1__eta", "k2__scale", "k2__kernel__eta"]
+    assert (-0.5 * ARDSigmoid(ETA)).n_dims == 4  # a negative scale is fixed
+
+
+def test_get_set_params_nested():
+    kernel = Gaussian(1.0) + Sigmoid(2.0)
+    params = kernel.get_params()
+    assert params["k1__eta"] == 1.0 and params["k2__eta"] == 2.0
+    kernel.set_params(k2__eta=3.0)
+    assert kernel.k2.eta == 3.0
+    with pytest.raises(ValueError, match="Invalid parameter"):
+        kernel.set_params(k3=1)
+
+
+def test_indefiniteness_of_appendix_d_kernels():
+    data = np.random.default_rng(1).normal(size=(120, 5))
+    assert indefiniteness(Gaussian(1.5)(data)) < 1e-12
+    for kernel in (Sigmoid(1.0), DeltaGaussian(1.0, 2.0), Epanechnikov(2.0), TruncatedL1()):
+        assert indefiniteness(kernel(data)) > 1e-3, kernel
+    assert Gaussian().is_positive_definite and not Sigmoid().is_positive_definite
+    assert not (Gaussian() - Gaussian(2.0)).is_positive_definite
+    assert (Gaussian() * Polynomial()).is_positive_definite
+
+
+def test_threaded_evaluation_equals_single_block():
+    A = np.random.default_rng(2).normal(size=(900, 6))
+    B = A[:700]
+    for kernel in (Gaussian(1.2), DeltaGaussian(), Sigmoid(), Epanechnikov(2.0), Gaussian() - Sigmoid()):
+        np.testing.assert_allclose(kernel(A, B), kernel._block(A, B), rtol=0, atol=1e-13)
+
+
+@pytest.mark.parametrize(
+    "kernel, match",
+    [(Gaussian(-1.0), "eta"), (Gaussian(np.nan), "eta"), (ARDGaussian([1.0, 2.0]), "eta"), (Polynomial(0), "degree"),
+     (Polynomial(gamma=0.0), "gamma"), (TruncatedL1(-2.0), "rho")],
+)
+def test_bad_hyperparameters_are_named(kernel, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        kernel(X)
+
+
+def test_bad_inputs_are_named():
+    bad = X.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="X"):
+        Gaussian()(bad)
+    with pytest.raises(ValueError, match="Y"):
+        Gaussian()(X, np.ones((3, 2)))
+    with pytest.raises(ValueError, match="inf"):
+        Gaussian()(X, np.full((2, 4), np.inf))
+    with pytest.raises(TypeError):
+        Gaussian() + "a"
+
+
+def test_make_kernel():
+    for name, cls in KERNEL_NAMES.items():
+        assert isinstance(make_kernel(name), cls)
+    assert make_kernel("PRECOMPUTED") == "precomputed"
+    assert isinstance(make_kernel("Delta-Gauss"), DeltaGaussian)
+    original = Gaussian(2.0)
+    copy = make_kernel(original)
+    copy.eta = 5.0
+    assert original.eta == 2.0 and copy == Gaussian(5.0)
+    with pytest.raises(ValueError, match="Unknown kernel"):
+        make_kernel("nope")
+    with pytest.raises(TypeError, match="kernel must be"):
+        make_kernel(3)
+
+
+def test_extreme_bandwidths_stay_finite():
+    for eta in (1e-8, 1e8):
+        K = Gaussian(eta)(X)
+        assert np.all(np.isfinite(K))
+    np.testing.assert_allclose(Gaussian(1e-8)(X), np.eye(len(X)), atol=1e-300)
+    np.testing.assert_allclose(Gaussian(1e8)(X), 1.0, atol=1e-14)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    arrays(np.float64, st.tuples(st.integers(1, 8), st.integers(1, 4)), elements=st.floats(-5, 5)),
+    st.sampled_from([Gaussian(1.0), Sigmoid(2.0), DeltaGaussian(), Epanechnikov(3.0), TruncatedL1(2.0), Polynomial()]),
+)
+def test_kernel_symmetry_property(data, kernel):
+    K = kernel(data)
+    np.testing.assert_allclose(K, K.T, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(kernel(data, data[:1]), K[:, :1], rtol=1e-12, atol=1e-12)
