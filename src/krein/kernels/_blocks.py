@@ -99,4 +99,5 @@ def streamed_gram(kernel, X, Z, y=None, *, right=None, working_memory=None):
         gram += block.T @ block
         if y is not None:
             moment += block.T @ y[rows]
+        del block  # release before the next block is allocated: one block alive at a time
     return gram if y is None else (gram, moment)
