@@ -1,0 +1,44 @@
+"""The ``krein`` command."""
+
+import numpy as np
+import pytest
+
+from krein.cli import main
+from krein.kernels import Sigmoid
+
+
+def test_info(capsys):
+    assert main(["info"]) == 0
+    out = capsys.readouterr().out
+    assert "numpy" in out and "scikit-learn" in out and "threads" in out
+
+
+def test_reproduce_list(capsys):
+    assert main(["reproduce", "--list"]) == 0
+    assert "spectra" in capsys.readouterr().out
+
+
+def test_spectrum_of_saved_kernel(tmp_path, capsys):
+    K = Sigmoid(1.0)(np.random.default_rng(0).normal(size=(30, 3)))
+    path = tmp_path / "k.npy"
+    np.save(path, K)
+    assert main(["spectrum", "--npy", str(path), "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    values = np.linalg.eigvalsh(K)
+    assert f"{values.min():.4g}" in out
+    assert list(tmp_path.glob("spectrum_*.png"))
+
+
+def test_spectrum_of_dataset_with_kernel(tmp_path, capsys):
+    assert main(["spectrum", "--dataset", "haberman", "--kernel", "SIGMOID", "--out", str(tmp_path)]) == 0
+    assert "306" in capsys.readouterr().out
+
+
+def test_reproduce_writes_results(tmp_path):
+    assert main(["reproduce", "spectra", "--quick", "--out", str(tmp_path)]) == 0
+    assert (tmp_path / "spectra.md").read_text().count("|") > 20
+
+
+def test_unknown_benchmark_is_explained():
+    with pytest.raises(SystemExit, match="available: .*kernels"):
+        main(["bench", "nonexistent"])

@@ -1,0 +1,71 @@
+"""The experiment framework: registry, result tables with Welch tests, written files."""
+
+import json
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from krein.experiments import ResultTable, RunContext, get_experiment, list_experiments
+
+
+def make_table():
+    table = ResultTable("demo", "error (%)", lower_is_better=True)
+    table.add("task", "good", [1.0, 1.2, 0.9, 1.1], fit_seconds=[0.1] * 4)
+    table.add("task", "tie", [1.1, 1.0, 1.3, 0.8], fit_seconds=[0.2] * 4)
+    table.add("task", "bad", [5.0, 5.5, 4.8, 5.2], fit_seconds=[0.3] * 4)
+    table.set_task_info("task", n=40, iota=0.25)
+    return table
+
+
+def test_summary_marks_by_welch_test():
+    rows = {r["method"]: r for r in make_table().summary()}
+    assert rows["good"]["best"] and rows["good"]["mean"] == pytest.approx(1.05)
+    expected = stats.ttest_ind([5.0, 5.5, 4.8, 5.2], [1.0, 1.2, 0.9, 1.1], equal_var=False).pvalue
+    assert rows["bad"]["p_value_vs_best"] == pytest.approx(expected)
+    assert not rows["bad"]["not_worse_than_best"]
+    assert rows["tie"]["not_worse_than_best"]
+    assert rows["good"]["std"] == pytest.approx(np.std([1.0, 1.2, 0.9, 1.1], ddof=1))
+
+
+def test_higher_is_better_picks_the_maximum():
+    table = ResultTable("acc", "accuracy", lower_is_better=False)
+    table.add("t", "a", [0.9, 0.91, 0.92])
+    table.add("t", "b", [0.5, 0.52, 0.51])
+    best = [r["method"] for r in table.summary() if r["best"]]
+    assert best == ["a"]
+
+
+def test_markdown_bolds_and_reports_times():
+    markdown = make_table().to_markdown()
+    assert "| task | n | iota | good | tie | bad |" in markdown
+    assert "**1.05 (± 0.13)**" in markdown and "| 5.125 (± 0.3) |" in markdown
+    assert "Total fit time (s): good 0.4, tie 0.8, bad 1.2" in markdown
+
+
+def test_report_writes_files_with_provenance(tmp_path):
+    context = RunContext(quick=True, out=tmp_path, random_state=7, show_progress=False)
+    context.report(make_table(), "demo")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["demo.csv", "demo.json", "demo.md"]
+    data = json.loads((tmp_path / "demo.json").read_text())
+    assert data["provenance"]["seed"] == 7 and "numpy" in data["provenance"]
+    assert len(data["scores"]) == 3
+    assert (tmp_path / "demo.csv").read_text().startswith("# seed: 7")
+    context.report_rows([{"a": 1, "b": 2.5}], "rows", "plain")
+    assert "| 1 | 2.5 |" in (tmp_path / "rows.md").read_text()
+
+
+def test_registry():
+    names = [e.name for e in list_experiments()]
+    assert "spectra" in names and names == sorted(names)
+    with pytest.raises(ValueError, match="Unknown experiment"):
+        get_experiment("no-such-experiment")
+
+
+def test_spectra_experiment_runs(tmp_path):
+    get_experiment("spectra").run(RunContext(quick=True, out=tmp_path, show_progress=False))
+    rows = json.loads((tmp_path / "spectra.json").read_text())["rows"]
+    by_kernel = {(r["dataset"], r["kernel"]): r for r in rows}
+    assert by_kernel[("haberman", "GAUSS")]["indefiniteness"] < 1e-10
+    assert by_kernel[("haberman", "DELTA-GAUSS")]["indefiniteness"] > 0.1
+    assert all(r["n"] > 0 for r in rows)
