@@ -1,0 +1,330 @@
+"""Indefinite kernel logistic regression (IKLR) by CCCP / CCICP (Liu, Huang, Gong, Yang & Suykens 2019)."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from scipy.special import expit, log_expit
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from .._base import KernelEstimatorMixin, decision_to_labels, one_vs_rest_targets
+from ..kernels import Kernel
+from ..optimize._cccp import DCObjective, concave_convex_procedure
+from ..spectral import SpectralRepresentation
+
+__all__ = ["IndefiniteLogisticRegression"]
+
+#: Default ``ε`` of the inexact rule per solver: CCCP (tight), CCICP-GD (Sec. V-A2), CCICP-SGD (Sec. V-A2).
+_DEFAULT_INEXACT_TOL = {"cccp": 1e-10, "ccicp": 1.0, "ccicp-sgd": 1e-4}
+#: ``ε`` of CCICP-SGD-I (Sec. V-G).
+_SGD_INEXACT_TOL = 1.0
+
+
+class _LogisticDC(DCObjective):
+    """Objective (6) of one binary task in the eigen-coordinates ``c = Vᵀα`` of ``K = V diag(μ) Vᵀ``.
+
+    With ``μ⁺ = max(μ, 0)``, ``μ⁻ = max(−μ, 0)`` and the shift ``τ`` of Sec. III, the positive
+    decomposition is ``K₊ = V diag(μ⁺ + τ) Vᵀ`` and ``K₋ = V diag(μ⁻ + τ) Vᵀ`` (so ``K = K₊ − K₋``),
+    and (7) reads ``g(c) = (1/n) Σᵢ ln(1 + exp(−yᵢ (V(μ⊙c))ᵢ)) + (λ/2) Σ (μ⁺+τ) c²`` and
+    ``h(c) = (λ/2) Σ (μ⁻+τ) c²``. All the matrices of Algorithm 1 are diagonal in these coordinates,
+    so one eigendecomposition serves every class and every iteration. Böhning's bound
+    ``σ'(t) ≤ 1/4`` gives the diagonal majorizer ``P = λ(μ⁺+τ) + μ²/(4n) ⪰ ∇²g``.
+    """
+
+    def __init__(self, vectors, values, y, lam, tau):
+        self.vectors, self.values, self.y, self.lam = vectors, values, y, lam
+        self.n_samples = y.size
+        self.convex_weight = lam * (np.maximum(values, 0.0) + tau)
+        self.concave_weight = lam * (np.maximum(-values, 0.0) + tau)
+        self.metric = self.convex_weight + values**2 / (4.0 * self.n_samples)
+
+    def margins(self, c):
+        """``y ⊙ Kα``."""
+        return self.y * (self.vectors @ (self.values * c))
+
+    def loss_and_weights(self, c):
+        """Mean logistic loss and ``y ⊙ β`` with ``βᵢ = σ(−yᵢ (Kα)ᵢ)``."""
+        margins = self.margins(c)
+        return -np.mean(log_expit(margins)), self.y * expit(-margins)
+
+    def convex(self, c):
+        loss, weights = self.loss_and_weights(c)
+        value = loss + 0.5 * np.sum(self.convex_weight * c**2)
+        gradient = self.convex_weight * c - self.values * (self.vectors.T @ weights) / self.n_samples
+        return value, gradient
+
+    def concave(self, c):
+        return 0.5 * np.sum(self.concave_weight * c**2), self.concave_weight * c
+
+    def convex_batch_gradient(self, c, batch):
+        rows = self.vectors[batch]
+        margins = self.y[batch] * (rows @ (self.values * c))
+        weights = self.y[batch] * expit(-margins)
+        return self.convex_weight * c - self.values * (rows.T @ weights) / batch.size
+
+    def gradient(self, c):
+        """Gradient of (6); equal in norm to the gradient with respect to ``α``."""
+        _, weights = self.loss_and_weights(c)
+        return self.values * (self.lam * c - (self.vectors.T @ weights) / self.n_samples)
+
+
+class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
+    """Kernel logistic regression with an indefinite kernel (IKLR), solved by CCCP or CCICP.
+
+    Minimizes the IKLR objective of Liu et al. (2019), Eq. (5)/(6),
+
+        F(α) = (1/n) Σᵢ ln(1 + exp(−yᵢ (Kα)ᵢ)) + (λ/2) αᵀKα,
+
+    over the coefficients of ``f = Σᵢ αᵢ k(xᵢ, ·)``, by writing it as the difference of the convex
+    functions ``g`` and ``h`` of Eq. (7) (positive decomposition ``K = K₊ − K₋`` with the shift
+    ``τ``, Sec. III) and running Algorithm 1: the concave part is linearized at the current iterate
+    and the convex subproblem (9) is solved exactly (``solver="cccp"``), inexactly by gradient
+    descent with early termination (``"ccicp"``, CCICP-GD) or by stochastic gradients (``"ccicp-sgd"``,
+    Eq. 12; with ``sgd_inexact=True`` the paper's CCICP-SGD-I of Sec. V-G). Classes beyond two are
+    handled one-vs-rest, all sharing one eigendecomposition of the training kernel.
+
+    The gradient of the logistic term is ``−(1/n) K (y ⊙ β)`` with ``βᵢ = σ(−yᵢ (Kα)ᵢ) =
+    1 / (1 + exp(yᵢ (Kα)ᵢ))``. The paper's Eqs. (10)–(11) write ``β`` in terms of itself
+    (``βᵢ = 1/(1 + exp(yᵢ Σⱼ βⱼ Kᵢⱼ))``) and put ``y`` outside the product with ``K``; both are typos.
+    Eq. (12) also drops the linearized term ``−λK₋α_k`` of the subproblem gradient; it is kept here.
+
+    When ``K`` has a negative eigenvalue, objective (6) is unbounded below (along a negative
+    eigendirection the penalty falls quadratically while the loss grows at most linearly), and a
+    direction with ``|μ| < 4nλ`` has negative curvature everywhere. CCCP then decreases ``F``
+    monotonically without converging; like the paper, the model is what ``max_outer_iter``
+    iterations from a small start reach. With a positive semidefinite kernel the shift is ``0``,
+    ``K₋ = 0`` and the model is ordinary kernel logistic regression (1).
+
+    Parameters
+    ----------
+    kernel : Kernel, str or "precomputed", default="tl1"
+        The kernel; the default is the truncated ℓ₁ kernel ``max(ρ − ‖x − x'‖₁, 0)`` with
+        ``ρ = 0.7·d`` (Huang et al. 2018), the indefinite kernel of the paper's experiments.
+    lam : float, default=1e-2
+        Regularization ``λ > 0``.
+    solver : {"cccp", "ccicp", "ccicp-sgd"}, default="ccicp"
+        Algorithm 1 with exact subproblems (CCCP-GD), early termination (CCICP-GD) or stochastic
+        gradients (CCICP-SGD).
+    inexact_tol : float or None, default=None
+        ``ε`` of the termination rule ``|F_k(α⁽ᵗ⁺¹⁾) − F_k(α⁽ᵗ⁾)| ≤ ε`` (per gradient step, per epoch
+        for SGD). ``None``: 1e-10 for "cccp", 1 for "ccicp" and 1e-4 for "ccicp-sgd" (Sec. V-A2;
+        1 with ``sgd_inexact=True``).
+    max_outer_iter : int, default=20
+        Outer iterations ``k_max`` of Algorithm 1.
+    max_inner_iter : int, default=1000
+        Cap on gradient steps (SGD epochs) per subproblem.
+    tol : float, default=0.0
+        Stop early once an outer iteration changes ``F`` by at most ``tol`` (``0``: always run
+        ``max_outer_iter`` iterations, as Algorithm 1).
+    learning_rate : float, default=1.0
+        Step relative to the diagonal majorizer ``P = λ(μ⁺+τ) + μ²/(4n)`` of the subproblem's Hessian
+        (see :mod:`krein.optimize._cccp`): ``1`` is the majorization-minimization step of gradient
+        descent (monotone for any value in (0, 1]); for SGD, roughly the progress of one such step per
+        epoch. The paper's absolute ``η = 0.02`` is not scale free; relative steps are.
+    decay : float, default=0.8
+        Per-epoch decay ``ρ`` of the SGD step (Algorithm 1, line 11); gradient descent does not decay.
+    tau : float or None, default=None
+        Shift of the positive decomposition; ``None`` uses ``τ = max(−μ_min, 0)`` (the smallest value
+        allowed by Sec. III, which keeps the outer iterations fastest). Must be positive when ``K``
+        has a negative eigenvalue (the subproblem is otherwise not strongly convex).
+    sgd_inexact : bool, default=False
+        With ``solver="ccicp-sgd"``, use the inexact ``ε = 1`` (CCICP-SGD-I) unless ``inexact_tol``
+        is given.
+    batch_size : int, default=1
+        Mini-batch size of the SGD solver (1 as in Eq. 12).
+    init : {"zeros", "ones", "minus_ones", "random"}, default="zeros"
+        ``α⁽⁰⁾`` (Table VI): 0, 1, −1 or uniform on (0, 1).
+    random_state : int, RandomState instance or None, default=None
+        Random initialization and SGD sampling.
+    verbose : int, default=0
+        Print the objective after each outer iteration.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    dual_coef_ : ndarray of shape (n_samples, n_tasks)
+        ``α`` of each one-vs-rest task (one task for binary problems).
+    objective_history_ : list of ndarray
+        Per task, objective (6) at ``α⁽⁰⁾`` and after each outer iteration.
+    n_iter_ : ndarray of shape (n_tasks,)
+        Outer iterations run per task.
+    n_inner_iter_ : ndarray of shape (n_tasks,)
+        Total inner steps (SGD epochs) per task.
+    tau_ : float
+        Shift used in the positive decomposition.
+    eigenvalues_ : ndarray of shape (rank,)
+        Non-zero eigenvalues of the training kernel (ascending).
+    kernel_ : Kernel or "precomputed"
+    X_fit_ : ndarray of shape (n_samples, n_features)
+        Training inputs (not for precomputed kernels).
+    n_features_in_ : int
+
+    References
+    ----------
+    F. Liu, X. Huang, C. Gong, J. Yang, J. A. K. Suykens. Indefinite kernel logistic regression with
+    concave-inexact-convex procedure. IEEE TNNLS 30(3), 2019.
+    """
+
+    _parameter_constraints = {
+        "kernel": [Kernel, str],
+        "lam": [Interval(numbers.Real, 0, None, closed="neither")],
+        "solver": [StrOptions({"cccp", "ccicp", "ccicp-sgd"})],
+        "inexact_tol": [Interval(numbers.Real, 0, None, closed="left"), None],
+        "max_outer_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_inner_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "tol": [Interval(numbers.Real, 0, None, closed="left")],
+        "learning_rate": [Interval(numbers.Real, 0, None, closed="neither")],
+        "decay": [Interval(numbers.Real, 0, 1, closed="right")],
+        "tau": [Interval(numbers.Real, 0, None, closed="left"), None],
+        "sgd_inexact": ["boolean"],
+        "batch_size": [Interval(numbers.Integral, 1, None, closed="left")],
+        "init": [StrOptions({"zeros", "ones", "minus_ones", "random"})],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(
+        self,
+        kernel="tl1",
+        lam=1e-2,
+        solver="ccicp",
+        inexact_tol=None,
+        max_outer_iter=20,
+        max_inner_iter=1000,
+        tol=0.0,
+        learning_rate=1.0,
+        decay=0.8,
+        tau=None,
+        sgd_inexact=False,
+        batch_size=1,
+        init="zeros",
+        random_state=None,
+        verbose=0,
+    ):
+        self.kernel = kernel
+        self.lam = lam
+        self.solver = solver
+        self.inexact_tol = inexact_tol
+        self.max_outer_iter = max_outer_iter
+        self.max_inner_iter = max_inner_iter
+        self.tol = tol
+        self.learning_rate = learning_rate
+        self.decay = decay
+        self.tau = tau
+        self.sgd_inexact = sgd_inexact
+        self.batch_size = batch_size
+        self.init = init
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _inexact_tol(self):
+        if self.inexact_tol is not None:
+            return float(self.inexact_tol)
+        if self.solver == "ccicp-sgd" and self.sgd_inexact:
+            return _SGD_INEXACT_TOL
+        return _DEFAULT_INEXACT_TOL[self.solver]
+
+    def _initial_alpha(self, n, rng):
+        if self.init == "zeros":
+            return np.zeros(n)
+        if self.init == "ones":
+            return np.ones(n)
+        if self.init == "minus_ones":
+            return -np.ones(n)
+        return rng.uniform(0.0, 1.0, size=n)
+
+    def fit(self, X, y):
+        """Fit the model on training data ``X`` (or an n×n kernel) and labels ``y``."""
+        self._validate_params()
+        K, y = self._fit_kernel(X, y)
+        self.classes_, Y = one_vs_rest_targets(y)
+        spectrum = SpectralRepresentation.exact(K, name="the training kernel")
+        values, vectors = spectrum.values, spectrum.vectors
+        self.eigenvalues_ = values
+        self.tau_ = max(-float(values[0]), 0.0) if self.tau is None else float(self.tau)
+        if values[0] < 0 and self.tau_ == 0:
+            raise ValueError(
+                "tau must be positive for an indefinite kernel (the training kernel has the eigenvalue "
+                f"{values[0]:.3g}): with tau = 0 the CCCP subproblems are not strongly convex."
+            )
+        rng = check_random_state(self.random_state)
+        inner = "sgd" if self.solver == "ccicp-sgd" else "gd"
+        coefficients, histories, n_iter, n_inner = [], [], [], []
+        for task in range(Y.shape[1]):
+            problem = _LogisticDC(vectors, values, Y[:, task], float(self.lam), self.tau_)
+            start = vectors.T @ self._initial_alpha(K.shape[0], rng)
+            result = concave_convex_procedure(
+                problem,
+                start,
+                inner=inner,
+                inexact_tol=self._inexact_tol(),
+                max_outer_iter=self.max_outer_iter,
+                max_inner_iter=self.max_inner_iter,
+                tol=self.tol,
+                learning_rate=self.learning_rate,
+                decay=self.decay,
+                batch_size=self.batch_size,
+                random_state=rng,
+                callback=self._progress_printer(task, problem),
+            )
+            coefficients.append(spectrum.dual_coef(result.x))
+            histories.append(result.objective_history)
+            n_iter.append(result.n_iter)
+            n_inner.append(result.n_inner_iter)
+        self.dual_coef_ = np.column_stack(coefficients)
+        self.objective_history_ = histories
+        self.n_iter_ = np.asarray(n_iter)
+        self.n_inner_iter_ = np.asarray(n_inner)
+        return self
+
+    def _progress_printer(self, task, problem):
+        if not self.verbose:
+            return None
+
+        def report(k, c):
+            print(f"[IKLR] task {task} iteration {k + 1}: objective {problem.objective(c):.10g}")
+
+        return report
+
+    def decision_function(self, X):
+        """``f(x) = K(x, X_train) α`` per task: shape (n_samples,) for binary problems."""
+        check_is_fitted(self)
+        scores = self._test_kernel(X) @ self.dual_coef_
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """Class labels: the sign of ``f`` (binary) or the largest one-vs-rest score."""
+        return decision_to_labels(self.decision_function(X), self.classes_)
+
+    def predict_proba(self, X):
+        """Class probabilities ``p = σ(f(x))`` (end of Sec. IV-A); one-vs-rest scores normalized."""
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            positive = expit(scores)
+            return np.column_stack([1.0 - positive, positive])
+        probabilities = expit(scores)
+        return probabilities / probabilities.sum(axis=1, keepdims=True)
+
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`."""
+        return np.log(self.predict_proba(X))
+
+    def objective_gradient_norm(self, X, y):
+        """Norm of the gradient of objective (6) at the fitted ``α`` for each task, on the training data.
+
+        ``X`` and ``y`` must be the training data the model was fitted on.
+        """
+        check_is_fitted(self)
+        K = self._test_kernel(X)
+        _, Y = one_vs_rest_targets(np.asarray(y))
+        norms = []
+        for task in range(Y.shape[1]):
+            alpha = self.dual_coef_[:, task]
+            f = K @ alpha
+            weights = Y[:, task] * expit(-Y[:, task] * f)
+            norms.append(np.linalg.norm(K @ (self.lam * alpha - weights / K.shape[0])))
+        return np.asarray(norms)

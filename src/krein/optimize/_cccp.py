@@ -1,0 +1,233 @@
+"""The concave-convex procedure (CCCP) and its inexact variant (CCICP), Algorithm 1 of Liu et al. (2019).
+
+A difference-of-convex (d.c.) objective ``F(x) = g(x) − h(x)`` with ``g`` and ``h`` convex is minimized
+by linearizing ``h`` at the current outer iterate ``x_k`` and (approximately) minimizing the convex
+surrogate (Eq. 8 of Liu, Huang, Gong, Yang & Suykens, *Indefinite kernel logistic regression with
+concave-inexact-convex procedure*, IEEE TNNLS 2019)::
+
+    F_k(x) = g(x) − h(x_k) − ∇h(x_k)ᵀ (x − x_k),     F_k ≥ F,   F_k(x_k) = F(x_k).
+
+Because ``F_k`` majorizes ``F`` and touches it at ``x_k``, any inner solver that does not increase
+``F_k`` makes the outer sequence monotone: ``F(x_{k+1}) ≤ F_k(x_{k+1}) ≤ F_k(x_k) = F(x_k)``.
+
+The inner solvers:
+
+* ``"gd"`` — gradient descent in the metric of a diagonal majorizer ``P ⪰ ∇²g`` (a preconditioned
+  step ``x ← x − η P⁻¹ ∇F_k(x)``; with ``η ≤ 1`` every step decreases ``F_k`` by the descent lemma,
+  and a step that does not is halved until it does). The loop stops by the inexact rule of
+  Algorithm 1 (lines 7–13): as soon as one step changes ``F_k`` by at most ``ε``. A tiny ``ε`` gives
+  CCCP (each subproblem solved to a tight tolerance), ``ε = 1`` the paper's CCICP-GD.
+* ``"sgd"`` — stochastic gradient steps on mini-batches (Eq. 12), in epochs over a random
+  permutation; the step ``η_e (b/n) P⁻¹ ĝ`` decays geometrically per epoch (``η_e = η ρᵉ``, Algorithm 1
+  line 11) and the loop stops when one epoch changes ``F_k`` by at most ``ε`` (CCICP-SGD with a
+  small ``ε``; the paper's CCICP-SGD-I with ``ε = 1``). Monotone only in expectation (Lemma 2).
+
+The step sizes are relative to the majorizer ``P``, so they are scale free: the paper's absolute
+``η = 0.02`` with decay ``ρ = 0.8`` *per gradient step* makes the total step length finite
+(``Σ η_t = η / (1 − ρ)``), so that gradient descent cannot reach a stationary point of a subproblem;
+here the gradient steps do not decay and the learning rate restarts for each subproblem.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+__all__ = ["CCCPResult", "DCObjective", "concave_convex_procedure"]
+
+#: How many times a gradient step that increases the subproblem value is halved before giving up.
+_MAX_HALVINGS = 30
+
+
+class DCObjective:
+    """Interface of a d.c. objective ``F = g − h`` for :func:`concave_convex_procedure`.
+
+    Subclasses implement :meth:`convex` (value and gradient of ``g``), :meth:`concave` (value and
+    gradient of ``h``) and, for the stochastic solver, :meth:`convex_batch_gradient`; they set
+    ``metric`` (the diagonal of a matrix ``P`` with ``P ⪰ ∇²g`` everywhere, strictly positive) and
+    ``n_samples`` (the number of terms that :meth:`convex_batch_gradient` samples from).
+    """
+
+    metric: np.ndarray
+    n_samples: int
+
+    def convex(self, x):
+        """``(g(x), ∇g(x))``."""
+        raise NotImplementedError
+
+    def concave(self, x):
+        """``(h(x), ∇h(x))``."""
+        raise NotImplementedError
+
+    def convex_batch_gradient(self, x, batch):
+        """Unbiased estimate of ``∇g(x)`` from the sample indices ``batch``."""
+        raise NotImplementedError
+
+    def objective(self, x):
+        """``F(x) = g(x) − h(x)``."""
+        return self.convex(x)[0] - self.concave(x)[0]
+
+
+@dataclass
+class CCCPResult:
+    """Outcome of :func:`concave_convex_procedure`.
+
+    Attributes
+    ----------
+    x : ndarray
+        Last outer iterate.
+    objective_history : ndarray of shape (n_iter + 1,)
+        ``F(x_0), F(x_1), …``.
+    n_iter : int
+        Number of outer iterations (subproblems solved).
+    n_inner_iter : int
+        Total number of inner steps (gradient steps, or epochs of the stochastic solver).
+    """
+
+    x: np.ndarray
+    objective_history: np.ndarray
+    n_iter: int
+    n_inner_iter: int
+
+
+def _surrogate(problem, linear):
+    """``x ↦ (F_k(x) + const, ∇F_k(x))`` for the linearization ``linear = ∇h(x_k)``."""
+
+    def value_and_gradient(x):
+        value, gradient = problem.convex(x)
+        return value - linear @ x, gradient - linear
+
+    return value_and_gradient
+
+
+def _gradient_descent(surrogate, metric, x, value, *, inexact_tol, learning_rate, max_iter):
+    """Preconditioned gradient descent with the early termination rule of Algorithm 1."""
+    gradient = surrogate(x)[1]
+    steps = 0
+    while steps < max_iter:
+        direction = gradient / metric
+        step = learning_rate
+        for _ in range(_MAX_HALVINGS):
+            candidate = x - step * direction
+            candidate_value, candidate_gradient = surrogate(candidate)
+            if candidate_value <= value:
+                break
+            step *= 0.5
+        else:  # no decrease along the (descent) direction: x is stationary to rounding
+            return x, value, steps
+        steps += 1
+        change = value - candidate_value
+        x, value, gradient = candidate, candidate_value, candidate_gradient
+        if change <= inexact_tol:
+            break
+    return x, value, steps
+
+
+def _stochastic_gradient(
+    problem, surrogate, linear, x, value, *, inexact_tol, learning_rate, decay, batch_size, max_epochs, rng
+):
+    """Mini-batch SGD (Eq. 12) in epochs with a per-epoch geometric step decay."""
+    n = problem.n_samples
+    scale = learning_rate * min(batch_size, n) / n
+    epochs = 0
+    while epochs < max_epochs:
+        order = rng.permutation(n)
+        for start in range(0, n, batch_size):
+            batch = order[start : start + batch_size]
+            gradient = problem.convex_batch_gradient(x, batch) - linear
+            x = x - scale * gradient / problem.metric
+        epochs += 1
+        scale *= decay
+        new_value = surrogate(x)[0]
+        change, value = abs(value - new_value), new_value
+        if change <= inexact_tol:
+            break
+    return x, value, epochs
+
+
+def concave_convex_procedure(
+    problem,
+    x0,
+    *,
+    inner="gd",
+    inexact_tol=1e-10,
+    max_outer_iter=20,
+    max_inner_iter=1000,
+    tol=0.0,
+    learning_rate=1.0,
+    decay=0.8,
+    batch_size=1,
+    random_state=None,
+    callback=None,
+):
+    """Minimize a d.c. objective by CCCP / CCICP (Algorithm 1 of Liu et al. 2019).
+
+    Parameters
+    ----------
+    problem : DCObjective
+    x0 : ndarray
+        Starting point.
+    inner : {"gd", "sgd"}, default="gd"
+        Solver of the convex subproblems (module docstring).
+    inexact_tol : float, default=1e-10
+        ``ε`` of the early termination rule: the inner loop stops once one gradient step (one epoch
+        for ``"sgd"``) changes the subproblem value by at most ``ε``.
+    max_outer_iter : int, default=20
+        ``k_max`` of Algorithm 1.
+    max_inner_iter : int, default=1000
+        Cap on the gradient steps (epochs for ``"sgd"``) per subproblem.
+    tol : float, default=0.0
+        Stop the outer loop early once an outer iteration changes ``F`` by at most ``tol``
+        (``0`` runs all ``max_outer_iter`` iterations, as Algorithm 1 does).
+    learning_rate : float, default=1.0
+        Step ``η`` relative to the majorizer (``1`` is the majorization-minimization step of ``"gd"``;
+        for ``"sgd"``, about ``η`` such steps' worth of progress per epoch).
+    decay : float, default=0.8
+        Per-epoch factor ``ρ`` of the stochastic step (ignored by ``"gd"``).
+    batch_size : int, default=1
+        Mini-batch size of ``"sgd"``.
+    random_state : int, RandomState instance or None
+        Sampling of the mini-batches.
+    callback : callable, optional
+        Called as ``callback(k, x)`` after each outer iteration.
+
+    Returns
+    -------
+    CCCPResult
+    """
+    rng = check_random_state(random_state)
+    x = np.array(x0, dtype=float)
+    history = [problem.objective(x)]
+    n_inner = 0
+    for k in range(max_outer_iter):
+        linear = problem.concave(x)[1]
+        surrogate = _surrogate(problem, linear)
+        value = surrogate(x)[0]
+        if inner == "gd":
+            x, value, steps = _gradient_descent(
+                surrogate, problem.metric, x, value,
+                inexact_tol=inexact_tol, learning_rate=learning_rate, max_iter=max_inner_iter,
+            )  # fmt: skip
+        elif inner == "sgd":
+            x, value, steps = _stochastic_gradient(
+                problem, surrogate, linear, x, value,
+                inexact_tol=inexact_tol, learning_rate=learning_rate, decay=decay,
+                batch_size=batch_size, max_epochs=max_inner_iter, rng=rng,
+            )  # fmt: skip
+        else:
+            raise ValueError(f"inner must be 'gd' or 'sgd', got {inner!r}.")
+        n_inner += steps
+        history.append(problem.objective(x))
+        if callback is not None:
+            callback(k, x)
+        if not np.isfinite(history[-1]):
+            raise FloatingPointError(
+                "The objective became non-finite during CCCP; the iterates diverged (an indefinite "
+                "objective is unbounded below along its negative eigendirections: stop earlier, "
+                "increase the regularization or the shift tau)."
+            )
+        if abs(history[-2] - history[-1]) <= tol or steps == 0:
+            return CCCPResult(x, np.asarray(history), k + 1, n_inner)
+    return CCCPResult(x, np.asarray(history), max_outer_iter, n_inner)
