@@ -16,7 +16,51 @@ from sklearn.utils.validation import validate_data
 from ._validation import check_precomputed_test_kernel, check_square_kernel
 from .kernels import make_kernel
 
-__all__ = ["KernelEstimatorMixin", "decision_to_labels", "one_vs_rest_targets"]
+__all__ = [
+    "KernelEstimatorMixin",
+    "available_memory",
+    "check_kernel_memory",
+    "decision_to_labels",
+    "one_vs_rest_targets",
+]
+
+#: n×n float64 arrays an exact kernel method holds at once (kernel, eigenvectors, solver workspace).
+EXACT_METHOD_COPIES = 3
+
+
+def available_memory():
+    """Bytes of memory available to this process (``MemAvailable`` of /proc/meminfo), or None."""
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        import os
+
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def check_kernel_memory(n_samples, owner, copies=EXACT_METHOD_COPIES):
+    """Fail at once, naming the low-rank alternative, when an n×n kernel method cannot fit in memory.
+
+    Better a clear ``MemoryError`` before allocating than a process killed by the operating system
+    half-way through an eigendecomposition.
+    """
+    needed = 8.0 * n_samples * n_samples * copies
+    available = available_memory()
+    if available is not None and needed > available:
+        raise MemoryError(
+            f"{type(owner).__name__} would need about {needed / 2**30:.1f} GiB for the "
+            f"{n_samples}×{n_samples} kernel matrix and its factorization, but only "
+            f"{available / 2**30:.1f} GiB of memory is available. Use a low-rank model instead, "
+            "e.g. KreinRidge(n_components=1000) (Nyström landmarks, krein.nystroem), which never "
+            "forms the n×n matrix."
+        )
 
 
 def is_precomputed(kernel):
@@ -52,6 +96,7 @@ class KernelEstimatorMixin:
         if precomputed:
             K = check_square_kernel(X, "X")
         else:
+            check_kernel_memory(X.shape[0], self)
             self.X_fit_ = X
             K = self.kernel_(X)
         if not np.any(K):

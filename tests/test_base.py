@@ -1,0 +1,38 @@
+"""Shared estimator machinery: one-vs-rest targets and the memory guard."""
+
+import numpy as np
+import pytest
+from sklearn.base import BaseEstimator
+
+import krein._base as base
+from krein._base import KernelEstimatorMixin, check_kernel_memory, decision_to_labels, one_vs_rest_targets
+
+
+def test_one_vs_rest_targets():
+    classes, Y = one_vs_rest_targets(np.array(["b", "a", "b"]))
+    assert list(classes) == ["a", "b"] and Y.ravel().tolist() == [1, -1, 1]
+    classes, Y = one_vs_rest_targets(np.array([2, 0, 1, 2]))
+    np.testing.assert_array_equal(Y, [[-1, -1, 1], [1, -1, -1], [-1, 1, -1], [-1, -1, 1]])
+    assert list(decision_to_labels(Y * 2.0, classes)) == [2, 0, 1, 2]
+    assert list(decision_to_labels(np.array([-1.0, 3.0]), np.array(["a", "b"]))) == ["a", "b"]
+    with pytest.raises(ValueError, match="only one class"):
+        one_vs_rest_targets(np.ones(4))
+
+
+class _Dummy(KernelEstimatorMixin, BaseEstimator):
+    def __init__(self, kernel="gaussian"):
+        self.kernel = kernel
+
+
+def test_memory_guard_names_the_low_rank_alternative(monkeypatch):
+    monkeypatch.setattr(base, "available_memory", lambda: 10 * 2**20)
+    with pytest.raises(MemoryError, match="n_components"):
+        check_kernel_memory(2000, _Dummy())
+    with pytest.raises(MemoryError, match="_Dummy would need"):
+        _Dummy()._fit_kernel(np.random.default_rng(0).normal(size=(2000, 2)))
+    check_kernel_memory(100, _Dummy())  # 240 kB fits
+
+
+def test_zero_kernel_is_rejected():
+    with pytest.raises(ValueError, match="all zero"):
+        _Dummy(kernel="precomputed")._fit_kernel(np.zeros((4, 4)))
