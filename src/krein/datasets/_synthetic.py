@@ -1,0 +1,95 @@
+"""Synthetic regression with an indefinite kernel: the generator behind Table 1 of Oglic & Gärtner
+(ICML 2018), Sec. 5."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.spatial.distance import pdist, squareform
+from sklearn.utils import check_random_state
+
+__all__ = ["make_krein_regression"]
+
+
+def make_krein_regression(
+    n_samples: int = 100,
+    n_features: int = 20,
+    *,
+    kernel: str = "gauss",
+    noise: float = 0.05,
+    return_kernel: bool = False,
+    random_state=None,
+):
+    """Regression data whose target is a Kreĭn hypothesis of the indefinite kernel K₀ − K₀⁻¹.
+
+    Oglic & Gärtner (2018), Sec. 5 (Table 1): "sample hyperparameters of a kernel matrix and
+    then define an indefinite matrix as the difference between the sampled kernel matrix and
+    its inverse. [...] we pick a Kreĭn hypothesis by sampling coefficients of the kernel
+    expansion from the standard normal distribution and dividing them with the square root of
+    the size of the expansion. [...] we perturb it with a noise vector sampled from the standard
+    normal distribution with zero mean and scale that corresponds to 5% of the hypothesis
+    range."  Concretely:
+
+    1. X ~ N(0, I_d), n × d (the paper does not state the input distribution; d = 20 gives
+       spectra of the scale of its Table 1, e.g. λ ∈ [−290, 75] for GAUSS with n = 100).
+    2. Hyperparameter as in Appendix E.1 with c = 0.4 (u + 1), u ~ U[0, 1]:
+       ``"gauss"``: k(x, x') = exp(−‖x − x'‖² / (2η²)), η = median pairwise distance / c;
+       ``"sigmoid"``: k(x, x') = tanh((x·x' − 0.5) / η²), η = (max row norm / c)^{1/2}.
+    3. K = K₀ − K₀⁻¹ = V (Λ − Λ⁻¹) Vᵀ from the eigendecomposition K₀ = V Λ Vᵀ.
+    4. f = K α, α ~ N(0, I_n) / √n;  y = f + ε, ε ~ N(0, σ²), σ = ``noise`` · (max f − min f).
+
+    K₀ − K₀⁻¹ is not a kernel *function* — it has no closed form for new points — so K is built
+    over all ``n_samples`` points at once.  Experiments draw train and test indices and slice
+    ``K[train][:, train]`` (the training kernel) and ``K[test][:, train]`` (the test rows);
+    this is the transductive use the paper makes of it.
+
+    Parameters
+    ----------
+    n_samples : int, default=100
+    n_features : int, default=20
+    kernel : {"gauss", "sigmoid"}, default="gauss"
+    noise : float, default=0.05
+        Noise standard deviation as a fraction of the range of the noiseless target.
+    return_kernel : bool, default=False
+        Also return the n × n indefinite kernel matrix K.
+    random_state : int, RandomState instance or None
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+    y : ndarray of shape (n_samples,)
+    K : ndarray of shape (n_samples, n_samples), only if ``return_kernel``
+    """
+    if not isinstance(n_samples, int | np.integer) or n_samples < 2:
+        raise ValueError(f"n_samples must be an integer >= 2, got {n_samples!r}")
+    if not isinstance(n_features, int | np.integer) or n_features < 1:
+        raise ValueError(f"n_features must be a positive integer, got {n_features!r}")
+    if not isinstance(kernel, str) or kernel.lower() not in ("gauss", "sigmoid"):
+        raise ValueError(f"kernel must be 'gauss' or 'sigmoid', got {kernel!r}")
+    if not (isinstance(noise, int | float) and noise >= 0):
+        raise ValueError(f"noise must be a non-negative number, got {noise!r}")
+    rng = check_random_state(random_state)
+    X = rng.standard_normal((n_samples, n_features))
+    c = 0.4 * (rng.uniform() + 1.0)
+    if kernel.lower() == "gauss":
+        dist = pdist(X)
+        eta = float(np.median(dist)) / c
+        K0 = np.exp(-squareform(dist) ** 2 / (2.0 * eta**2))
+    else:
+        eta = float(np.sqrt(np.linalg.norm(X, axis=1).max() / c))
+        K0 = np.tanh((X @ X.T - 0.5) / eta**2)
+    K0 = 0.5 * (K0 + K0.T)
+    lam, V = np.linalg.eigh(K0)
+    tiny = np.finfo(np.float64).eps * n_samples * np.abs(lam).max()
+    if np.abs(lam).min() <= tiny:
+        raise ValueError(
+            "the sampled kernel matrix is numerically singular, so K0 - inv(K0) is undefined; "
+            "use more features or fewer samples, or another random_state"
+        )
+    K = (V * (lam - 1.0 / lam)) @ V.T
+    K = 0.5 * (K + K.T)
+    alpha = rng.standard_normal(n_samples) / np.sqrt(n_samples)
+    f = K @ alpha
+    y = f + rng.standard_normal(n_samples) * noise * float(f.max() - f.min())
+    if return_kernel:
+        return X, y, K
+    return X, y

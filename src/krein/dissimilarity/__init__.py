@@ -1,0 +1,37 @@
+"""Structured dissimilarities and the double-centering transformer.
+
+Pairwise functions (all take ``A`` against ``B`` or, with ``B=None``, ``A`` against itself —
+then the result is exactly symmetric and each unordered pair is evaluated once — plus
+``n_jobs`` and a ``working_memory`` budget for their memory-bounded tiles):
+
+* :func:`edit_distances` — Levenshtein distances between strings (rapidfuzz);
+* :func:`dtw_distances` — dynamic time warping between univariate series (dtaidistance),
+  not squared: (min over warping paths of the summed squared differences)^½;
+* :func:`hausdorff_distances` — Hausdorff (or modified Hausdorff) distances between point sets;
+* :func:`spd_distances` — affine-invariant or log-Euclidean geodesic distances between SPD
+  matrices (Liu et al., IKLR, Table I);
+* :func:`simpson_similarity` — Simpson overlap scores between binary images;
+* :func:`tangent_distances` — (mean) tangent distances between grey-level images.
+
+:func:`covariance_descriptors` turns images (9-feature region covariance, IKLR Sec. V-C) or
+multichannel series into SPD matrices; :class:`DoubleCentering` turns a dissimilarity matrix
+into a kernel, K = −½ H (D∘D) H, with consistent out-of-sample rows.
+"""
+
+from ._centering import DoubleCentering
+from ._images import simpson_similarity, tangent_distances
+from ._pointsets import hausdorff_distances
+from ._spd import covariance_descriptors, spd_distances
+from ._strings import edit_distances
+from ._timeseries import dtw_distances
+
+__all__ = [
+    "DoubleCentering",
+    "covariance_descriptors",
+    "dtw_distances",
+    "edit_distances",
+    "hausdorff_distances",
+    "simpson_similarity",
+    "spd_distances",
+    "tangent_distances",
+]

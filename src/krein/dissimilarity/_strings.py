@@ -1,0 +1,80 @@
+"""Edit (Levenshtein) distances between strings, on top of rapidfuzz."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._blocks import check_n_jobs, pairwise_tiles, tile_size
+
+__all__ = ["edit_distances"]
+
+
+def _check_strings(A, name: str) -> list[str]:
+    if isinstance(A, str | bytes):
+        raise TypeError(f"{name} must be a sequence of strings, not a single string")
+    if isinstance(A, np.ndarray):
+        if A.ndim != 1:
+            raise ValueError(f"{name} must be a 1-d sequence of strings, got shape {A.shape}")
+        A = A.tolist()
+    try:
+        items = list(A)
+    except TypeError:
+        raise TypeError(f"{name} must be a sequence of strings, got {type(A).__name__}") from None
+    for i, s in enumerate(items):
+        if not isinstance(s, str):
+            raise TypeError(f"{name}[{i}] is a {type(s).__name__}, expected str")
+    return items
+
+
+def edit_distances(
+    A,
+    B=None,
+    *,
+    normalized: bool = False,
+    n_jobs=None,
+    working_memory: float | None = None,
+) -> np.ndarray:
+    """Pairwise Levenshtein (edit) distances between strings.
+
+    The edit distance is the least number of single-character insertions, deletions and
+    substitutions (each of cost one) that turn one string into the other; it is a metric, but
+    −½ H (D∘D) H is in general indefinite (Oglic & Gärtner 2018, Table 2 uses it on
+    chicken-piece contours; here it serves the splice DNA strings).  Computed by rapidfuzz's
+    bit-parallel C++ implementation (``rapidfuzz.distance.Levenshtein``).
+
+    Parameters
+    ----------
+    A : sequence of str, length n_a
+    B : sequence of str, length n_b, or None
+        ``None`` computes ``A`` against itself: the result is symmetric with a zero diagonal, and
+        every unordered pair is evaluated once.
+    normalized : bool, default=False
+        Divide each distance by ``max(len(a), len(b))`` (0 for two empty strings).
+    n_jobs : int or None
+        Number of threads (``None`` means 1, ``-1`` all cores).
+    working_memory : float or None
+        Memory budget of one tile in MiB (default: scikit-learn's ``working_memory``).
+
+    Returns
+    -------
+    D : ndarray of shape (n_a, n_b), float64
+    """
+    from rapidfuzz.distance import Levenshtein
+    from rapidfuzz.process import cdist
+
+    a = _check_strings(A, "A")
+    symmetric = B is None
+    b = a if symmetric else _check_strings(B, "B")
+    scorer = Levenshtein.normalized_distance if normalized else Levenshtein.distance
+    workers = check_n_jobs(n_jobs)
+
+    def tile(r0, r1, c0, c1, diagonal):
+        if diagonal:
+            block = a[r0:r1]
+            # same object for queries and choices: rapidfuzz evaluates each pair once
+            return cdist(block, block, scorer=scorer, dtype=np.float64, workers=workers)
+        return cdist(a[r0:r1], b[c0:c1], scorer=scorer, dtype=np.float64, workers=workers)
+
+    t = tile_size(8.0, working_memory)
+    # rapidfuzz parallelises inside a tile; the tiles themselves run one after the other
+    return pairwise_tiles(tile, len(a), len(b), symmetric=symmetric, tile=t, n_jobs=1)
