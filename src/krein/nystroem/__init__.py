@@ -1,0 +1,48 @@
+"""Scalable learning with indefinite kernels: the Nyström method in Kreĭn spaces (Oglic & Gärtner 2019).
+
+* :class:`IndefiniteNystroem` — signed Nyström features ``K̃ = Φ diag(s) Φᵀ`` (Eq. 3), optionally of
+  a given rank through the one-shot eigendecomposition (Sec. 2.2).
+* :func:`nystroem_representation` — the one-shot eigendecomposition as a
+  :class:`~krein.spectral.SpectralRepresentation` for the low-rank Kreĭn estimators (Sec. 2.4–2.5),
+  in memory or streamed over row chunks / a Dask cluster (:class:`StreamedRepresentation`).
+* Landmark samplers (Sec. 2.3): :func:`uniform_landmarks`, :func:`leverage_landmarks`,
+  :func:`kmeanspp_landmarks`, :func:`select_landmarks`.
+* :func:`one_shot_eigendecomposition` and the Gisbrecht–Schleif baseline
+  :func:`gisbrecht_schleif_eigendecomposition` (Appendix B).
+"""
+
+from ._approximation import (
+    LandmarkFactor,
+    OneShotEigendecomposition,
+    gisbrecht_schleif_eigendecomposition,
+    landmark_factor,
+    one_shot_eigendecomposition,
+)
+from ._landmarks import (
+    LANDMARK_METHODS,
+    kmeanspp_landmarks,
+    leverage_landmarks,
+    select_landmarks,
+    uniform_landmarks,
+)
+from ._representation import StreamedRepresentation, nystroem_representation
+from ._source import KernelColumns, chunk_moments
+from ._transformer import IndefiniteNystroem
+
+__all__ = [
+    "IndefiniteNystroem",
+    "KernelColumns",
+    "LANDMARK_METHODS",
+    "LandmarkFactor",
+    "OneShotEigendecomposition",
+    "StreamedRepresentation",
+    "chunk_moments",
+    "gisbrecht_schleif_eigendecomposition",
+    "kmeanspp_landmarks",
+    "landmark_factor",
+    "leverage_landmarks",
+    "nystroem_representation",
+    "one_shot_eigendecomposition",
+    "select_landmarks",
+    "uniform_landmarks",
+]

@@ -1,0 +1,145 @@
+"""Landmark selection for the Nyström method with indefinite kernels (Oglic & Gärtner 2019, Sec. 2.3).
+
+Both informed strategies start from a *sketch*: ``s`` landmarks drawn uniformly at random give the
+one-shot eigendecomposition ``K̃ = Ũ Λ Ũᵀ`` of Sec. 2.2. Then
+
+* approximate leverage scores ``ℓ(xᵢ) = ‖Ũ(i)‖²`` define the sampling distribution ``p_ℓ ∝ ℓ``;
+* approximate kernel K-means++ seeds (Arthur & Vassilvitskii 2007) are drawn in the feature space of
+  the flip-spectrum factor ``L̃ = Ũ |Λ|^{1/2}``: the first uniformly, each next one with probability
+  proportional to its squared distance to the closest landmark chosen so far.
+
+Landmarks are distinct: leverage-score landmarks are drawn without replacement (a repeated landmark
+would only make ``K_ZZ`` singular), and K-means++ never redraws a chosen point (its distance is zero).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+from ._approximation import eigen_from_gram, landmark_factor
+
+__all__ = [
+    "LANDMARK_METHODS",
+    "kmeanspp_landmarks",
+    "leverage_landmarks",
+    "select_landmarks",
+    "uniform_landmarks",
+]
+
+LANDMARK_METHODS = ("uniform", "leverage", "kmeans++")
+
+
+def uniform_landmarks(n_samples, n_components, random_state=None):
+    """``n_components`` distinct indices drawn uniformly from ``range(n_samples)``."""
+    rng = check_random_state(random_state)
+    return np.sort(rng.choice(n_samples, size=n_components, replace=False))
+
+
+def _sketch_features(columns, sketch_size, rank, rng, working_memory):
+    """Row blocks of ``Ũ`` and the eigenvalues of a uniform sketch (Sec. 2.3)."""
+    sketch = uniform_landmarks(columns.n, sketch_size, rng)
+    factor = landmark_factor(columns.landmark_block(sketch))
+    gram, _ = columns.moments(sketch, factor.right, working_memory=working_memory)
+    values, W = eigen_from_gram(gram, factor.signature, rank=rank)
+    return sketch, values, factor.right @ W
+
+
+def _check_sampler_input(columns, method):
+    if columns.distributed:
+        raise ValueError(
+            f"landmarks={method!r} is not available for dask arrays; use landmarks='uniform' or pass an "
+            "in-memory array."
+        )
+
+
+def leverage_landmarks(columns, n_components, *, sketch_size, rank=None, random_state=None,
+                       working_memory=None):
+    """Landmarks sampled by approximate leverage scores ``‖Ũ(i)‖²`` of a uniform sketch (Sec. 2.3).
+
+    Parameters
+    ----------
+    columns : KernelColumns
+    n_components : int
+        Number of landmarks m.
+    sketch_size : int
+        Number of uniformly drawn sketch landmarks s.
+    rank : int, default=None
+        Use the ``rank`` leading eigenvectors of the sketch (all resolved ones when None).
+    random_state : int, RandomState or None
+    working_memory : float, default=None
+        MiB per block of kernel rows.
+
+    Returns
+    -------
+    ndarray of shape (n_components,)
+        Sorted distinct indices.
+    """
+    _check_sampler_input(columns, "leverage")
+    rng = check_random_state(random_state)
+    sketch, _, extension = _sketch_features(columns, sketch_size, rank, rng, working_memory)
+    scores = np.empty(columns.n)
+    for rows, features in columns.column_blocks(sketch, extension, working_memory=working_memory):
+        scores[rows] = np.einsum("ij,ij->i", features, features)
+    return _sample_distinct(scores, n_components, rng)
+
+
+def kmeanspp_landmarks(columns, n_components, *, sketch_size, rank=None, random_state=None,
+                       working_memory=None):
+    """Landmarks by approximate kernel K-means++ seeding in the space of ``Ũ |Λ|^{1/2}`` (Sec. 2.3).
+
+    Parameters are those of :func:`leverage_landmarks`. Holds the n×r sketch features in memory
+    (r ≤ ``sketch_size``); each seed costs one pass ``O(n r)``.
+    """
+    _check_sampler_input(columns, "kmeans++")
+    rng = check_random_state(random_state)
+    sketch, values, extension = _sketch_features(columns, sketch_size, rank, rng, working_memory)
+    features = np.empty((columns.n, values.size))
+    scaled = extension * np.sqrt(np.abs(values))
+    for rows, block in columns.column_blocks(sketch, scaled, working_memory=working_memory):
+        features[rows] = block
+    norms = np.einsum("ij,ij->i", features, features)
+    chosen = [int(rng.randint(columns.n))]
+    distances = np.full(columns.n, np.inf)
+    for _ in range(1, n_components):
+        center = features[chosen[-1]]
+        new = norms - 2.0 * (features @ center) + norms[chosen[-1]]
+        np.minimum(distances, np.maximum(new, 0.0), out=distances)
+        distances[chosen] = 0.0
+        chosen.append(int(_sample_distinct(distances, 1, rng, exclude=chosen)[0]))
+    return np.sort(np.asarray(chosen))
+
+
+def _sample_distinct(weights, size, rng, exclude=()):
+    """``size`` distinct indices drawn with probability ∝ ``weights`` (uniform over the rest if the
+    weights run out, e.g. all remaining points coincide with chosen ones)."""
+    weights = np.where(np.isfinite(weights), np.maximum(weights, 0.0), 0.0)
+    positive = np.flatnonzero(weights > 0)
+    if positive.size >= size:
+        p = weights[positive] / weights[positive].sum()
+        return np.sort(positive[rng.choice(positive.size, size=size, replace=False, p=p)])
+    rest = np.setdiff1d(np.arange(weights.size), np.concatenate([positive, np.asarray(exclude, dtype=int)]))
+    extra = rng.choice(rest, size=size - positive.size, replace=False)
+    return np.sort(np.concatenate([positive, extra]))
+
+
+def select_landmarks(columns, n_components, method="uniform", *, sketch_size=None, rank=None,
+                     random_state=None, working_memory=None):
+    """Indices of ``n_components`` landmarks chosen by ``method`` (see the module docstring).
+
+    ``sketch_size`` defaults to ``n_components`` (capped at n).
+    """
+    if method not in LANDMARK_METHODS:
+        raise ValueError(f"landmarks must be one of {LANDMARK_METHODS}, got {method!r}.")
+    if not 1 <= n_components <= columns.n:
+        raise ValueError(f"n_components must be in [1, n_samples={columns.n}], got {n_components}.")
+    if method == "uniform":
+        return uniform_landmarks(columns.n, n_components, random_state)
+    sketch_size = min(columns.n, n_components if sketch_size is None else sketch_size)
+    if sketch_size < 1:
+        raise ValueError(f"sketch_size must be a positive integer, got {sketch_size}.")
+    sampler = leverage_landmarks if method == "leverage" else kmeanspp_landmarks
+    return sampler(
+        columns, n_components, sketch_size=sketch_size, rank=rank, random_state=random_state,
+        working_memory=working_memory,
+    )
