@@ -1,0 +1,299 @@
+"""Eigendecomposition of a diagonal plus rank-one matrix ``diag(d) + ρ u uᵀ`` in O(n²).
+
+Sec. 3.1 of Luss & d'Aspremont (2009): the proxy kernel ``(K₀ + (Yα)(Yα)ᵀ/4ρ)₊`` needs, for every
+α, the eigendecomposition of a rank-one update of the fixed ``K₀ = V diag(d) Vᵀ``; in the basis ``V``
+this is ``diag(d) + ρ u uᵀ`` with ``u = Vᵀ(Yα)``. Its eigenvalues are the roots of the secular
+equation ``1 + ρ Σⱼ uⱼ² / (dⱼ − λ) = 0``, one in each interval between consecutive poles (Golub 1973;
+Demmel 1997, Sec. 5.3.3).
+
+The steps (Bunch, Nielsen & Sorensen 1978; Gu & Eisenstat 1994; Demmel 1997, Sec. 5.3.3):
+
+1. *Deflation.* A component with ``ρ|uⱼ|`` at rounding level leaves ``(dⱼ, eⱼ)`` an eigenpair; two
+   poles closer than rounding allows are merged by a Givens rotation that zeroes one component of
+   ``u``. The remaining poles are strictly separated and the remaining components non-zero.
+2. *Secular equation.* Each root is found by LAPACK's ``dlaed4`` (Li's "middle way" rational
+   iteration, with the differences ``dⱼ − λᵢ`` computed in shifted coordinates to full relative
+   accuracy), called through ``dlaed9``.
+3. *Stable eigenvectors* (Gu & Eisenstat). The computed roots are the exact eigenvalues of
+   ``diag(d) + ρ ûûᵀ`` with ``ûⱼ² = Πᵢ(λᵢ − dⱼ) / (ρ Π_{i≠j}(dᵢ − dⱼ))`` (Löwner's formula); the
+   eigenvectors ``(diag(d) − λᵢ)⁻¹ û`` of this nearby matrix are numerically orthogonal. ``dlaed9``
+   forms them from the differences of step 2.
+
+Everything is O(n²): no n×n matrix product is formed. LAPACK's ``dlaed4``/``dlaed9`` are reached
+through the function pointers that :mod:`scipy.linalg.cython_lapack` exports.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = ["RankOneEigen", "rank_one_eigh", "rank_one_positive_part"]
+
+_c_int_p = ctypes.POINTER(ctypes.c_int)
+_c_double_p = ctypes.POINTER(ctypes.c_double)
+
+
+def _lapack_function(name, argtypes):
+    """A ctypes function for the LAPACK routine ``name`` exported by scipy's Cython LAPACK module."""
+    from scipy.linalg import cython_lapack
+
+    capsule = cython_lapack.__pyx_capi__[name]
+    get_name = ctypes.pythonapi.PyCapsule_GetName
+    get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
+    get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+    get_pointer.restype, get_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    address = get_pointer(capsule, get_name(capsule))
+    return ctypes.CFUNCTYPE(None, *argtypes)(address)
+
+
+_DLAED9 = None
+_DLAED4 = None
+
+
+def _dlaed4():
+    global _DLAED4
+    if _DLAED4 is None:
+        ints, doubles = _c_int_p, _c_double_p
+        pointer = ctypes.c_void_p  # raw addresses: building ndarray.ctypes objects per call is slow
+        _DLAED4 = _lapack_function("dlaed4", [ints, ints, pointer, pointer, pointer, doubles, doubles, ints])
+    return _DLAED4
+
+
+def _dlaed9():
+    global _DLAED9
+    if _DLAED9 is None:
+        ints, doubles = _c_int_p, _c_double_p
+        _DLAED9 = _lapack_function(
+            "dlaed9",
+            [ints, ints, ints, ints, doubles, doubles, ints, doubles, doubles, doubles, doubles, ints, ints],
+        )
+    return _DLAED9
+
+
+class RankOneEigen(NamedTuple):
+    """Eigenvalues (ascending) and orthonormal eigenvectors (columns) of ``diag(d) + ρ u uᵀ``."""
+
+    values: np.ndarray
+    vectors: np.ndarray
+
+
+def _secular_solve(poles, z, weight):
+    """Roots and eigenvectors of ``diag(poles) + weight z zᵀ`` (poles strictly increasing, ‖z‖ = 1)."""
+    k = poles.size
+    values = np.empty(k)
+    workspace = np.empty((k, k), order="F")
+    vectors = np.empty((k, k), order="F")
+    poles = np.array(poles, dtype=float)
+    z = np.array(z, dtype=float)
+    k_ = ctypes.c_int(k)
+    one = ctypes.c_int(1)
+    rho = ctypes.c_double(weight)
+    info = ctypes.c_int(0)
+
+    def ptr(array):
+        return array.ctypes.data_as(_c_double_p)
+
+    _dlaed9()(
+        ctypes.byref(k_), ctypes.byref(one), ctypes.byref(k_), ctypes.byref(k_), ptr(values),
+        ptr(workspace), ctypes.byref(k_), ctypes.byref(rho), ptr(poles), ptr(z), ptr(vectors),
+        ctypes.byref(k_), ctypes.byref(info),
+    )  # fmt: skip
+    if info.value != 0:  # pragma: no cover - dlaed4 failing to converge is not expected
+        raise np.linalg.LinAlgError(f"LAPACK dlaed9 failed to solve the secular equation (info={info.value}).")
+    return values, np.asarray(vectors)
+
+
+def _check_inputs(d, u, rho):
+    d = np.asarray(d, dtype=float)
+    u = np.asarray(u, dtype=float)
+    if d.ndim != 1 or u.shape != d.shape:
+        raise ValueError(f"d and u must be vectors of equal length, got shapes {d.shape} and {u.shape}.")
+    if d.size > 1 and np.any(np.diff(d) < 0):
+        raise ValueError("d must be sorted in ascending order.")
+    if not (np.all(np.isfinite(d)) and np.all(np.isfinite(u)) and np.isfinite(rho)):
+        raise ValueError("d, u and rho must be finite.")
+    return d, u
+
+
+def _deflate(d, z, weight):
+    """Deflation of ``diag(d) + weight z zᵀ`` (‖z‖ = 1, weight > 0), as in LAPACK's ``dlaed2``.
+
+    Returns ``(diag, z, weight, kept, rotations)``: the (slightly modified) diagonal, the rotated
+    update vector (zero outside ``kept``), the boolean mask of the components left to the secular
+    equation, and the Givens rotations ``(p, j, c, s)`` applied to coordinate pairs, in order.
+    """
+    diag = d.copy()
+    z = z.copy()
+    tolerance = 8.0 * np.finfo(float).eps * max(np.max(np.abs(diag)), weight)
+    kept = weight * np.abs(z) > tolerance
+    z[~kept] = 0.0
+    rotations = []
+    kept_index = np.flatnonzero(kept)
+    if kept_index.size > 1:
+        a, b = z[kept_index[:-1]], z[kept_index[1:]]
+        if np.any(np.diff(diag[kept_index]) * np.abs(a * b) / (a**2 + b**2) <= tolerance):
+            previous = kept_index[0]
+            for j in kept_index[1:]:
+                radius = np.hypot(z[previous], z[j])
+                c, s = z[j] / radius, -z[previous] / radius
+                if abs((diag[j] - diag[previous]) * c * s) <= tolerance:
+                    z[j], z[previous] = radius, 0.0
+                    kept[previous] = False
+                    d_prev, d_j = diag[previous], diag[j]
+                    diag[previous] = d_prev * c**2 + d_j * s**2
+                    diag[j] = d_prev * s**2 + d_j * c**2
+                    rotations.append((previous, j, c, s))
+                previous = j
+    return diag, z, weight, kept, rotations
+
+
+def rank_one_eigh(d, u, rho):
+    """Eigendecomposition of ``diag(d) + ρ u uᵀ`` by deflation and secular equations, in O(n²).
+
+    Parameters
+    ----------
+    d : ndarray of shape (n,)
+        Diagonal, in ascending order (the eigenvalues of the matrix being updated).
+    u : ndarray of shape (n,)
+        Update direction.
+    rho : float
+        Update weight (either sign).
+
+    Returns
+    -------
+    RankOneEigen
+        ``values`` ascending and ``vectors`` (n×n, orthonormal columns) with
+        ``diag(d) + ρ u uᵀ = vectors diag(values) vectorsᵀ`` to rounding.
+    """
+    d, u = _check_inputs(d, u, rho)
+    n = d.size
+    if rho < 0:  # diag(d) + ρuuᵀ = −(diag(−d) + |ρ| uuᵀ); −d reversed is ascending
+        values, vectors = rank_one_eigh(-d[::-1], u[::-1], -rho)
+        return RankOneEigen(-values[::-1], vectors[::-1, ::-1])
+    norm = np.linalg.norm(u)
+    if rho == 0 or norm == 0:
+        return RankOneEigen(d.copy(), np.eye(n))
+    diag, z, weight, kept, rotations = _deflate(d, u / norm, rho * norm**2)
+    kept_index = np.flatnonzero(kept)
+
+    # 2.–3. Secular equation on the kept poles, with Gu–Eisenstat eigenvectors.
+    values = diag.copy()
+    vectors = np.zeros((n, n))
+    deflated = np.flatnonzero(~kept)
+    vectors[deflated, deflated] = 1.0
+    if kept_index.size:
+        z_kept = z[kept_index]
+        z_norm = np.linalg.norm(z_kept)
+        roots, small_vectors = _secular_solve(diag[kept_index], z_kept / z_norm, weight * z_norm**2)
+        values[kept_index] = roots
+        vectors[np.ix_(kept_index, kept_index)] = small_vectors
+
+    # Undo the Givens rotations (row operations, last rotation first).
+    for p, j, c, s in reversed(rotations):
+        row_p, row_j = vectors[p].copy(), vectors[j]
+        vectors[p] = c * row_p - s * row_j
+        vectors[j] = s * row_p + c * row_j
+    order = np.argsort(values, kind="stable")
+    return RankOneEigen(values[order], vectors[:, order])
+
+
+def _secular_roots(poles, z, weight, which):
+    """Selected roots of ``diag(poles) + weight z zᵀ`` and the differences ``poles − λᵢ`` (columns).
+
+    ``which`` holds 0-based root indices (root i lies in ``(poles[i], poles[i+1])``). Each root costs
+    one call of LAPACK's ``dlaed4`` (O(k) per iteration of its rational iteration).
+    """
+    k = poles.size
+    poles = np.ascontiguousarray(poles, dtype=float)
+    z = np.ascontiguousarray(z, dtype=float)
+    roots = np.empty(len(which))
+    deltas = np.empty((len(which), k))
+    dlaed4 = _dlaed4()
+    k_ = ctypes.c_int(k)
+    index = ctypes.c_int(0)
+    rho = ctypes.c_double(weight)
+    root = ctypes.c_double(0.0)
+    info = ctypes.c_int(0)
+    poles_p, z_p, deltas_p = poles.ctypes.data, z.ctypes.data, deltas.ctypes.data
+    k_p, index_p, rho_p, root_p, info_p = map(ctypes.byref, (k_, index, rho, root, info))
+    row_bytes = 8 * k
+    for position, i in enumerate(which):
+        index.value = int(i) + 1
+        dlaed4(k_p, index_p, poles_p, z_p, deltas_p + position * row_bytes, rho_p, root_p, info_p)
+        if info.value != 0:  # pragma: no cover
+            raise np.linalg.LinAlgError(f"LAPACK dlaed4 failed on root {i} (info={info.value}).")
+        roots[position] = root.value
+    if k <= 2:  # dlaed4 returns normalized eigenvectors rather than differences for k ≤ 2
+        deltas = poles[None, :] - roots[:, None]
+    return roots, deltas
+
+
+def rank_one_positive_part(d, u, rho):
+    """``Σ λ₊²`` and ``X₊ u`` for ``X = diag(d) + ρ u uᵀ`` (ρ ≥ 0), without the full eigenbasis.
+
+    This is what one iteration of the proxy-kernel SVM needs (Luss & d'Aspremont 2009, Sec. 3.1):
+    the objective of (7) is ``αᵀe + ρ(‖K₀‖² − ‖X₊‖²_F)`` and its gradient involves ``X₊ (Yα)``. With
+    ``ρ ≥ 0`` the eigenvalues interlace the poles, so only roots with a pole below zero can be
+    negative and only roots with a pole above zero can be positive. The cheaper side is solved:
+    either the positive roots directly, or the negative ones through ``X₊ = X − X₋`` and
+    ``‖X₊‖² = ‖X‖² − ‖X₋‖²`` (``‖X‖²`` and ``Xu`` are O(n)). The cost is O(n·min(n₊, n₋)).
+
+    Parameters
+    ----------
+    d : ndarray of shape (n,)
+        Ascending diagonal.
+    u : ndarray of shape (n,)
+    rho : float
+        Non-negative update weight.
+
+    Returns
+    -------
+    sum_squares : float
+        ``Σᵢ max(λᵢ(X), 0)²``.
+    action : ndarray of shape (n,)
+        ``X₊ u``.
+    """
+    d, u = _check_inputs(d, u, rho)
+    if rho < 0:
+        raise ValueError(f"rho must be non-negative, got {rho}.")
+    norm = np.linalg.norm(u)
+    positive_d = np.maximum(d, 0.0)
+    if rho == 0 or norm == 0:
+        return float(positive_d @ positive_d), positive_d * u
+    diag, z, weight, kept, rotations = _deflate(d, u / norm, rho * norm**2)
+    deflated = ~kept
+    positive_diag = np.maximum(diag[deflated], 0.0)
+    sum_squares = float(positive_diag @ positive_diag)
+    action = np.zeros_like(d)  # in the rotated coordinates; deflated components of u are zero there
+    kept_index = np.flatnonzero(kept)
+    if kept_index.size:
+        poles = diag[kept_index]
+        z_norm = np.linalg.norm(z[kept_index])
+        zk = z[kept_index] / z_norm
+        rk = weight * z_norm**2
+        u_kept = norm * z_norm * zk
+        lower = np.flatnonzero(poles < 0)
+        upper = np.flatnonzero(np.append(poles[1:] > 0, True))
+        use_lower = lower.size <= upper.size
+        roots, deltas = _secular_roots(poles, zk, rk, lower if use_lower else upper)
+        select = roots < 0 if use_lower else roots > 0
+        roots, deltas = roots[select], deltas[select]
+        vectors = zk[None, :] / deltas  # rows: unnormalized eigenvectors (diag − λ)⁻¹ z
+        vectors /= np.sqrt(np.einsum("ij,ij->i", vectors, vectors))[:, None]
+        side = roots * (vectors @ u_kept)
+        side_action = side @ vectors
+        if use_lower:
+            full = poles @ poles + 2 * rk * (poles @ zk**2) + rk**2
+            sum_squares += full - float(roots @ roots)
+            action[kept_index] = poles * u_kept + rk * zk * (zk @ u_kept) - side_action
+        else:
+            sum_squares += float(roots @ roots)
+            action[kept_index] = side_action
+    for p, j, c, s in reversed(rotations):
+        a_p, a_j = action[p], action[j]
+        action[p] = c * a_p - s * a_j
+        action[j] = s * a_p + c * a_j
+    return sum_squares, action
