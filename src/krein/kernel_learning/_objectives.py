@@ -1,0 +1,160 @@
+"""The kernel-learning objectives of Li, Venturi & Xu: KRR (Eq. 4) and SVM (Eq. 8, Algorithm 7).
+
+Both objectives are functions of the combination weights μ whose value and gradient come from one
+dual solve with the combined kernel ``K_μ``:
+
+- ridge, Eq. (4) and (7): ``F(μ) = yᵀ(K_μ + λI)⁻¹y + β‖μ‖²`` with ``∂F/∂μ_k = −αᵀG_kα + 2βμ_k``,
+  ``α = (K_μ + λI)⁻¹y`` and ``G_k = ∂K_μ/∂μ_k`` (Sec. 2.2; β = 0 for the constrained problems);
+- SVM, Eq. (8): ``J(μ) = max_{α ≥ 0, αᵀy = 0} 2αᵀ1 − αᵀ(Y K_μ Y + λI)α + β‖μ‖²`` (the 2-norm soft
+  margin SVM with λ = 1/C) whose gradient, by Danskin's theorem, is ``−(Yα)ᵀG_k(Yα) + 2βμ_k`` at the
+  maximizer α (Algorithm 7, line 7).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.svm import SVC
+
+from ._linalg import SymmetricSolver
+
+__all__ = ["RidgeObjective", "SVMObjective"]
+
+_INDEFINITE_MESSAGE = (
+    "K_mu + lam * I is not positive definite at mu = {mu}: at least one base kernel is indefinite. "
+    "Solving through the LDLᵀ factorization instead of Cholesky; the objective is then the stationary "
+    "value of an indefinite (Kreĭn-space) ridge problem rather than a minimum."
+)
+
+
+def _regularized_kernel(combination, mu, lam):
+    S = combination.linear(mu)
+    A = combination.power(S)
+    A.flat[:: A.shape[0] + 1] += lam
+    return S, A
+
+
+@dataclass
+class RidgeState:
+    """Everything known at one μ: ``S = Σμ_kK_k``, the dual ``α``, the factorization, F and ∇F."""
+
+    mu: np.ndarray
+    S: np.ndarray
+    alpha: np.ndarray
+    solver: SymmetricSolver
+    value: float
+    gradient: np.ndarray
+
+
+class RidgeObjective:
+    """``F(μ) = yᵀ(K_μ + λI)⁻¹y + β‖μ‖²`` (Li, Venturi & Xu, Eq. 4 and 7) with gradient and Hessian.
+
+    Parameters
+    ----------
+    combination : KernelCombination
+    y : ndarray of shape (n,)
+    lam : float
+        The ridge λ > 0.
+    beta : float, default=0
+        Weight of the regularizer ``r(μ) = β‖μ‖²`` (0 for the constrained problem (6)).
+    """
+
+    def __init__(self, combination, y, lam, beta=0.0):
+        self.combination = combination
+        self.y = y
+        self.lam = float(lam)
+        self.beta = float(beta)
+        self.n_evaluations = 0
+        self.warned_indefinite = False
+
+    def evaluate(self, mu):
+        """Value, gradient and dual at ``mu`` (one factorization of K_μ + λI)."""
+        mu = np.asarray(mu, dtype=float)
+        S, A = _regularized_kernel(self.combination, mu, self.lam)
+        solver = SymmetricSolver(A)
+        if not solver.positive_definite and not self.warned_indefinite:
+            warnings.warn(_INDEFINITE_MESSAGE.format(mu=np.round(mu, 6)), UserWarning, stacklevel=4)
+            self.warned_indefinite = True
+        alpha = solver.solve(self.y)
+        self.n_evaluations += 1
+        value = float(self.y @ alpha + self.beta * (mu @ mu))
+        gradient = -self.combination.derivative_forms(S, alpha) + 2.0 * self.beta * mu
+        return RidgeState(mu, S, alpha, solver, value, gradient)
+
+    def forms(self, state, alpha):
+        """``v_k = αᵀG_kα`` at the weights of ``state`` for any ``alpha`` (Theorems 2.1 and 2.2)."""
+        return self.combination.derivative_forms(state.S, alpha)
+
+    def hessian(self, state):
+        """``∇²F = 2 (G_jα)ᵀ(K_μ + λI)⁻¹(G_kα) − αᵀ(∂²K_μ/∂μ_j∂μ_k)α + 2βI``.
+
+        For d = 1 this is the Hessian of Sec. 2.2.1 (rIIA), for d = 2 the one of Sec. 2.2.2 (PGD2):
+        ``8αᵀU_k(K_μ + λI)⁻¹U_jα − 2αᵀ(K_j∘K_k)α``.
+        """
+        B = self.combination.derivative_products(state.S, state.alpha)
+        H = 2.0 * B.T @ state.solver.solve(B) - self.combination.second_derivative_forms(state.S, state.alpha)
+        H = 0.5 * (H + H.T)
+        H[np.diag_indices_from(H)] += 2.0 * self.beta
+        return H
+
+
+@dataclass
+class SVMState:
+    """The SVM duals at one μ: signed coefficients ``Yα`` (n, tasks), intercepts, J and ∇J."""
+
+    mu: np.ndarray
+    dual_coef: np.ndarray
+    intercept: np.ndarray
+    value: float
+    gradient: np.ndarray
+
+
+class SVMObjective:
+    """``J(μ)``: the 2-norm soft-margin SVM dual optimum (Eq. 8) summed over one-vs-rest tasks.
+
+    The SVM with kernel ``K_μ`` and ``λ = 1/C`` in the 2-norm soft margin is the hard-margin SVM with
+    kernel ``K_μ + λI``; it is solved by LIBSVM (``sklearn.svm.SVC``) with a box ``C_box`` large enough
+    never to be active: at the optimum ``λ‖α‖² ≤ αᵀ(YK_μY + λI)α ≤ 2·1ᵀα ≤ 2√n‖α‖``, so
+    ``α_i ≤ 2√n/λ`` whenever K_μ is positive semidefinite. LIBSVM has no warm start, so each
+    evaluation is a fresh solve.
+
+    Parameters
+    ----------
+    combination : KernelCombination
+    Y : ndarray of shape (n, n_tasks)
+        ±1 targets, one column per one-vs-rest task.
+    lam : float
+    beta : float, default=0
+    svm_tol : float, default=1e-5
+        Stopping tolerance of LIBSVM.
+    """
+
+    def __init__(self, combination, Y, lam, beta=0.0, svm_tol=1e-5):
+        self.combination = combination
+        self.Y = Y
+        self.lam = float(lam)
+        self.beta = float(beta)
+        self.svm_tol = svm_tol
+        n = Y.shape[0]
+        self.box = 4.0 * np.sqrt(n) / self.lam
+        self.n_evaluations = 0
+
+    def evaluate(self, mu):
+        mu = np.asarray(mu, dtype=float)
+        S, A = _regularized_kernel(self.combination, mu, self.lam)
+        n, n_tasks = self.Y.shape
+        coef = np.zeros((n, n_tasks))
+        intercept = np.zeros(n_tasks)
+        value = self.beta * float(mu @ mu)
+        gradient = 2.0 * self.beta * mu
+        for t in range(n_tasks):
+            svc = SVC(kernel="precomputed", C=self.box, tol=self.svm_tol).fit(A, self.Y[:, t])
+            coef[svc.support_, t] = svc.dual_coef_[0]
+            intercept[t] = svc.intercept_[0]
+            c = coef[:, t]
+            value += 2.0 * np.abs(c).sum() - c @ (A[:, svc.support_] @ svc.dual_coef_[0])
+            gradient = gradient - self.combination.derivative_forms(S, c)
+        self.n_evaluations += 1
+        return SVMState(mu, coef, intercept, float(value), gradient)
