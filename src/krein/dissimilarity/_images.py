@@ -14,7 +14,7 @@ def _check_images(A, name: str, *, binary: bool = False) -> np.ndarray:
     try:
         arr = np.asarray(A)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be an array of images") from None
+        raise ValueError(f"{name} must be an array of equally sized images (ragged input)") from None
     if arr.dtype == object:
         raise ValueError(f"{name} must be an array of equally sized images (ragged input)")
     if arr.ndim not in (2, 3):
