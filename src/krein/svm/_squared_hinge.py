@@ -1,0 +1,246 @@
+"""The Kreĭn squared-hinge support vector machine (KREĬN SH-SVM; Oglic & Gärtner 2019, Sec. 2.5).
+
+With a spectral representation ``K ≈ Ũ Λ Ũᵀ`` (exact, or the Nyström one-shot eigendecomposition of
+Sec. 2.2) a hypothesis on the training points is ``f = Φ z`` with ``Φ = Ũ |Λ|^{1/2} sign(Λ)``, and
+the Kreĭn-space regularizer ``λ₊‖f₊‖² + λ₋‖f₋‖²`` becomes ``λ₊‖z₊‖² + λ₋‖z₋‖²`` (``z±`` the
+coordinates with positive/negative eigenvalues). The primal problem
+
+    min_{z, b}  Σᵢ max(0, 1 − yᵢ(Φᵢ z + b))² + n λ₊ ‖z₊‖² + n λ₋ ‖z₋‖²
+
+is strictly convex in ``z`` and piecewise quadratic; we solve it by the modified finite Newton method
+of Keerthi & DeCoste (2005): on the active set ``I = {i : yᵢ f(xᵢ) < 1}`` solve the regularized least
+squares problem ``(Φ̂_Iᵀ Φ̂_I + n R) w̄ = Φ̂_Iᵀ y_I`` (``Φ̂ = [Φ, 1]``, ``R = diag(λ±, 0)``), then take
+the exact line search along ``w̄ − w`` (the derivative of the objective along the ray is monotone and
+piecewise linear, so its root is found by sorting breakpoints). It terminates finitely, at the
+global minimum, when the active set no longer changes.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.linalg
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._base import KernelEstimatorMixin, decision_to_labels, one_vs_rest_targets
+from .._validation import check_test_kernel
+from ..kernels import Kernel, make_kernel
+from ..nystroem import LANDMARK_METHODS, nystroem_representation
+from ..spectral import SpectralRepresentation
+
+__all__ = ["KreinSquaredHingeSVC", "squared_hinge_newton"]
+
+
+def _line_search(a, c, wRd, dRd, n):
+    """Root in ``t ≥ 0`` of ``g(t) = −Σᵢ max(0, aᵢ − t cᵢ) cᵢ + n (wRd + t dRd)`` (monotone, piecewise
+    linear), with ``aᵢ = 1 − yᵢ oᵢ`` and ``cᵢ = yᵢ δᵢ`` along the direction ``d``."""
+    active = a > 0
+    alpha = -np.sum(a[active] * c[active]) + n * wRd
+    beta = np.sum(c[active] ** 2) + n * dRd
+    moving = c != 0
+    times = a[moving] / c[moving]
+    leaving = (c[moving] > 0) & active[moving]
+    entering = (c[moving] < 0) & ~active[moving]
+    events = np.flatnonzero((leaving | entering) & (times >= 0))
+    order = events[np.argsort(times[events], kind="stable")]
+    a_m, c_m = a[moving], c[moving]
+    for k in order:
+        t = times[k]
+        if beta > 0 and -alpha / beta <= t:
+            break
+        sign = -1.0 if leaving[k] else 1.0
+        alpha += sign * (-a_m[k] * c_m[k])
+        beta += sign * c_m[k] ** 2
+    if beta <= 0:
+        return 1.0
+    return max(0.0, -alpha / beta)
+
+
+def squared_hinge_newton(features, y, penalties, *, fit_intercept=True, tol=1e-10, max_iter=100):
+    """Minimize ``Σ max(0, 1 − yᵢ(Φᵢ w + b))² + n Σⱼ ρⱼ wⱼ²`` by the finite Newton method.
+
+    Parameters
+    ----------
+    features : ndarray of shape (n, r)
+        ``Φ``.
+    y : ndarray of shape (n,)
+        Labels ±1.
+    penalties : ndarray of shape (r,)
+        ``ρ`` (strictly positive).
+    fit_intercept : bool, default=True
+        Add an unregularized bias ``b``.
+    tol : float, default=1e-10
+        Stop when the relative decrease of the objective is below ``tol`` or the active set repeats.
+    max_iter : int, default=100
+
+    Returns
+    -------
+    w : ndarray of shape (r,)
+    b : float
+    n_iter : int
+    """
+    n = features.shape[0]
+    design = np.hstack([features, np.ones((n, 1))]) if fit_intercept else features
+    R = np.append(penalties, 0.0) if fit_intercept else penalties
+    w = np.zeros(design.shape[1])
+    outputs = np.zeros(n)
+
+    def objective(out, weights):
+        return np.sum(np.maximum(0.0, 1.0 - y * out) ** 2) + n * np.dot(R * weights, weights)
+
+    value = objective(outputs, w)
+    n_iter = 0
+    while n_iter < max_iter:
+        n_iter += 1
+        active = y * outputs < 1
+        D = design[active]
+        system = D.T @ D
+        system[np.diag_indices_from(system)] += n * R
+        try:
+            target = scipy.linalg.solve(system, D.T @ y[active], assume_a="pos", check_finite=False)
+        except (np.linalg.LinAlgError, scipy.linalg.LinAlgError):
+            target = scipy.linalg.lstsq(system, D.T @ y[active], check_finite=False)[0]
+        direction = target - w
+        delta = design @ direction
+        step = _line_search(1.0 - y * outputs, y * delta, np.dot(R * w, direction),
+                            np.dot(R * direction, direction), n)
+        w = w + step * direction
+        outputs = outputs + step * delta
+        new_value = objective(outputs, w)
+        converged = value - new_value <= tol * max(new_value, 1e-300) or np.array_equal(
+            active, y * outputs < 1
+        )
+        value = new_value
+        if converged:
+            break
+    if fit_intercept:
+        return w[:-1], float(w[-1]), n_iter
+    return w, 0.0, n_iter
+
+
+class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
+    """Kreĭn squared-hinge SVM (KREĬN SH-SVM), exact or low-rank (Oglic & Gärtner 2019, Sec. 2.5).
+
+    Parameters
+    ----------
+    kernel : Kernel, str or "precomputed", default="gaussian"
+    lambda_plus, lambda_minus : float, default=1e-3
+        Regularization of the positive and negative decomposition components ``λ₊``, ``λ₋``.
+    n_components : int, default=None
+        Number of Nyström landmarks m; None uses the exact eigendecomposition of the training kernel.
+    landmarks : {"uniform", "leverage", "kmeans++"}, default="uniform"
+        Landmark sampler (Sec. 2.3).
+    rank : int, default=None
+        Rank of the one-shot eigendecomposition (at most m; all resolved eigenpairs when None).
+    fit_intercept : bool, default=True
+        Learn an unregularized bias.
+    tol : float, default=1e-10
+    max_iter : int, default=100
+        Newton iterations per one-vs-rest task.
+    random_state : int, RandomState or None, default=None
+        Landmark sampling.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    representation_ : SpectralRepresentation
+    landmark_indices_ : ndarray of shape (m,) or None
+    dual_coef_ : ndarray of shape (n_points, n_tasks)
+        ``β`` with ``f(x) = K(x, P) β + b`` (``P`` the training points, or the landmarks).
+    coef_ : ndarray of shape (r, n_tasks)
+        ``z`` in the features ``Φ``.
+    intercept_ : ndarray of shape (n_tasks,)
+    n_iter_ : ndarray of shape (n_tasks,)
+    """
+
+    _parameter_constraints = {
+        "kernel": [Kernel, str],
+        "lambda_plus": [Interval(numbers.Real, 0, None, closed="neither")],
+        "lambda_minus": [Interval(numbers.Real, 0, None, closed="neither")],
+        "n_components": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "landmarks": [StrOptions(set(LANDMARK_METHODS))],
+        "rank": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "fit_intercept": ["boolean"],
+        "tol": [Interval(numbers.Real, 0, None, closed="left")],
+        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, kernel="gaussian", *, lambda_plus=1e-3, lambda_minus=1e-3, n_components=None,
+                 landmarks="uniform", rank=None, fit_intercept=True, tol=1e-10, max_iter=100,
+                 random_state=None):
+        self.kernel = kernel
+        self.lambda_plus = lambda_plus
+        self.lambda_minus = lambda_minus
+        self.n_components = n_components
+        self.landmarks = landmarks
+        self.rank = rank
+        self.fit_intercept = fit_intercept
+        self.tol = tol
+        self.max_iter = max_iter
+        self.random_state = random_state
+
+    def _representation(self, X, y):
+        if self.n_components is None:
+            K, y = self._fit_kernel(X, y)
+            self.landmark_indices_ = None
+            return SpectralRepresentation.exact(K), y
+        self.kernel_ = make_kernel(self.kernel)
+        X, y = validate_data(self, X, y, reset=True, dtype=np.float64)
+        n_components = min(self.n_components, X.shape[0])
+        representation, indices = nystroem_representation(
+            self.kernel_, X, n_components=n_components, landmarks=self.landmarks, rank=self.rank,
+            random_state=self.random_state,
+        )
+        self.landmark_indices_ = indices
+        if self.kernel_ != "precomputed":
+            self.X_fit_ = X[indices]
+        return representation, y
+
+    def fit(self, X, y):
+        """Fit one squared-hinge problem per one-vs-rest task.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d), or (n, n) if precomputed
+        y : array-like of shape (n,)
+        """
+        self._validate_params()
+        representation, y = self._representation(X, y)
+        self.classes_, Y = one_vs_rest_targets(y)
+        values = representation.values
+        scale = np.sqrt(np.abs(values))
+        features = representation.vectors * (scale * np.sign(values))
+        penalties = np.where(values > 0, self.lambda_plus, self.lambda_minus)
+        coef = np.empty((values.size, Y.shape[1]))
+        self.intercept_ = np.empty(Y.shape[1])
+        self.n_iter_ = np.empty(Y.shape[1], dtype=int)
+        for task in range(Y.shape[1]):
+            coef[:, task], self.intercept_[task], self.n_iter_[task] = squared_hinge_newton(
+                features, Y[:, task], penalties, fit_intercept=self.fit_intercept, tol=self.tol,
+                max_iter=self.max_iter,
+            )
+        self.coef_ = coef
+        self.representation_ = representation
+        self.dual_coef_ = representation.dual_coef(coef / scale[:, None])
+        return self
+
+    def decision_function(self, X):
+        """``f(x) = K(x, P) β + b``; one column per task (a vector for binary problems)."""
+        check_is_fitted(self)
+        if self.kernel_ == "precomputed":
+            X = validate_data(self, X, reset=False, dtype=np.float64)
+            rows = check_test_kernel(X, self.n_features_in_, name="X")
+            if self.landmark_indices_ is not None:
+                rows = rows[:, self.landmark_indices_]
+        else:
+            rows = self._test_kernel(X)
+        scores = rows @ self.dual_coef_ + self.intercept_
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """Class labels (one-vs-rest)."""
+        return decision_to_labels(self.decision_function(X), self.classes_)
