@@ -128,9 +128,13 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
     decay : float, default=0.8
         Per-epoch decay ``ρ`` of the SGD step (Algorithm 1, line 11); gradient descent does not decay.
     tau : float or None, default=None
-        Shift of the positive decomposition; ``None`` uses ``τ = max(−μ_min, 0)`` (the smallest value
-        allowed by Sec. III, which keeps the outer iterations fastest). Must be positive when ``K``
-        has a negative eigenvalue (the subproblem is otherwise not strongly convex).
+        Shift ``τ`` of the positive decomposition (Sec. III); must be positive when ``K`` has a negative
+        eigenvalue (the subproblems are otherwise not strongly convex). One outer iteration multiplies
+        the component of ``α`` along an eigendirection with ``μ < 0`` by at most ``1 + |μ|/τ``, so
+        ``τ`` sets how fast the iterates escape along the directions in which (6) is unbounded below.
+        ``None`` uses ``τ = max_outer_iter · max(−μ_min, 0)``, which satisfies the paper's ``τ > −μ_min``
+        and bounds that amplification over the whole run by ``(1 + 1/k_max)^k_max < e``; ``τ = 0`` for a
+        positive semidefinite kernel (then ``K₋ = 0`` and one exact subproblem is KLR).
     sgd_inexact : bool, default=False
         With ``solver="ccicp-sgd"``, use the inexact ``ε = 1`` (CCICP-SGD-I) unless ``inexact_tol``
         is given.
@@ -245,7 +249,10 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
         spectrum = SpectralRepresentation.exact(K, name="the training kernel")
         values, vectors = spectrum.values, spectrum.vectors
         self.eigenvalues_ = values
-        self.tau_ = max(-float(values[0]), 0.0) if self.tau is None else float(self.tau)
+        if self.tau is None:
+            self.tau_ = self.max_outer_iter * max(-float(values[0]), 0.0)
+        else:
+            self.tau_ = float(self.tau)
         if values[0] < 0 and self.tau_ == 0:
             raise ValueError(
                 "tau must be positive for an indefinite kernel (the training kernel has the eigenvalue "

@@ -197,8 +197,24 @@ def concave_convex_procedure(
     -------
     CCCPResult
     """
-    rng = check_random_state(random_state)
-    x = np.array(x0, dtype=float)
+    with np.errstate(over="raise", invalid="raise"):
+        try:
+            return _run(
+                problem, np.array(x0, dtype=float), inner, inexact_tol, max_outer_iter, max_inner_iter, tol,
+                learning_rate, decay, batch_size, check_random_state(random_state), callback,
+            )  # fmt: skip
+        except FloatingPointError as error:
+            raise FloatingPointError(
+                "The iterates of CCCP overflowed: they diverged (an indefinite objective is unbounded "
+                "below along its negative eigendirections; stop earlier, or increase the regularization "
+                "or the shift tau)."
+            ) from error
+
+
+def _run(
+    problem, x, inner, inexact_tol, max_outer_iter, max_inner_iter, tol, learning_rate, decay, batch_size,
+    rng, callback,
+):  # fmt: skip
     history = [problem.objective(x)]
     n_inner = 0
     for k in range(max_outer_iter):
@@ -222,12 +238,6 @@ def concave_convex_procedure(
         history.append(problem.objective(x))
         if callback is not None:
             callback(k, x)
-        if not np.isfinite(history[-1]):
-            raise FloatingPointError(
-                "The objective became non-finite during CCCP; the iterates diverged (an indefinite "
-                "objective is unbounded below along its negative eigendirections: stop earlier, "
-                "increase the regularization or the shift tau)."
-            )
         if abs(history[-2] - history[-1]) <= tol or steps == 0:
             return CCCPResult(x, np.asarray(history), k + 1, n_inner)
     return CCCPResult(x, np.asarray(history), max_outer_iter, n_inner)

@@ -1,0 +1,93 @@
+"""The CCCP / CCICP driver (Algorithm 1 of Liu et al. 2019) on a d.c. least-squares problem with a known optimum."""
+
+import numpy as np
+import pytest
+
+from krein.optimize._cccp import DCObjective, concave_convex_procedure
+
+
+class LeastSquaresDC(DCObjective):
+    """F(x) = (1/n) Σ ½(aⱼᵀx − tⱼ)² + ½ρ‖x‖² − ½ xᵀBx with B ⪰ 0 and a unique minimizer."""
+
+    def __init__(self, seed=0, n=60, d=8, metric_scale=1.0):
+        rng = np.random.default_rng(seed)
+        self.A = rng.normal(size=(n, d))
+        self.t = rng.normal(size=n)
+        self.rho = 2.0
+        W = rng.normal(size=(d, d))
+        self.B = 0.5 * W @ W.T / d
+        self.n_samples = n
+        hessian = self.A.T @ self.A / n + self.rho * np.eye(d)
+        self.metric = metric_scale * np.full(d, np.linalg.eigvalsh(hessian)[-1])
+        assert np.linalg.eigvalsh(hessian - self.B)[0] > 0.1  # strongly convex overall
+        self.minimizer = np.linalg.solve(hessian - self.B, self.A.T @ self.t / n)
+
+    def convex(self, x):
+        residual = self.A @ x - self.t
+        value = 0.5 * np.mean(residual**2) + 0.5 * self.rho * x @ x
+        return value, self.A.T @ residual / self.n_samples + self.rho * x
+
+    def concave(self, x):
+        return 0.5 * x @ self.B @ x, self.B @ x
+
+    def convex_batch_gradient(self, x, batch):
+        residual = self.A[batch] @ x - self.t[batch]
+        return self.A[batch].T @ residual / batch.size + self.rho * x
+
+
+def test_cccp_reaches_the_known_minimizer_monotonically():
+    problem = LeastSquaresDC()
+    result = concave_convex_procedure(
+        problem, np.zeros(8), inexact_tol=1e-15, max_outer_iter=500, max_inner_iter=10_000, tol=1e-15
+    )
+    np.testing.assert_allclose(result.x, problem.minimizer, atol=1e-7)
+    assert np.all(np.diff(result.objective_history) <= 1e-14)
+    assert result.n_iter < 500
+
+
+def test_inexact_ccicp_one_step_per_subproblem_reaches_the_same_point():
+    problem = LeastSquaresDC()
+    result = concave_convex_procedure(problem, np.zeros(8), inexact_tol=1e9, max_outer_iter=5000, tol=1e-16)
+    assert result.n_inner_iter == result.n_iter  # ε huge: exactly one gradient step per subproblem
+    np.testing.assert_allclose(result.x, problem.minimizer, atol=1e-6)
+    assert np.all(np.diff(result.objective_history) <= 1e-14)
+
+
+def test_gradient_step_is_halved_when_the_metric_is_not_a_majorizer():
+    problem = LeastSquaresDC(metric_scale=0.05)  # steps 20x too long: plain steps would diverge
+    result = concave_convex_procedure(problem, np.zeros(8), inexact_tol=1e-15, max_outer_iter=200, tol=1e-15)
+    assert np.all(np.diff(result.objective_history) <= 1e-14)
+    np.testing.assert_allclose(result.x, problem.minimizer, atol=1e-6)
+
+
+def test_stochastic_solver_decreases_the_objective_on_average_over_seeds():
+    problem = LeastSquaresDC()
+    optimum = problem.objective(problem.minimizer)
+    histories = np.array(
+        [
+            concave_convex_procedure(
+                problem, np.zeros(8), inner="sgd", inexact_tol=1e-4, max_outer_iter=15, random_state=seed
+            ).objective_history
+            for seed in range(10)
+        ]
+    )
+    mean = histories.mean(axis=0)
+    gap = mean - optimum
+    # Lemma 2: E[F] decreases while the iterates are away from the SGD noise floor (~1 % of the gap).
+    far = gap[:-1] > 0.05 * gap[0]
+    assert np.all(np.diff(mean)[far] < 0)
+    assert np.all(gap[1:] < 0.1 * gap[0]) and gap[-1] < 0.02 * gap[0]
+
+
+def test_unknown_inner_solver_is_an_error():
+    with pytest.raises(ValueError, match="inner"):
+        concave_convex_procedure(LeastSquaresDC(), np.zeros(8), inner="newton")
+
+
+def test_divergence_is_reported():
+    class Unbounded(LeastSquaresDC):
+        def concave(self, x):  # h grows faster than g: F is unbounded below
+            return 5.0 * x @ x, 10.0 * x
+
+    with pytest.raises(FloatingPointError, match="diverged"):
+        concave_convex_procedure(Unbounded(), np.ones(8), max_outer_iter=10_000)
