@@ -1,0 +1,134 @@
+"""SF-LSM: similarities as features with a linear ridge model (Oglic & Gärtner 2019, Sec. 3 baseline).
+
+A point is represented by its similarities to a set of prototypes ``P`` — all training points, or
+``n_components`` uniformly drawn landmarks for the low-rank variant — and a linear ridge model is
+fitted in that space (Graepel et al. 1998; Chen et al. 2009; Alabdulmohsin et al. 2015):
+
+    min_{w, b} (1/n) Σᵢ (K(xᵢ, P) w + b − yᵢ)² + α ‖w‖²,
+
+solved from the normal equations ``(Fᵀ F + n α I) w = Fᵀ y`` on centred features ``F`` and targets.
+The kernel may be indefinite: the features are just numbers.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.linalg
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._base import KernelEstimatorMixin, decision_to_labels, one_vs_rest_targets
+from .._validation import check_test_kernel
+from ..kernels import Kernel, make_kernel
+from ..nystroem import uniform_landmarks
+
+__all__ = ["SimilarityFeaturesClassifier", "SimilarityFeaturesRidge"]
+
+
+class _SimilarityFeaturesModel(KernelEstimatorMixin, BaseEstimator):
+    _parameter_constraints = {
+        "kernel": [Kernel, str],
+        "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
+        "n_components": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, kernel="gaussian", *, alpha=1e-3, n_components=None, random_state=None):
+        self.kernel = kernel
+        self.alpha = alpha
+        self.n_components = n_components
+        self.random_state = random_state
+
+    def _fit_targets(self, X, Y):
+        """Fit ``w`` (columns of ``Y``) on the similarity features of the validated ``X``."""
+        self.kernel_ = make_kernel(self.kernel)
+        n = X.shape[0]
+        if self.n_components is None or self.n_components >= n:
+            self.prototype_indices_ = np.arange(n)
+        else:
+            self.prototype_indices_ = uniform_landmarks(n, self.n_components, self.random_state)
+        if self.kernel_ == "precomputed":
+            F = check_test_kernel(X, n, name="X")[:, self.prototype_indices_]
+        else:
+            self.X_fit_ = X[self.prototype_indices_]
+            F = self.kernel_(X, self.X_fit_)
+        feature_means, target_means = F.mean(axis=0), Y.mean(axis=0)
+        F = F - feature_means
+        system = F.T @ F
+        system[np.diag_indices_from(system)] += n * self.alpha
+        self.coef_ = scipy.linalg.solve(system, F.T @ (Y - target_means), assume_a="pos", check_finite=False)
+        self.intercept_ = target_means - feature_means @ self.coef_
+
+    def _scores(self, X):
+        check_is_fitted(self)
+        if self.kernel_ == "precomputed":
+            X = validate_data(self, X, reset=False, dtype=np.float64)
+            rows = check_test_kernel(X, self.n_features_in_, name="X")[:, self.prototype_indices_]
+        else:
+            rows = self._test_kernel(X)
+        return rows @ self.coef_ + self.intercept_
+
+
+class SimilarityFeaturesRidge(RegressorMixin, _SimilarityFeaturesModel):
+    """Ridge regression on similarity features (SF-LSM).
+
+    Parameters
+    ----------
+    kernel : Kernel, str or "precomputed", default="gaussian"
+        With "precomputed", ``fit`` takes the n×n training kernel and ``predict`` the t×n
+        test-versus-train kernel.
+    alpha : float, default=1e-3
+        Ridge penalty α of the risk ``(1/n) Σ (f(xᵢ) − yᵢ)² + α‖w‖²``.
+    n_components : int, default=None
+        Number of uniformly drawn prototypes (all training points when None).
+    random_state : int, RandomState or None, default=None
+
+    Attributes
+    ----------
+    prototype_indices_ : ndarray of shape (m,)
+    coef_ : ndarray of shape (m,) or (m, n_targets)
+    intercept_ : float or ndarray of shape (n_targets,)
+    """
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
+
+    def fit(self, X, y):
+        """Fit on training data ``X`` (or the n×n kernel) and targets ``y``."""
+        self._validate_params()
+        X, y = validate_data(self, X, y, reset=True, dtype=np.float64, y_numeric=True, multi_output=True)
+        self._fit_targets(X, y)
+        return self
+
+    def predict(self, X):
+        """``K(x, P) w + b``."""
+        return self._scores(X)
+
+
+class SimilarityFeaturesClassifier(ClassifierMixin, _SimilarityFeaturesModel):
+    """One-vs-rest ±1 least-squares classifier on similarity features (SF-LSM).
+
+    Parameters and attributes as :class:`SimilarityFeaturesRidge`, plus ``classes_``.
+    """
+
+    def fit(self, X, y):
+        """Fit one ±1 ridge problem per one-vs-rest task."""
+        self._validate_params()
+        X, y = validate_data(self, X, y, reset=True, dtype=np.float64)
+        self.classes_, Y = one_vs_rest_targets(y)
+        self._fit_targets(X, Y)
+        return self
+
+    def decision_function(self, X):
+        """Scores, one column per task (a vector for binary problems)."""
+        scores = self._scores(X)
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """Class labels."""
+        return decision_to_labels(self.decision_function(X), self.classes_)
