@@ -1,0 +1,400 @@
+"""Tests of krein.kernel_learning against identities of Li, Venturi & Xu and independent solvers."""
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+from sklearn.datasets import make_classification
+from sklearn.kernel_ridge import KernelRidge
+from sklearn.model_selection import cross_val_score
+from sklearn.svm import SVC
+
+from krein.kernel_learning import KernelLearningRidge, KernelLearningSVC
+from krein.kernel_learning._combination import KernelCombination
+from krein.kernel_learning._objectives import RidgeObjective, SVMObjective
+from krein.kernel_learning._projection import project_onto_ball_orthant
+from krein.kernel_learning._solvers import projected_gradient
+from krein.kernels import Gaussian, Polynomial, Sigmoid
+
+
+def _data(n=40, d=3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    y = np.sin(X[:, 0]) + 0.5 * X[:, 1] ** 2 + 0.1 * rng.standard_normal(n)
+    return X, y
+
+
+def _kernels():
+    return [Gaussian(eta=0.5), Gaussian(eta=1.0), Gaussian(eta=3.0), Polynomial(degree=2, gamma=0.1)]
+
+
+def _stack(X, kernels=None):
+    return np.stack([k(X) for k in (kernels or _kernels())])
+
+
+def _direct_objective(stack, y, lam, mu, degree=1, beta=0.0):
+    """F(μ) of Eq. (4)/(7) by a plain dense solve (independent of the library's factorizations)."""
+    K = np.tensordot(mu, stack, axes=1) ** degree
+    return y @ np.linalg.solve(K + lam * np.eye(len(y)), y) + beta * mu @ mu
+
+
+def _dual(stack, y, lam, mu, degree=1):
+    K = np.tensordot(mu, stack, axes=1) ** degree
+    return np.linalg.solve(K + lam * np.eye(len(y)), y)
+
+
+# --------------------------------------------------------------------------- derivatives
+
+
+@pytest.mark.parametrize("degree", [1, 2, 3])
+@pytest.mark.parametrize("beta", [0.0, 0.7])
+def test_gradient_matches_central_differences(degree, beta):
+    X, y = _data()
+    stack = _stack(X)
+    objective = RidgeObjective(KernelCombination(stack, degree), y, lam=0.3, beta=beta)
+    mu = np.array([0.6, 1.3, 0.4, 0.9])
+    state = objective.evaluate(mu)
+    assert state.value == pytest.approx(_direct_objective(stack, y, 0.3, mu, degree, beta), rel=1e-12)
+    h = 1e-5
+    numeric = np.array(
+        [(objective.evaluate(mu + h * e).value - objective.evaluate(mu - h * e).value) / (2 * h) for e in np.eye(4)]
+    )
+    assert np.linalg.norm(state.gradient - numeric) <= 1e-6 * np.linalg.norm(numeric)
+
+
+@pytest.mark.parametrize("degree", [1, 2, 3])
+def test_hessian_matches_central_differences(degree):
+    X, y = _data(n=30)
+    objective = RidgeObjective(KernelCombination(_stack(X), degree), y, lam=0.5, beta=0.2)
+    mu = np.array([0.6, 1.3, 0.4, 0.9])
+    H = objective.hessian(objective.evaluate(mu))
+    h = 1e-5
+    numeric = np.column_stack(
+        [(objective.evaluate(mu + h * e).gradient - objective.evaluate(mu - h * e).gradient) / (2 * h) for e in np.eye(4)]
+    )
+    assert np.linalg.norm(H - numeric) <= 1e-6 * np.linalg.norm(numeric)
+
+
+def test_gradient_with_indefinite_base_kernel_uses_ldl_and_stays_exact():
+    X, y = _data(n=30)
+    kernels = [Gaussian(eta=1.0), Sigmoid(eta=0.7)]
+    stack = _stack(X, kernels)
+    objective = RidgeObjective(KernelCombination(stack, 1), y, lam=0.05)
+    mu = np.array([0.2, 3.0])
+    with pytest.warns(UserWarning, match="not positive definite"):
+        state = objective.evaluate(mu)
+    assert not state.solver.positive_definite
+    assert state.value == pytest.approx(_direct_objective(stack, y, 0.05, mu), rel=1e-10)
+    h = 1e-6
+    numeric = np.array(
+        [(objective.evaluate(mu + h * e).value - objective.evaluate(mu - h * e).value) / (2 * h) for e in np.eye(2)]
+    )
+    assert np.linalg.norm(state.gradient - numeric) <= 1e-6 * np.linalg.norm(numeric)
+
+
+# --------------------------------------------------------------------------- projection
+
+
+@pytest.mark.parametrize("q", [1.0, 1.5, 2.0, 3.0])
+def test_projection_matches_independent_solver(q):
+    rng = np.random.default_rng(3)
+    for _ in range(10):
+        center = rng.uniform(0, 1.5, 4)
+        radius = rng.uniform(0.2, 1.5)
+        x = center + rng.normal(scale=2.0, size=4)
+        z = project_onto_ball_orthant(x, center, radius, q)
+        assert np.all(z >= 0) and np.linalg.norm(z - center, ord=q) <= radius * (1 + 1e-12)
+        # independent: SLSQP from several starts on the same convex problem
+        best = min(
+            (
+                minimize(
+                    lambda v, x=x: 0.5 * np.sum((v - x) ** 2),
+                    np.clip(center + rng.normal(scale=0.1, size=4), 0, None),
+                    method="SLSQP",
+                    bounds=[(0, None)] * 4,
+                    constraints=[{"type": "ineq", "fun": lambda v, r=radius, c=center: r**q - np.sum(np.abs(v - c) ** q)}],
+                    options={"ftol": 1e-14, "maxiter": 500},
+                )
+                for _ in range(3)
+            ),
+            key=lambda r: r.fun,
+        )
+        assert 0.5 * np.sum((z - x) ** 2) <= best.fun + 1e-7 * (1 + best.fun)
+        assert np.linalg.norm(z - best.x) <= 1e-3
+
+
+# --------------------------------------------------------------------------- the algorithms
+
+
+def test_iia_fixed_point_satisfies_theorem_2_1():
+    X, y = _data()
+    stack = _stack(X)
+    model = KernelLearningRidge(kernels=_kernels(), solver="iia", lam=0.3, Lambda=0.8, tol=1e-13, max_iter=2000)
+    model.fit(X, y)
+    mu0 = np.ones(4)
+    alpha = _dual(stack, y, 0.3, model.weights_)
+    v = np.einsum("i,kij,j->k", alpha, stack, alpha)
+    np.testing.assert_allclose(model.weights_, mu0 + 0.8 * v / np.linalg.norm(v), rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(model.dual_coef_, alpha, rtol=1e-8, atol=1e-10)
+
+
+def test_riia_fixed_point_satisfies_theorem_2_2_and_minimizes_problem_7():
+    X, y = _data()
+    stack = _stack(X)
+    lam, beta = 0.3, 0.05
+    model = KernelLearningRidge(kernels=_kernels(), solver="riia", lam=lam, beta=beta, tol=1e-13, max_iter=5000)
+    model.fit(X, y)
+    alpha = _dual(stack, y, lam, model.weights_)
+    v = np.einsum("i,kij,j->k", alpha, stack, alpha)
+    np.testing.assert_allclose(model.weights_, v / (2 * beta), rtol=1e-6, atol=1e-9)
+
+    def F(mu):
+        a = _dual(stack, y, lam, mu)
+        return y @ a + beta * mu @ mu, -np.einsum("i,kij,j->k", a, stack, a) + 2 * beta * mu
+
+    reference = minimize(F, np.ones(4), jac=True, method="L-BFGS-B", bounds=[(0, None)] * 4,
+                         options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 10000})
+    assert model.objective_history_[-1] <= reference.fun * (1 + 1e-9)
+    assert model.objective_history_[-1] == pytest.approx(reference.fun, rel=1e-8)
+    np.testing.assert_allclose(model.weights_, reference.x, rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("q", [1.0, 2.0, 3.0])
+def test_pgd_iterates_are_feasible_and_objective_decreases(q):
+    X, y = _data()
+    stack = _stack(X)
+    objective = RidgeObjective(KernelCombination(stack, 2), y, lam=0.1)
+    evaluated = []
+    original = objective.evaluate
+
+    def recording(mu):
+        evaluated.append(np.array(mu))
+        return original(mu)
+
+    objective.evaluate = recording
+    mu0, radius = np.ones(4), 0.9
+
+    def project(mu):
+        return project_onto_ball_orthant(mu, mu0, radius, q)
+
+    result = projected_gradient(objective, mu0, project, step_size=1.0, tol=1e-10, max_iter=60)
+    assert len(evaluated) > 5
+    for mu in evaluated:
+        assert np.all(mu >= 0)
+        assert np.linalg.norm(mu - mu0, ord=q) <= radius * (1 + 1e-12)
+    history = np.array(result.history)
+    assert np.all(np.diff(history) <= 0)
+    assert history[-1] < history[0]
+
+
+@pytest.mark.parametrize("degree", [1, 2])
+def test_estimator_objective_history_is_monotone(degree):
+    X, y = _data()
+    model = KernelLearningRidge(kernels=_kernels(), degree=degree, solver="pgd", lam=0.1, step_size=5.0,
+                                max_iter=40, tol=1e-9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(X, y)
+    assert np.all(np.diff(model.objective_history_) <= 0)
+    assert model.objective_history_[-1] < model.objective_history_[0]
+    assert model.objective_history_[-1] == pytest.approx(
+        _direct_objective(_stack(X), y, 0.1, model.weights_, degree), rel=1e-10
+    )
+
+
+def test_pgd_iia_and_trust_region_reach_the_minimum_of_problem_6():
+    """d = 1, q = 2: F is convex on M, so PGD, IIA, the trust region and SLSQP agree."""
+    X, y = _data()
+    stack = _stack(X)
+    lam, radius = 0.3, 0.8
+    common = dict(kernels=_kernels(), lam=lam, Lambda=radius, max_iter=3000)
+    pgd = KernelLearningRidge(solver="pgd", tol=1e-12, **common).fit(X, y)
+    iia = KernelLearningRidge(solver="iia", tol=1e-13, **common).fit(X, y)
+    trust = KernelLearningRidge(solver="trust_region", tol=1e-10, **common).fit(X, y)
+    mu0 = np.ones(4)
+    reference = min(
+        (
+            minimize(lambda mu: _direct_objective(stack, y, lam, mu), start, method="SLSQP",
+                     bounds=[(0, None)] * 4,
+                     constraints=[{"type": "ineq", "fun": lambda mu: radius**2 - np.sum((mu - mu0) ** 2)}],
+                     options={"ftol": 1e-15, "maxiter": 1000})
+            for start in (mu0, mu0 + 0.3)
+        ),
+        key=lambda r: r.fun,
+    )
+    for model in (pgd, iia, trust):
+        value = _direct_objective(stack, y, lam, model.weights_)
+        assert value == pytest.approx(reference.fun, rel=1e-7)
+        np.testing.assert_allclose(model.weights_, reference.x, atol=1e-4)
+        assert np.linalg.norm(model.weights_ - mu0) == pytest.approx(radius, rel=1e-8)  # on the boundary
+
+
+def test_trust_region_quadratic_combination_is_a_riemannian_stationary_point():
+    X, y = _data()
+    stack = _stack(X)
+    model = KernelLearningRidge(kernels=_kernels(), degree=2, solver="trust_region", lam=0.5, Lambda=0.7,
+                                tol=1e-11, max_iter=200).fit(X, y)
+    objective = RidgeObjective(KernelCombination(stack, 2), y, lam=0.5)
+    state = objective.evaluate(model.weights_)
+    u = (model.weights_ - 1.0) / 0.7
+    assert np.linalg.norm(model.weights_ - 1.0) == pytest.approx(0.7, rel=1e-12)
+    riemannian = state.gradient - u * (u @ state.gradient)
+    assert np.linalg.norm(riemannian) <= 1e-8 * (1 + abs(state.value))
+    assert np.all(np.diff(model.objective_history_) <= 0)
+    # and it is at least as good as PGD from the same centre
+    pgd = KernelLearningRidge(kernels=_kernels(), degree=2, solver="qpgd", lam=0.5, Lambda=0.7, tol=1e-10,
+                              max_iter=2000).fit(X, y)
+    assert model.objective_history_[-1] <= pgd.objective_history_[-1] * (1 + 1e-6)
+
+
+def test_rpgd_quadratic_descends_and_stays_nonnegative():
+    X, y = _data()
+    model = KernelLearningRidge(kernels=_kernels(), degree=2, solver="rqpgd", lam=0.2, beta=0.5, tol=1e-10,
+                                max_iter=300).fit(X, y)
+    assert np.all(model.weights_ >= 0)
+    assert np.all(np.diff(model.objective_history_) <= 0)
+    # first-order optimality on μ ≥ 0: ∇F_k = 0 where μ_k > 0 and ≥ 0 where μ_k = 0
+    objective = RidgeObjective(KernelCombination(_stack(X), 2), y, lam=0.2, beta=0.5)
+    g = objective.evaluate(model.weights_).gradient
+    active = model.weights_ > 1e-8
+    assert np.all(np.abs(g[active]) <= 1e-4 * np.abs(g).max() + 1e-6)
+    assert np.all(g[~active] >= -1e-6)
+
+
+# --------------------------------------------------------------------------- the estimators
+
+
+def test_predictions_equal_kernel_ridge_with_the_learned_kernel():
+    X, y = _data(n=60)
+    Xtr, Xte, ytr = X[:40], X[40:], y[:40]
+    model = KernelLearningRidge(kernels=_kernels(), degree=2, lam=0.4, max_iter=20).fit(Xtr, ytr)
+    mu = model.weights_
+    K = sum(m * k(Xtr) for m, k in zip(mu, _kernels(), strict=True)) ** 2
+    Kt = sum(m * k(Xte, Xtr) for m, k in zip(mu, _kernels(), strict=True)) ** 2
+    reference = KernelRidge(kernel="precomputed", alpha=0.4).fit(K, ytr)
+    np.testing.assert_allclose(model.predict(Xte), reference.predict(Kt), rtol=1e-9, atol=1e-10)
+
+
+def test_precomputed_stack_matches_kernel_objects_and_cross_validates():
+    X, y = _data(n=60)
+    Xtr, Xte, ytr = X[:40], X[40:], y[:40]
+    train = np.stack([k(Xtr) for k in _kernels()], axis=2)
+    test = np.stack([k(Xte, Xtr) for k in _kernels()], axis=2)
+    params = dict(degree=2, lam=0.4, max_iter=20)
+    objects = KernelLearningRidge(kernels=_kernels(), **params).fit(Xtr, ytr)
+    stacked = KernelLearningRidge(kernels="precomputed", **params).fit(train, ytr)
+    np.testing.assert_allclose(stacked.weights_, objects.weights_, rtol=1e-10)
+    np.testing.assert_allclose(stacked.predict(test), objects.predict(Xte), rtol=1e-9)
+    full = np.stack([k(X) for k in _kernels()], axis=2)
+    scores_stack = cross_val_score(KernelLearningRidge(kernels="precomputed", **params), full, y, cv=3)
+    scores_objects = cross_val_score(KernelLearningRidge(kernels=_kernels(), **params), X, y, cv=3)
+    np.testing.assert_allclose(scores_stack, scores_objects, rtol=1e-8)
+
+
+def test_svm_gradient_matches_central_differences_and_value_is_the_dual_optimum():
+    X, yc = make_classification(n_samples=50, n_features=4, random_state=0)
+    Y = np.where(yc == 1, 1.0, -1.0)[:, None]
+    stack = _stack(X, [Gaussian(eta=1.0), Gaussian(eta=3.0), Polynomial(degree=1, gamma=0.2)])
+    objective = SVMObjective(KernelCombination(stack, 1), Y, lam=0.5, svm_tol=1e-12)
+    mu = np.array([0.7, 1.1, 0.5])
+    state = objective.evaluate(mu)
+    # value: the maximum of 2αᵀ1 − αᵀ(YKY + λI)α over α ≥ 0, αᵀy = 0 (SLSQP, independent)
+    K = np.tensordot(mu, stack, axes=1) + 0.5 * np.eye(50)
+    Q = Y * K * Y.T
+    y = Y[:, 0]
+    reference = minimize(lambda a: -(2 * a.sum() - a @ Q @ a), np.full(50, 0.1), jac=lambda a: -(2 - 2 * Q @ a),
+                         method="SLSQP", bounds=[(0, None)] * 50,
+                         constraints=[{"type": "eq", "fun": lambda a: a @ y, "jac": lambda a: y}],
+                         options={"ftol": 1e-14, "maxiter": 1000})
+    assert state.value == pytest.approx(-reference.fun, rel=1e-6)
+    h = 1e-4
+    numeric = np.array(
+        [(objective.evaluate(mu + h * e).value - objective.evaluate(mu - h * e).value) / (2 * h) for e in np.eye(3)]
+    )
+    assert np.linalg.norm(state.gradient - numeric) <= 1e-5 * np.linalg.norm(numeric)
+
+
+def test_svc_learns_monotonically_and_predicts_like_libsvm_on_the_learned_kernel():
+    X, y = make_classification(n_samples=80, n_features=5, random_state=1)
+    Xtr, Xte, ytr = X[:60], X[60:], y[:60]
+    kernels = [Gaussian(eta=0.5), Gaussian(eta=2.0), Polynomial(degree=2, gamma=0.1)]
+    model = KernelLearningSVC(kernels=kernels, lam=0.5, max_iter=15).fit(Xtr, ytr)
+    assert np.all(np.diff(model.objective_history_) <= 0)
+    assert np.all(model.weights_ >= 0) and np.linalg.norm(model.weights_ - 1) <= 1 + 1e-12
+    mu = model.weights_
+    K = sum(m * k(Xtr) for m, k in zip(mu, kernels, strict=True))
+    Kt = sum(m * k(Xte, Xtr) for m, k in zip(mu, kernels, strict=True))
+    reference = SVC(kernel="precomputed", C=1e6, tol=1e-8).fit(K + 0.5 * np.eye(60), ytr)
+    np.testing.assert_allclose(model.decision_function(Xte), reference.decision_function(Kt), rtol=1e-3, atol=1e-3)
+    np.testing.assert_array_equal(model.predict(Xte), reference.predict(Kt))
+    assert model.score(Xtr, ytr) > 0.9
+
+
+def test_svc_multiclass_one_vs_rest():
+    rng = np.random.default_rng(0)
+    centers = np.array([[0, 0], [4, 0], [0, 4]])
+    X = np.vstack([c + rng.standard_normal((20, 2)) for c in centers])
+    y = np.repeat(["a", "b", "c"], 20)
+    model = KernelLearningSVC(max_iter=5).fit(X, y)
+    assert model.dual_coef_.shape == (60, 3)
+    assert model.score(X, y) > 0.9
+
+
+# --------------------------------------------------------------------------- errors and warnings
+
+
+def test_indefinite_base_kernel_is_reported():
+    X, y = _data(n=30)
+    with pytest.warns(UserWarning, match="not positive semidefinite"):
+        KernelLearningRidge(kernels=[Gaussian(), Sigmoid(eta=0.7)], lam=0.5, max_iter=3).fit(X, y)
+    stack = np.stack([Gaussian()(X), Sigmoid(eta=0.7)(X)], axis=2)
+    with pytest.warns(UserWarning, match=r"X\[:, :, 1\]"):
+        KernelLearningRidge(kernels="precomputed", lam=0.5, max_iter=3).fit(stack, y)
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        (dict(solver="iia", degree=2), "linear combinations only"),
+        (dict(solver="riia", degree=2), "linear combinations only"),
+        (dict(solver="qpgd", degree=1), "degree >= 2"),
+        (dict(solver="iia", q=1.5), "q must be 2"),
+        (dict(solver="trust_region", Lambda=2.0), "must not exceed min"),
+        (dict(mu0=[1.0, 2.0]), "one entry per base kernel"),
+        (dict(mu0=-1.0), "non-negative"),
+        (dict(solver="iia", step_size=1.5), r"interpolation η in \(0, 1\)"),
+        (dict(kernels=[]), "at least one base kernel"),
+        (dict(kernels=["gaussian", "precomputed"]), "cannot be one entry"),
+    ],
+)
+def test_bad_parameters_are_named(params, message):
+    X, y = _data(n=20)
+    with pytest.raises(ValueError, match=message):
+        KernelLearningRidge(**params).fit(X, y)
+
+
+def test_bad_precomputed_stacks_are_named():
+    X, y = _data(n=20)
+    good = np.stack([k(X) for k in _kernels()], axis=2)
+    with pytest.raises(ValueError, match=r"shape \(n_samples, n_samples, n_kernels\)"):
+        KernelLearningRidge(kernels="precomputed").fit(good[:, :10, :], y)
+    asymmetric = good.copy()
+    asymmetric[0, 1, 2] += 1.0
+    with pytest.raises(ValueError, match=r"X\[:, :, 2\] must be a symmetric"):
+        KernelLearningRidge(kernels="precomputed").fit(asymmetric, y)
+    model = KernelLearningRidge(kernels="precomputed", max_iter=3).fit(good, y)
+    with pytest.raises(ValueError, match="n_kernels|one column per training sample|features"):
+        model.predict(good[:, :15, :])
+    with pytest.raises(ValueError, match=r"\(n_test, 20, 4\)"):
+        model.predict(good[:, :, :3])
+
+
+def test_singular_indefinite_combination_is_an_error():
+    n = 6
+    K = np.eye(n)
+    stack = np.stack([K, -K], axis=2)  # μ = (1, 1) gives K_μ + λI = λI; μ = (1, 1 + λ) gives 0
+    y = np.ones(n)
+    with pytest.raises(ValueError, match="singular"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        KernelLearningRidge(kernels="precomputed", lam=0.5, mu0=[1.0, 1.5], max_iter=1).fit(stack, y)
