@@ -1,0 +1,599 @@
+"""Kreĭn least squares estimators: Kreĭn ridge regression and variance-constrained least squares."""
+
+from __future__ import annotations
+
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._base import KernelEstimatorMixin, decision_to_labels, is_precomputed, one_vs_rest_targets
+from .._validation import check_square_kernel
+from ..kernels import (
+    ARDGaussian,
+    ARDSigmoid,
+    DeltaGaussian,
+    Epanechnikov,
+    Gaussian,
+    Kernel,
+    Sigmoid,
+    initial_kernel,
+    make_kernel,
+)
+from ..spectral import SpectralRepresentation, indefiniteness
+from ._spectral import SpectralProblem, center_kernel
+
+__all__ = [
+    "KreinRidge",
+    "KreinRidgeClassifier",
+    "VarianceConstrainedKrein",
+    "VarianceConstrainedKreinClassifier",
+]
+
+#: Box constraints (natural scale) of λ± and r in hyperparameter search.
+LAMBDA_BOUNDS = (1e-10, 1e4)
+RADIUS_BOUNDS = (1e-6, 1e4)
+
+#: μ* closer than this (relative to |w_min| = |min c/σ|) to the end of its interval triggers a warning.
+BOUNDARY_RTOL = 1e-10
+
+#: Appendix D kernel classes and their Appendix E.1 initialisation names.
+_APPENDIX_D_NAMES = {
+    Gaussian: "GAUSS",
+    ARDGaussian: "RL-GAUSS",
+    Sigmoid: "SIGMOID",
+    ARDSigmoid: "RL-SIGMOID",
+    DeltaGaussian: "DELTA-GAUSS",
+    Epanechnikov: "EPANECHNIKOV",
+}
+
+#: Parameters that :meth:`fit_path` may vary (they do not change the kernel matrix).
+_PATH_PARAMETERS = {"lambda_plus", "lambda_minus", "radius", "regularization"}
+
+
+class _KreinLeastSquares(KernelEstimatorMixin):
+    """Shared machinery: kernel → spectral representation → coefficients → predictions."""
+
+    _parameter_constraints = {
+        "kernel": [Kernel, str],
+        "lambda_plus": [Interval(Real, 0, None, closed="neither")],
+        "lambda_minus": [Interval(Real, 0, None, closed="neither")],
+        "center": ["boolean"],
+        "n_components": [Interval(Integral, 1, None, closed="left"), None],
+        "landmarks": [str],
+        "random_state": ["random_state"],
+    }
+
+    #: Whether the model carries the variance constraint (a radius r).
+    _constrained = False
+
+    # ------------------------------------------------------------------ targets
+    def _encode_targets(self, y):
+        """Real targets of shape (n, t) for the training labels/values ``y``; sets target attributes."""
+        raise NotImplementedError
+
+    def _encode_validation_targets(self, y):
+        """Targets for validation data, encoded as the last :meth:`_encode_targets` call did."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ fitting
+    def _validate_kwargs(self):
+        return {}
+
+    def _fit_problem(self, X, y):
+        """Validate, build the spectral representation and return a :class:`SpectralProblem`."""
+        self._validate_params()
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
+        if self.n_components is None:
+            K, y = self._fit_kernel(X, y, **self._validate_kwargs())
+            Y = self._encode_targets(y)
+            column_means = None
+            if self.center:
+                K, column_means = center_kernel(K)
+            representation = SpectralRepresentation.exact(K, name="the training kernel")
+            self.landmark_indices_ = None
+        else:
+            representation, Y = self._nystroem_representation(X, y)
+            column_means = None
+        target_means = Y.mean(axis=0) if self.center else np.zeros(Y.shape[1])
+        self.representation_ = representation
+        self.eigenvalues_ = representation.values
+        self.indefiniteness_ = indefiniteness(representation.values)
+        return SpectralProblem(representation, Y - target_means, target_means, column_means)
+
+    def _nystroem_representation(self, X, y):
+        """Low-rank path (Oglic & Gärtner 2019, Sec. 2.2 and 2.4); the kernel is not centred."""
+        from ..nystroem import nystroem_representation
+
+        self.kernel_ = make_kernel(self.kernel)
+        X, y = validate_data(self, X, y, reset=True, dtype=np.float64, **self._validate_kwargs())
+        if is_precomputed(self.kernel):
+            X = check_square_kernel(X, "X")
+        else:
+            self.X_fit_ = X
+        representation, self.landmark_indices_ = nystroem_representation(
+            self.kernel_, X, n_components=self.n_components, landmarks=self.landmarks,
+            random_state=self.random_state, working_memory=None,
+        )
+        return representation, self._encode_targets(y)
+
+    def _solve(self, problem):
+        raise NotImplementedError
+
+    def _set_solution(self, problem):
+        solution = self._solve(problem)
+        alpha, intercept = problem.dual_coef(solution)
+        self.dual_coef_ = alpha[:, 0] if self._single_output else alpha
+        self.intercept_ = float(intercept[0]) if self._single_output else intercept
+        return solution
+
+    def fit(self, X, y):
+        """Fit the model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
+            Training inputs, or the training kernel matrix if ``kernel="precomputed"``.
+        y : array-like of shape (n_samples,) (or (n_samples, n_targets) for regressors)
+
+        Returns
+        -------
+        self
+        """
+        self._set_solution(self._fit_problem(X, y))
+        return self
+
+    def fit_path(self, X, y, params):
+        """Fit one model per parameter setting, sharing one eigendecomposition of the kernel.
+
+        Parameters
+        ----------
+        X, y : as in :meth:`fit`
+        params : iterable of dict
+            Settings of ``lambda_plus``, ``lambda_minus``, ``radius`` and/or ``regularization``
+            (parameters that leave the kernel matrix unchanged), e.g. a
+            :class:`sklearn.model_selection.ParameterGrid`.
+
+        Returns
+        -------
+        list of fitted estimators
+            Clones of this estimator with the settings applied, in the order of ``params``; they
+            share ``representation_`` (read-only).
+        """
+        params = [dict(p) for p in params]
+        for setting in params:
+            unknown = set(setting) - _PATH_PARAMETERS
+            if unknown:
+                raise ValueError(
+                    f"fit_path can only vary {sorted(_PATH_PARAMETERS)} (the kernel matrix must stay the "
+                    f"same); got {sorted(unknown)}."
+                )
+        problem = self._fit_problem(X, y)
+        parameters = self.get_params(deep=False)
+        fitted_state = {k: v for k, v in vars(self).items() if k not in parameters}
+        models = []
+        for setting in params:
+            model = clone(self).set_params(**setting)
+            model._validate_params()
+            model.__dict__.update(fitted_state)
+            model._set_solution(problem)
+            models.append(model)
+        return models
+
+    # ------------------------------------------------------------------ prediction
+    def _decision_rows(self, X):
+        """Kernel rows of test points against the points carrying the dual coefficients."""
+        check_is_fitted(self, "dual_coef_")
+        indices = self.landmark_indices_
+        if indices is None:
+            return self._test_kernel(X)
+        if self.kernel_ == "precomputed":
+            return self._test_kernel(X)[:, indices]
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return self.kernel_(X, self.X_fit_[indices])
+
+    def _raw_decision(self, X):
+        return self._decision_rows(X) @ self.dual_coef_ + self.intercept_
+
+    # ------------------------------------------------------------------ hyperparameter search
+    def _hyperparameter_vector(self):
+        """Log-space vector ``(log λ₊, log λ₋, [log r], kernel θ)`` and its bounds.
+
+        Part of the protocol of :class:`krein.model_selection.HypergradientSearchCV`.
+        """
+        theta = [np.log(self.lambda_plus), np.log(self.lambda_minus)]
+        bounds = [np.log(LAMBDA_BOUNDS)] * 2
+        if self._constrained:
+            if self.radius is None:
+                raise ValueError("Set radius before searching hyperparameters (see _initial_params).")
+            theta.append(np.log(self.radius))
+            bounds.append(np.log(RADIUS_BOUNDS))
+        kernel = make_kernel(self.kernel)
+        if kernel != "precomputed" and kernel.n_dims:
+            theta = np.concatenate([theta, kernel.theta])
+            bounds = np.vstack([bounds, kernel.bounds])
+        return np.asarray(theta, dtype=float), np.asarray(bounds, dtype=float)
+
+    def _params_from_vector(self, theta):
+        """``set_params`` arguments for a vector laid out as :meth:`_hyperparameter_vector`."""
+        theta = np.asarray(theta, dtype=float)
+        params = {"lambda_plus": float(np.exp(theta[0])), "lambda_minus": float(np.exp(theta[1]))}
+        start = 2
+        if self._constrained:
+            params["radius"] = float(np.exp(theta[2]))
+            start = 3
+        kernel = make_kernel(self.kernel)
+        if kernel != "precomputed" and kernel.n_dims:
+            params["kernel"] = kernel.clone_with_theta(theta[start:])
+        return params
+
+    def _initial_params(self, X, y, random_state=None):
+        """Random initial hyperparameters of Appendix E.1 (Oglic & Gärtner 2018).
+
+        λ± = S[u]/n with S = logspace(−1, 2, 5) (the paper's λ±² = S[u]/n in its parametrization of
+        problem (4)); r from the spread of the squared targets; the Appendix D kernels through
+        :func:`krein.kernels.initial_kernel`, other kernels keep their hyperparameters.
+        """
+        rng = check_random_state(random_state)
+        Y = self._encode_targets(np.asarray(y))
+        n = Y.shape[0]
+        grid = np.logspace(-1, 2, 5)
+        params = {
+            "lambda_plus": float(grid[rng.integers(5)] / n),
+            "lambda_minus": float(grid[rng.integers(5)] / n),
+        }
+        if self._constrained:
+            centered = Y - Y.mean(axis=0) if self.center else Y
+            squares = np.mean(centered**2, axis=1)
+            variance = float(np.mean(squares))
+            spread = float(np.sqrt(np.mean((squares - variance) ** 2)))
+            low, high = max(1e-4, variance - 2.5 * spread), variance + 2.5 * spread
+            params["radius"] = float(np.sqrt((high - low) * rng.uniform() + low))
+        kernel = make_kernel(self.kernel)
+        if kernel != "precomputed" and type(kernel) in _APPENDIX_D_NAMES:
+            params["kernel"] = initial_kernel(_APPENDIX_D_NAMES[type(kernel)], X, rng)
+        return params
+
+    def _validation_loss_and_gradient(self, X_train, y_train, X_val, y_val):
+        """Validation MSE of the model fitted on the training part and its gradient.
+
+        The gradient is with respect to :meth:`_hyperparameter_vector` (Sec. 3.3 and Appendix E.2
+        of Oglic & Gärtner 2018). For ``kernel="precomputed"``, ``X_train`` is the training block and
+        ``X_val`` the validation-versus-training block of the kernel matrix.
+        """
+        self._validate_params()
+        if self.n_components is not None:
+            raise NotImplementedError(
+                "Hypergradients are implemented for the exact model (n_components=None)."
+            )
+        kernel = make_kernel(self.kernel)
+        if kernel == "precomputed":
+            K, K_val = check_square_kernel(X_train, "X_train"), np.asarray(X_val, dtype=float)
+            K_grad = K_val_grad = None
+        elif kernel.n_dims:
+            K, K_grad = kernel(X_train, eval_gradient=True)
+            K_val, K_val_grad = kernel(X_val, X_train, eval_gradient=True)
+        else:
+            K, K_val = kernel(X_train), kernel(X_val, X_train)
+            K_grad = K_val_grad = None
+        Y = self._encode_targets(np.asarray(y_train))
+        Y_val = self._encode_validation_targets(np.asarray(y_val))
+        column_means = None
+        if self.center:
+            K, column_means = center_kernel(K)
+        representation = SpectralRepresentation.exact(K, name="the training kernel")
+        means = Y.mean(axis=0) if self.center else np.zeros(Y.shape[1])
+        problem = SpectralProblem(representation, Y - means, means, column_means)
+        solution = self._solve(problem, warn=False)
+        return problem.validation_loss_and_gradient(solution, K_val, Y_val, K_grad, K_val_grad)
+
+
+class _RegressorTargets:
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
+
+    def _validate_kwargs(self):
+        return {"y_numeric": True, "multi_output": True}
+
+    def _encode_targets(self, y):
+        y = np.asarray(y, dtype=float)
+        self._single_output = y.ndim == 1
+        return y.reshape(y.shape[0], -1)
+
+    def _encode_validation_targets(self, y):
+        y = np.asarray(y, dtype=float)
+        return y.reshape(y.shape[0], -1)
+
+    def predict(self, X):
+        """Predicted values ``f(x) = Σᵢ αᵢ k(x, xᵢ) + b``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_test, n_features) or (n_test, n_train) if precomputed
+
+        Returns
+        -------
+        ndarray of shape (n_test,) or (n_test, n_targets)
+        """
+        return self._raw_decision(X)
+
+
+class _ClassifierTargets:
+    """Appendix C of Oglic & Gärtner (2018): class-balanced real labels, sign of the prediction."""
+
+    def _encode_targets(self, y):
+        self.classes_, Y = one_vs_rest_targets(y)
+        self._single_output = Y.shape[1] == 1
+        n_positive = np.sum(Y > 0, axis=0)
+        n_negative = Y.shape[0] - n_positive
+        self._label_values = (np.sqrt(n_negative / n_positive), -np.sqrt(n_positive / n_negative))
+        return np.where(Y > 0, *self._label_values)
+
+    def _encode_validation_targets(self, y):
+        positive = y[:, None] == (self.classes_[1:] if self._single_output else self.classes_)[None, :]
+        return np.where(positive, *self._label_values)
+
+    def decision_function(self, X):
+        """Real-valued predictions on the balanced-label scale (one column per class if multiclass).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_test, n_features) or (n_test, n_train) if precomputed
+
+        Returns
+        -------
+        ndarray of shape (n_test,) or (n_test, n_classes)
+        """
+        return self._raw_decision(X)
+
+    def predict(self, X):
+        """Class labels: the sign of the decision (binary), the largest decision (one-vs-rest)."""
+        return decision_to_labels(self.decision_function(X), self.classes_)
+
+
+def _check_solution_boundary(estimator, problem, solution):
+    """Warn when μ* ends (numerically) at the end of its interval (Sec. 3.1: ill-posed problem)."""
+    scale = np.abs(np.min(solution.weights / problem.representation.values))
+    at_boundary = solution.hard_case | (solution.shift <= BOUNDARY_RTOL * scale)
+    if np.any(at_boundary):
+        warnings.warn(
+            f"{type(estimator).__name__}: the Lagrange multiplier μ* = {solution.multiplier[at_boundary]} "
+            f"reached the end of its interval (distance {solution.shift[at_boundary]}); the problem is "
+            "ill-posed there (hard case: the targets are orthogonal to the eigenvector bounding the "
+            "interval) and the solution is not unique. Consider another radius or regularization.",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
+class _RidgeMixin:
+    def _solve(self, problem, warn=True):
+        return problem.solve(self.lambda_plus, self.lambda_minus)
+
+
+class _VarianceConstrainedMixin:
+    _constrained = True
+
+    def _solve(self, problem, warn=True):
+        radius = self.radius
+        if radius is None:  # match the spread of the (centred) targets
+            radius = np.sqrt(np.mean(problem.targets**2, axis=0))
+        solution = problem.solve(self.lambda_plus, self.lambda_minus, self.regularization, radius)
+        if warn:
+            _check_solution_boundary(self, problem, solution)
+        single = self._single_output
+        self.multiplier_ = float(solution.multiplier[0]) if single else solution.multiplier
+        self.hard_case_ = bool(solution.hard_case[0]) if single else solution.hard_case
+        self.radius_ = float(solution.radius[0]) if single else solution.radius
+        return solution
+
+
+_COMMON_PARAMETERS_DOC = """kernel : Kernel, str or "precomputed", default="gaussian"
+        A :class:`krein.kernels.Kernel`, a kernel name (e.g. ``"gaussian"``, ``"sigmoid"``,
+        ``"delta_gaussian"``) or ``"precomputed"`` (then ``X`` is the n×n training kernel at fit and the
+        t×n test-versus-train kernel at predict time).
+    lambda_plus, lambda_minus : float, default=1e-2
+        λ₊, λ₋ > 0: weights of ‖f₊‖² and ‖f₋‖² in the risk ``(1/n) Σ (f(xᵢ) − yᵢ)² + λ₊‖f₊‖² + …``.
+    center : bool, default=True
+        Centre the kernel (``HKH``; test rows consistently, folded into ``dual_coef_`` and
+        ``intercept_``) and the targets, as the paper assumes. With ``n_components`` only the
+        targets are centred.
+    n_components : int or None, default=None
+        None: exact eigendecomposition. Otherwise the rank of a Nyström one-shot eigendecomposition
+        (Oglic & Gärtner 2019, Sec. 2.2) computed by :mod:`krein.nystroem`.
+    landmarks : str, default="uniform"
+        Landmark sampler of the Nyström model (see :mod:`krein.nystroem`).
+    random_state : int, RandomState or None, default=None
+        Seed of the landmark sampler."""
+
+_COMMON_ATTRIBUTES_DOC = """dual_coef_ : ndarray of shape (n_points,) or (n_points, n_targets)
+        α with ``f(x) = Σᵢ αᵢ k(x, pᵢ) + intercept_``; the points are the training points (exact) or
+        the landmarks ``landmark_indices_`` (Nyström).
+    intercept_ : float or ndarray of shape (n_targets,)
+    representation_ : krein.spectral.SpectralRepresentation
+        Spectral representation of the (centred) training kernel; reused by :meth:`fit_path`.
+    eigenvalues_ : ndarray of shape (r,)
+        Its retained signed eigenvalues.
+    indefiniteness_ : float
+        ι of the training kernel (Sec. 5 of the 2018 paper).
+    landmark_indices_ : ndarray or None
+    kernel_ : Kernel or "precomputed"
+    X_fit_ : ndarray of shape (n_samples, n_features)
+        Training inputs (kernel objects only).
+    n_features_in_ : int"""
+
+
+class KreinRidge(_RidgeMixin, _RegressorTargets, _KreinLeastSquares, RegressorMixin, BaseEstimator):
+    __doc__ = f"""Kreĭn kernel ridge regression (Kreĭn LSM; Oglic & Gärtner 2019, Sec. 2.4).
+
+    Minimizes ``(1/n) Σ (f(xᵢ) − yᵢ)² + λ₊‖f₊‖² + λ₋‖f₋‖²`` over a reproducing kernel Kreĭn space
+    ``K = H₊ ⊕ H₋`` (``f = f₊ + f₋``). With ``K = U D Uᵀ``, ``S = sign(D)`` the solution is
+    ``α = (H + nΛ±)⁻¹ P y`` with ``H = U|D|Uᵀ`` (the flip-spectrum matrix), ``P = U S Uᵀ`` and
+    ``Λ± = λ₊S₊ + λ₋|S₋|``. For ``λ₊ = λ₋`` it equals kernel ridge regression on the flip-spectrum
+    matrix with the out-of-sample map ``k_xᵀ P`` (Proposition 2 of that paper). One eigendecomposition
+    serves every (λ₊, λ₋) (:meth:`fit_path`).
+
+    Parameters
+    ----------
+    {_COMMON_PARAMETERS_DOC}
+
+    Attributes
+    ----------
+    {_COMMON_ATTRIBUTES_DOC}
+    """
+
+    def __init__(
+        self, kernel="gaussian", *, lambda_plus=1e-2, lambda_minus=1e-2, center=True, n_components=None,
+        landmarks="uniform", random_state=None,
+    ):
+        self.kernel = kernel
+        self.lambda_plus = lambda_plus
+        self.lambda_minus = lambda_minus
+        self.center = center
+        self.n_components = n_components
+        self.landmarks = landmarks
+        self.random_state = random_state
+
+
+class KreinRidgeClassifier(
+    _RidgeMixin, _ClassifierTargets, _KreinLeastSquares, ClassifierMixin, BaseEstimator
+):
+    __doc__ = f"""Kreĭn kernel ridge classifier (Kreĭn LSM of Oglic & Gärtner 2019 on balanced labels).
+
+    :class:`KreinRidge` fitted on the class-balanced labels ``y₊ = √(n₋/n₊)``, ``y₋ = −√(n₊/n₋)`` of
+    Appendix C of Oglic & Gärtner (2018); the predicted class is the sign of the prediction. Multiclass
+    problems are solved one-vs-rest (one balanced target per class, sharing the eigendecomposition)
+    and predict the class of the largest decision value.
+
+    Parameters
+    ----------
+    {_COMMON_PARAMETERS_DOC}
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    {_COMMON_ATTRIBUTES_DOC}
+    """
+
+    def __init__(
+        self, kernel="gaussian", *, lambda_plus=1e-2, lambda_minus=1e-2, center=True, n_components=None,
+        landmarks="uniform", random_state=None,
+    ):
+        self.kernel = kernel
+        self.lambda_plus = lambda_plus
+        self.lambda_minus = lambda_minus
+        self.center = center
+        self.n_components = n_components
+        self.landmarks = landmarks
+        self.random_state = random_state
+
+
+_VC_PARAMETERS_DOC = """radius : float or None, default=None
+        r > 0: the standard deviation of the training predictions, ``(1/n) Σ f(xᵢ)² = r²`` (centred).
+        None: the standard deviation of the training targets.
+    regularization : {"decomposition", "krein"}, default="decomposition"
+        ``"decomposition"``: λ₊‖f₊‖² + λ₋‖f₋‖² (the KREĬN problem (3); λ₊ = λ₋ is FLIP, the strong
+        topology). ``"krein"``: λ₊‖f₊‖² − λ₋‖f₋‖², i.e. λ⟨f, f⟩_K for λ₊ = λ₋ (OMCS-KREĬN, problem (1))."""
+
+_VC_ATTRIBUTES_DOC = """multiplier_ : float or ndarray of shape (n_targets,)
+        The optimal Lagrange multiplier μ* of the variance constraint (Proposition 3: the smallest).
+    hard_case_ : bool or ndarray of shape (n_targets,)
+        Whether μ* sits at the end of its interval (the targets are orthogonal to the eigenvector
+        bounding it); a warning is issued then.
+    radius_ : float or ndarray of shape (n_targets,)
+        The radius r used."""
+
+
+class VarianceConstrainedKrein(
+    _VarianceConstrainedMixin, _RegressorTargets, _KreinLeastSquares, RegressorMixin, BaseEstimator
+):
+    __doc__ = f"""Variance-constrained Kreĭn least squares, globally optimal (Oglic & Gärtner 2018).
+
+    The KREĬN problem (3): minimize ``(1/n) Σ (f(xᵢ) − yᵢ)² + λ₊‖f₊‖² + λ₋‖f₋‖²`` subject to
+    ``(1/n) Σ (f(xᵢ) − f̄)² = r²``. By the representer theorem (Theorem 2) it becomes problem (4), a
+    quadratic over a hyperellipsoid; its global minimum is the stationary point with the smallest
+    multiplier μ* (Proposition 3), the smallest root of the secular equation (7) in the interval of
+    Sec. 3.1, found to machine precision by the monotone root finder of Appendix B; the hard case
+    (targets orthogonal to the eigenvector bounding the interval) is solved explicitly. Then
+    ``α = (λ₊P₊ − λ₋P₋ − μ*K/n)⁻¹ y / n`` (Eq. (6) in this parametrization). With
+    ``regularization="krein"`` it solves OMCS-KREĬN (problem (1)/(2)). Cost: one eigendecomposition;
+    :meth:`fit_path` reuses it across (λ₊, λ₋, r).
+
+    Parameters
+    ----------
+    {_COMMON_PARAMETERS_DOC}
+    {_VC_PARAMETERS_DOC}
+
+    Attributes
+    ----------
+    {_VC_ATTRIBUTES_DOC}
+    {_COMMON_ATTRIBUTES_DOC}
+    """
+
+    _parameter_constraints = {
+        **_KreinLeastSquares._parameter_constraints,
+        "radius": [Interval(Real, 0, None, closed="neither"), None],
+        "regularization": [StrOptions({"decomposition", "krein"})],
+    }
+
+    def __init__(
+        self, kernel="gaussian", *, lambda_plus=1e-2, lambda_minus=1e-2, radius=None,
+        regularization="decomposition", center=True, n_components=None, landmarks="uniform",
+        random_state=None,
+    ):
+        self.kernel = kernel
+        self.lambda_plus = lambda_plus
+        self.lambda_minus = lambda_minus
+        self.radius = radius
+        self.regularization = regularization
+        self.center = center
+        self.n_components = n_components
+        self.landmarks = landmarks
+        self.random_state = random_state
+
+
+class VarianceConstrainedKreinClassifier(
+    _VarianceConstrainedMixin, _ClassifierTargets, _KreinLeastSquares, ClassifierMixin, BaseEstimator
+):
+    __doc__ = f"""Variance-constrained Kreĭn least squares classifier (Oglic & Gärtner 2018, Appendix C).
+
+    :class:`VarianceConstrainedKrein` (problem (3)/(4), global optimum through the secular equation)
+    fitted on the class-balanced labels ``y₊ = √(n₋/n₊)``, ``y₋ = −√(n₊/n₋)`` of Appendix C; the
+    predicted class is the sign of the prediction, multiclass problems are solved one-vs-rest (each
+    class its own multiplier μ*, one shared eigendecomposition).
+
+    Parameters
+    ----------
+    {_COMMON_PARAMETERS_DOC}
+    {_VC_PARAMETERS_DOC}
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    {_VC_ATTRIBUTES_DOC}
+    {_COMMON_ATTRIBUTES_DOC}
+    """
+
+    _parameter_constraints = VarianceConstrainedKrein._parameter_constraints
+
+    def __init__(
+        self, kernel="gaussian", *, lambda_plus=1e-2, lambda_minus=1e-2, radius=None,
+        regularization="decomposition", center=True, n_components=None, landmarks="uniform",
+        random_state=None,
+    ):
+        self.kernel = kernel
+        self.lambda_plus = lambda_plus
+        self.lambda_minus = lambda_minus
+        self.radius = radius
+        self.regularization = regularization
+        self.center = center
+        self.n_components = n_components
+        self.landmarks = landmarks
+        self.random_state = random_state

@@ -1,0 +1,258 @@
+"""Kreĭn least squares in eigen-coordinates: solutions and exact hyperparameter gradients.
+
+Every model of :mod:`krein.least_squares` works on a spectral representation ``K ≈ U diag(σ) Uᵀ`` of
+the (centred) training kernel and has dual coefficients ``α = U α̂`` with
+
+    α̂ᵢ = ŷᵢ / (cᵢ − μ σᵢ),      ŷ = Uᵀ y,                                                 (†)
+
+where ``c`` encodes the regularization and μ the variance constraint:
+
+* the regularizer ``λ₊‖f₊‖² + λ₋‖f₋‖²`` of the risk ``(1/n) Σ (f(xᵢ) − yᵢ)² + …`` (problem (3) of Oglic &
+  Gärtner 2018; Kreĭn LSM of Oglic & Gärtner 2019, Sec. 2.4) gives ``cᵢ = n λ_{sign σᵢ} sign(σᵢ)``;
+  the regularizer ``λ₊‖f₊‖² − λ₋‖f₋‖²`` (= λ⟨f, f⟩_K for λ₊ = λ₋, the OMCS-KREĬN problem (1)) gives
+  ``cᵢ = n λ_{sign σᵢ}``;
+* Kreĭn ridge regression (no constraint) has μ = −1: ``α = (H + nΛ±)⁻¹ P y`` of the 2019 paper;
+* the variance constraint ``(1/n) Σ f(xᵢ)² = r²`` (centred data) makes μ the smallest root of the
+  secular equation (7), found by :func:`krein.optimize._secular.solve_sphere_quadratic` on the
+  quadratic ``uᵀ diag(c/σ) u − 2 ŷᵀu`` over the sphere ``‖u‖² = n r²`` in the coordinates ``û = σ α̂``
+  of the training predictions (Sec. 3.1 and Eq. (6) of the 2018 paper).
+
+The hyperparameter gradient of a validation loss (Sec. 3.3, Eq. (8), Appendix E.2) is derived here
+exactly, including the derivative of the eigenvectors of K with respect to kernel hyperparameters
+(the Daleckiĭ–Kreĭn formula for the matrix function α = F(K) y with divided differences of
+``f(σ) = 1/(c(σ) − μσ)``), and the implicit derivative of μ through the constraint.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..optimize._secular import solve_sphere_quadratic
+
+__all__ = ["SpectralProblem", "SpectralSolution", "center_kernel", "regularization_weights"]
+
+
+def center_kernel(K):
+    """The centred kernel ``H K H`` (``H = I − 11ᵀ/n``) and the column means of ``K``."""
+    column_means = K.mean(axis=0)
+    centered = K - column_means[None, :]
+    centered -= column_means[:, None]
+    centered += column_means.mean()
+    return centered, column_means
+
+
+def regularization_weights(values, n_samples, lambda_plus, lambda_minus, regularization):
+    """The weights ``c`` of (†) for eigenvalues ``values``.
+
+    ``"decomposition"``: ``cᵢ = n λ_± sign(σᵢ)`` (penalty λ₊‖f₊‖² + λ₋‖f₋‖²); ``"krein"``:
+    ``cᵢ = n λ_±`` (penalty λ₊‖f₊‖² − λ₋‖f₋‖²).
+    """
+    positive = values > 0
+    weights = n_samples * np.where(positive, lambda_plus, lambda_minus)
+    if regularization == "decomposition":
+        weights = np.where(positive, weights, -weights)
+    return weights
+
+
+@dataclass
+class SpectralSolution:
+    """Eigen-coordinates of a fitted model, one column per target.
+
+    ``alpha_hat = ŷ / denominator`` with ``denominator = c − μσ`` computed without cancellation;
+    ``multiplier`` is μ (−1 for ridge), ``shift`` the distance δ of μ to the end of its interval and
+    ``hard_case`` whether μ sits there (variance-constrained models only).
+    """
+
+    weights: np.ndarray
+    alpha_hat: np.ndarray
+    denominator: np.ndarray
+    multiplier: np.ndarray
+    shift: np.ndarray
+    hard_case: np.ndarray
+    radius: np.ndarray | None
+
+
+@dataclass
+class SpectralProblem:
+    """What a least squares fit needs that does not depend on λ₊, λ₋ or r.
+
+    Parameters
+    ----------
+    representation : krein.spectral.SpectralRepresentation
+    targets : ndarray of shape (n, t)
+        Training targets after centring (if ``centered``).
+    target_means : ndarray of shape (t,)
+        Means removed from the targets (zeros when not centred).
+    column_means : ndarray of shape (n,) or None
+        Column means of the uncentred training kernel when the kernel was centred.
+    """
+
+    representation: object
+    targets: np.ndarray
+    target_means: np.ndarray
+    column_means: np.ndarray | None
+
+    def __post_init__(self):
+        self.projections = self.representation.project(self.targets)
+
+    @property
+    def n_samples(self):
+        return self.targets.shape[0]
+
+    # ------------------------------------------------------------------ solutions
+    def solve(self, lambda_plus, lambda_minus, regularization="decomposition", radius=None):
+        """Coefficients (†) for ridge (``radius`` None) or the variance constraint ``r = radius``.
+
+        ``radius`` is a scalar or one value per target: the standard deviation of the training
+        predictions, ``(1/n) ‖K α‖² = r²``.
+        """
+        sigma = self.representation.values
+        b = self.projections
+        c = regularization_weights(sigma, self.n_samples, lambda_plus, lambda_minus, regularization)
+        n_targets = b.shape[1]
+        if radius is None:
+            denominator = (c + sigma)[:, None] * np.ones(n_targets)
+            return SpectralSolution(
+                c, b / denominator, denominator, -np.ones(n_targets), np.full(n_targets, np.nan),
+                np.zeros(n_targets, bool), None,
+            )
+        radius = np.broadcast_to(np.asarray(radius, dtype=float), (n_targets,)).copy()
+        w = c / sigma
+        alpha_hat = np.zeros_like(b)
+        denominator = np.empty_like(b)
+        multiplier, shift = np.empty(n_targets), np.empty(n_targets)
+        hard_case = np.zeros(n_targets, bool)
+        for j in range(n_targets):
+            if radius[j] == 0.0:  # only u = 0 is feasible
+                denominator[:, j], multiplier[j], shift[j] = np.inf, np.nan, np.nan
+                continue
+            solution = solve_sphere_quadratic(w, b[:, j], np.sqrt(self.n_samples) * radius[j])
+            alpha_hat[:, j] = solution.u / sigma
+            denominator[:, j] = sigma * ((w - w.min()) + solution.shift)
+            multiplier[j], shift[j], hard_case[j] = solution.mu, solution.shift, solution.hard_case
+        return SpectralSolution(c, alpha_hat, denominator, multiplier, shift, hard_case, radius)
+
+    def dual_coef(self, solution):
+        """Dual coefficients on the representation's points and intercepts, one column per target.
+
+        With a centred kernel the centring is folded in: ``f(x) = k(x, P)ᵀ α + b`` with ``α`` summing
+        to zero and ``b = ȳ − k̄ᵀ α`` (``k̄`` the column means of the training kernel).
+        """
+        alpha = self.representation.dual_coef(solution.alpha_hat)
+        if self.column_means is None:
+            return alpha, self.target_means.copy()
+        alpha = alpha - alpha.mean(axis=0)
+        return alpha, self.target_means - self.column_means @ alpha
+
+    # ------------------------------------------------------------------ hypergradients
+    def validation_loss_and_gradient(self, solution, K_val, y_val, K_grad=None, K_val_grad=None):
+        """Validation mean squared error and its gradient (Sec. 3.3, Eq. (8), Appendix E.2).
+
+        Parameters
+        ----------
+        solution : SpectralSolution
+            From :meth:`solve` on this problem.
+        K_val : ndarray of shape (m, n)
+            Uncentred validation-versus-training kernel rows.
+        y_val : ndarray of shape (m, t)
+        K_grad : ndarray of shape (n, n, p), optional
+            ∂K/∂θ of the uncentred training kernel (log kernel hyperparameters).
+        K_val_grad : ndarray of shape (m, n, p), optional
+            ∂K_val/∂θ.
+
+        Returns
+        -------
+        loss : float
+            Mean over targets of the validation mean squared error.
+        gradient : ndarray
+            With respect to ``log λ₊, log λ₋``, then ``log r`` (variance-constrained models), then
+            the ``p`` log kernel hyperparameters.
+        """
+        rep = self.representation
+        if rep.extension is not None or rep.vectors is None:
+            raise NotImplementedError("Hypergradients need the exact spectral representation.")
+        if np.any(solution.hard_case):
+            raise ValueError(
+                "The validation loss is not differentiable in the hard case (μ* at the end of its "
+                "interval): the solution is not unique."
+            )
+        U, sigma, c = rep.vectors, rep.values, solution.weights
+        constrained = solution.radius is not None
+        n_kernel = 0 if K_grad is None else K_grad.shape[2]
+        n_targets = y_val.shape[1]
+        total_loss, total_gradient = 0.0, np.zeros(2 + constrained + n_kernel)
+        alphas, intercepts = self.dual_coef(solution)
+        same_sign = (sigma[:, None] > 0) == (sigma[None, :] > 0)
+        sigma_difference = np.where(same_sign, 1.0, sigma[:, None] - sigma[None, :])
+        for j in range(n_targets):
+            alpha, a, b = alphas[:, j], solution.alpha_hat[:, j], self.projections[:, j]
+            f = 1.0 / solution.denominator[:, j]
+            mu = solution.multiplier[j]
+            u = sigma * a
+            error = K_val @ alpha + intercepts[j] - y_val[:, j]
+            m = error.size
+            total_loss += float(error @ error) / m
+            tau = (2.0 / m) * (K_val.T @ error)
+            if self.column_means is not None:
+                tau -= (2.0 / m) * error.sum() * self.column_means
+                tau -= tau.mean()
+            t_hat = U.T @ tau
+            gradient = []
+            # λ₊, λ₋: ∂cᵢ/∂log λ± = cᵢ on the eigenvalues of that sign.
+            D = float(np.sum(u * u * sigma * f)) if constrained else None
+            for mask in (sigma > 0, sigma < 0):
+                dc = c * mask
+                dmu = float(np.sum(u * u * dc * f)) / D if constrained else 0.0
+                gradient.append(-float(np.sum(t_hat * a * f * (dc - sigma * dmu))))
+            T = float(np.sum(t_hat * a * sigma * f))  # τᵀ ∂α/∂μ
+            if constrained:
+                R2 = self.n_samples * solution.radius[j] ** 2
+                gradient.append(T * R2 / D)
+            if n_kernel:
+                gradient.extend(
+                    self._kernel_gradient(
+                        U, sigma, c, f, mu, a, b, u, tau, t_hat, T, D, same_sign, sigma_difference,
+                        self.targets[:, j], K_grad,
+                    )
+                    + (2.0 / m) * np.einsum("i,ijk,j->k", error, K_val_grad, alpha)
+                    - (
+                        (2.0 / m) * error.sum() * np.einsum("abk,b->k", K_grad, alpha) / self.n_samples
+                        if self.column_means is not None
+                        else 0.0
+                    )
+                )
+            total_gradient += np.asarray(gradient)
+        return total_loss / n_targets, total_gradient / n_targets
+
+    def _kernel_gradient(
+        self, U, sigma, c, f, mu, a, b, u, tau, t_hat, T, D, same_sign, sigma_difference, y, K_grad
+    ):
+        """⟨G, ∂K_c/∂θ⟩ for the implicit part of the gradient (α through K_c, and μ through r).
+
+        ``G = V (Γ ∘ (τ̂ ŷᵀ)) Vᵀ`` with Γ the divided differences of ``f(σ) = 1/(c(σ) − μσ)`` over the
+        full eigenbasis V = [U, W] of K_c, eigenvalues outside U treated as zero (the model has no
+        component there); for the constrained models, minus ``(T/D)`` times the same construction
+        for ``h(σ) = σ f(σ)`` and ``û`` (the implicit derivative of μ).
+        """
+        # Divided differences of f: μ fᵢ fⱼ for equal c (same sign), direct otherwise.
+        gamma_f = np.where(same_sign, mu * np.outer(f, f), (f[:, None] - f[None, :]) / sigma_difference)
+        M = gamma_f * np.outer(t_hat, b)
+        left = f / sigma * t_hat  # kept–dropped block: Γ = f/σ
+        if D is not None:
+            h = sigma * f
+            gamma_h = np.where(
+                same_sign, c[:, None] * np.outer(f, f), (h[:, None] - h[None, :]) / sigma_difference
+            )
+            M -= (T / D) * gamma_h * np.outer(u, b)
+            left -= (T / D) * f * u
+        y_perp = y - U @ b
+        tau_perp = tau - U @ t_hat
+        G = (U @ M) @ U.T
+        G += np.outer(U @ left, y_perp)
+        G += np.outer(tau_perp, U @ (f / sigma * b))
+        if self.column_means is not None:  # ⟨G, H dK H⟩ = ⟨H G H, dK⟩
+            G -= G.mean(axis=0)[None, :]
+            G -= G.mean(axis=1)[:, None]
+        return np.einsum("ab,abk->k", G, K_grad)
