@@ -1,0 +1,229 @@
+"""Tests of krein.nystroem: signed Nyström (Eq. 3), one-shot eigendecomposition, landmarks, streaming, dask."""
+
+import numpy as np
+import pytest
+from sklearn.kernel_approximation import Nystroem
+
+from krein.kernels import DeltaGaussian, Epanechnikov, Sigmoid
+from krein.nystroem import (
+    IndefiniteNystroem,
+    KernelColumns,
+    gisbrecht_schleif_eigendecomposition,
+    landmark_factor,
+    nystroem_representation,
+    one_shot_eigendecomposition,
+    select_landmarks,
+)
+
+
+def relative_error(A, B):
+    return np.linalg.norm(A - B) / np.linalg.norm(B)
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    return rng.normal(size=(80, 3)), rng.normal(size=(9, 3))
+
+
+@pytest.fixture(scope="module")
+def low_rank_kernel():
+    """K = A diag(s) Aᵀ of rank 6 with three negative eigenvalues (exactly known spectrum)."""
+    rng = np.random.default_rng(1)
+    Q, _ = np.linalg.qr(rng.normal(size=(150, 6)))
+    spectrum = np.array([40.0, 25.0, -18.0, 9.0, -5.0, -2.0])
+    return (Q * spectrum) @ Q.T, spectrum
+
+
+def test_every_point_a_landmark_reproduces_signed_kernel_unlike_sklearn(data):
+    X, X_test = data
+    kernel = DeltaGaussian(1.0, 2.0)
+    K = kernel(X)
+    assert np.linalg.eigvalsh(K)[0] < -1.0  # strongly indefinite
+    nystroem = IndefiniteNystroem(kernel, n_components=len(X), random_state=0).fit(X)
+    assert relative_error(nystroem.approximate_kernel(X), K) < 1e-10
+    assert np.any(nystroem.signature_ < 0) and np.any(nystroem.signature_ > 0)
+    # kernel rows of unseen points: k̃(x, ·) = k(x, ·) when every training point is a landmark
+    assert relative_error(nystroem.approximate_kernel(X_test, X), kernel(X_test, X)) < 1e-10
+    # scikit-learn's Nystroem returns the flip-spectrum |K| there, not K
+    values, vectors = np.linalg.eigh(K)
+    flipped = (vectors * np.abs(values)) @ vectors.T
+    sk_features = Nystroem(kernel="precomputed", n_components=len(X)).fit(K).transform(K)
+    assert relative_error(sk_features @ sk_features.T, flipped) < 1e-8
+    assert relative_error(sk_features @ sk_features.T, K) > 0.5
+
+
+def test_precomputed_path_matches_kernel_path(data):
+    X, X_test = data
+    kernel = Sigmoid(2.0)
+    by_kernel = IndefiniteNystroem(kernel, n_components=20, random_state=3).fit(X)
+    by_matrix = IndefiniteNystroem("precomputed", n_components=20, random_state=3).fit(kernel(X))
+    np.testing.assert_array_equal(by_kernel.component_indices_, by_matrix.component_indices_)
+    np.testing.assert_allclose(by_kernel.transform(X_test), by_matrix.transform(kernel(X_test, X)), atol=1e-12)
+
+
+def test_nystroem_formula_eq3_with_m_landmarks(data):
+    X, X_test = data
+    kernel = DeltaGaussian(1.0, 2.0)
+    nystroem = IndefiniteNystroem(kernel, n_components=15, random_state=0).fit(X)
+    Z = nystroem.components_
+    expected = kernel(X_test, Z) @ np.linalg.solve(kernel(Z), kernel(Z, X))
+    np.testing.assert_allclose(nystroem.approximate_kernel(X_test, X), expected, rtol=1e-7, atol=1e-9)
+
+
+def test_rank_option_is_best_rank_k_of_nystroem_approximation(data):
+    X, _ = data
+    kernel = DeltaGaussian(1.0, 2.0)
+    full = IndefiniteNystroem(kernel, n_components=30, random_state=0).fit(X)
+    K_tilde = full.approximate_kernel(X)
+    values, vectors = np.linalg.eigh(K_tilde)
+    top = np.argsort(-np.abs(values))[:5]
+    best = (vectors[:, top] * values[top]) @ vectors[:, top].T
+    ranked = IndefiniteNystroem(kernel, n_components=30, rank=5, random_state=0).fit(X)
+    np.testing.assert_allclose(ranked.approximate_kernel(X), best, atol=1e-8)
+    np.testing.assert_allclose(np.sort(ranked.eigenvalues_), np.sort(values[top]), rtol=1e-8)
+
+
+def test_one_shot_recovers_signed_spectrum_of_low_rank_kernel(low_rank_kernel):
+    K, spectrum = low_rank_kernel
+    idx = np.arange(0, 150, 5)
+    result = one_shot_eigendecomposition(K[:, idx], K[np.ix_(idx, idx)])
+    assert result.values.size == spectrum.size  # the null space of K_ZZ is cut off
+    np.testing.assert_allclose(result.values, spectrum[np.argsort(-np.abs(spectrum))], rtol=1e-8)
+    U = result.vectors
+    np.testing.assert_allclose(U.T @ U, np.eye(6), atol=1e-10)
+    np.testing.assert_allclose(K[:, idx] @ result.extension, U, atol=1e-10)
+    np.testing.assert_allclose((U * result.values) @ U.T, K, atol=1e-9)
+    # Gisbrecht–Schleif (Appendix B) recovers the same spectrum
+    gs_values, gs_vectors = gisbrecht_schleif_eigendecomposition(K[:, idx], K[np.ix_(idx, idx)])
+    np.testing.assert_allclose(gs_values, result.values, rtol=1e-8)
+    np.testing.assert_allclose((gs_vectors * gs_values) @ gs_vectors.T, K, atol=1e-8)
+
+
+def test_singular_landmark_block_uses_documented_cutoff(data):
+    X, _ = data
+    kernel = DeltaGaussian(1.0, 2.0)
+    Z = np.vstack([X[:10], X[:3]])  # three duplicated landmarks: K_ZZ has rank 10
+    factor = landmark_factor(kernel(Z))
+    assert factor.right.shape == (13, 10)
+    features = kernel(X, Z) @ factor.right
+    K_tilde = (features * factor.signature) @ features.T
+    expected = kernel(X, X[:10]) @ np.linalg.solve(kernel(X[:10]), kernel(X[:10], X))
+    np.testing.assert_allclose(K_tilde, expected, atol=1e-8)
+    with pytest.raises(ValueError, match="K_ZZ is numerically zero"):
+        landmark_factor(np.zeros((4, 4)))
+
+
+def test_errors_name_the_argument(data):
+    X, _ = data
+    with pytest.raises(ValueError, match="n_components"):
+        nystroem_representation(Sigmoid(), X, n_components=500)
+    with pytest.raises(ValueError, match="landmarks"):
+        nystroem_representation(Sigmoid(), X, n_components=5, landmarks="greedy")
+    with pytest.raises(ValueError, match="symmetric"):
+        nystroem_representation("precomputed", np.triu(np.ones((5, 5))), n_components=2)
+    with pytest.warns(UserWarning, match="n_components"):
+        IndefiniteNystroem(Sigmoid(), n_components=500).fit(X)
+
+
+def _clustered_data(seed=0):
+    rng = np.random.default_rng(seed)
+    centers = rng.normal(size=(8, 4)) * 3
+    sizes = rng.integers(8, 50, size=8)
+    X = np.vstack([c + 0.5 * rng.normal(size=(s, 4)) for c, s in zip(centers, sizes, strict=True)])
+    return (X - X.mean(0)) / X.std(0)
+
+
+def _median_error(kernel, X, K, m, method, reps=10):
+    errors = []
+    for seed in range(reps):
+        rep, _ = nystroem_representation(kernel, X, n_components=m, landmarks=method, rank=m, random_state=seed)
+        errors.append(relative_error((rep.vectors * rep.values) @ rep.vectors.T, K))
+    return np.median(errors)
+
+
+@pytest.mark.parametrize("kernel", [DeltaGaussian(1.0, 2.0), Sigmoid(2.0), Epanechnikov(2.0)], ids=repr)
+def test_error_decays_with_rank_and_kmeanspp_beats_uniform(kernel):
+    X = _clustered_data()
+    K = kernel(X)
+    uniform = [_median_error(kernel, X, K, m, "uniform") for m in (8, 16, 32)]
+    assert uniform[0] > uniform[1] > uniform[2]
+    assert _median_error(kernel, X, K, 16, "kmeans++") < uniform[1]
+
+
+def test_leverage_beats_uniform_with_larger_landmark_sets():
+    """Rank-k approximations from k·log n landmarks (Figure 1, right): leverage sampling wins."""
+    X = _clustered_data()
+    kernel = Sigmoid(2.0)
+    K = kernel(X)
+    k, m = 8, int(8 * np.log(len(X)))
+    errors = {}
+    for method in ("uniform", "leverage"):
+        runs = []
+        for seed in range(10):
+            rep, _ = nystroem_representation(
+                kernel, X, n_components=m, landmarks=method, rank=k, sketch_size=m, random_state=seed
+            )
+            runs.append(relative_error((rep.vectors * rep.values) @ rep.vectors.T, K))
+        errors[method] = np.median(runs)
+    assert errors["leverage"] < errors["uniform"]
+
+
+def test_landmarks_are_distinct_and_reproducible():
+    X = _clustered_data()
+    columns = KernelColumns(Sigmoid(2.0), X)
+    for method in ("uniform", "leverage", "kmeans++"):
+        first = select_landmarks(columns, 40, method, random_state=7)
+        assert np.unique(first).size == 40
+        np.testing.assert_array_equal(first, select_landmarks(columns, 40, method, random_state=7))
+
+
+@pytest.mark.parametrize("kernel", [DeltaGaussian(1.0, 2.0), "precomputed"], ids=str)
+def test_streamed_representation_equals_in_memory(data, kernel):
+    X, _ = data
+    rng = np.random.default_rng(2)
+    y = rng.normal(size=(len(X), 2))
+    inputs = DeltaGaussian(1.0, 2.0)(X) if kernel == "precomputed" else X
+    memory, idx = nystroem_representation(kernel, inputs, n_components=25, random_state=0)
+    streamed, idx_s = nystroem_representation(
+        kernel, inputs, n_components=25, random_state=0, working_memory=0.002, y=y
+    )
+    assert streamed.vectors is None
+    np.testing.assert_array_equal(idx, idx_s)
+    np.testing.assert_allclose(streamed.values, memory.values, rtol=1e-10)
+    # eigenvectors are defined up to sign: compare sign-invariant quantities
+    signs = np.sign(np.sum(streamed.extension * memory.extension, axis=0))
+    np.testing.assert_allclose(streamed.extension * signs, memory.extension, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(streamed.project(y) * signs[:, None], memory.project(y), atol=1e-10)
+    # another target vector: one more streamed pass
+    z = rng.normal(size=len(X))
+    np.testing.assert_allclose(streamed.project(z) * signs, memory.project(z), atol=1e-10)
+
+
+def test_dask_fit_on_local_cluster_equals_in_memory(data):
+    pytest.importorskip("dask.array", reason="dask is an optional extra (pip install krein[dask])")
+    distributed = pytest.importorskip("distributed", reason="dask.distributed is an optional extra")
+    import dask.array as da
+
+    X, X_test = data
+    rng = np.random.default_rng(3)
+    y = rng.normal(size=len(X))
+    kernel = DeltaGaussian(1.0, 2.0)
+    memory, idx = nystroem_representation(kernel, X, n_components=20, random_state=0)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster):
+        X_dask = da.from_array(X, chunks=(17, 3))
+        y_dask = da.from_array(y, chunks=13)
+        streamed, idx_d = nystroem_representation(kernel, X_dask, n_components=20, random_state=0, y=y_dask)
+        projection = streamed.project(y_dask)
+    np.testing.assert_array_equal(idx, idx_d)
+    np.testing.assert_allclose(streamed.values, memory.values, rtol=1e-10)
+    # the fitted model: dual coefficients of the ridge-type solution c = Λ/(Λ² + 1) Ũᵀy on the landmarks
+    signs = np.sign(np.sum(streamed.extension * memory.extension, axis=0))
+
+    def coefficients(rep, proj):
+        return rep.dual_coef(proj * rep.values / (rep.values**2 + 1.0))
+
+    np.testing.assert_allclose(coefficients(streamed, projection), coefficients(memory, memory.project(y)),
+                               rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(streamed.extension * signs, memory.extension, rtol=1e-8, atol=1e-10)
