@@ -15,7 +15,7 @@ import numpy as np
 
 __all__ = ["project_onto_ball_orthant"]
 
-_BISECTION_STEPS = 200
+_BISECTION_STEPS = 64
 
 
 def _inner(x, center, gamma, q):
@@ -53,7 +53,7 @@ def project_onto_ball_orthant(x, center, radius, q=2.0):
     low, high = 0.0, 1.0
     while _distance(np.maximum(_inner(x, center, high, q), 0.0), center, q) > radius:
         low, high = high, 2.0 * high
-    for _ in range(_BISECTION_STEPS):
+    for _ in range(4 * _BISECTION_STEPS):
         gamma = 0.5 * (low + high)
         if _distance(np.maximum(_inner(x, center, gamma, q), 0.0), center, q) > radius:
             low = gamma
