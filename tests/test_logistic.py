@@ -1,0 +1,246 @@
+"""IndefiniteLogisticRegression (IKLR, Liu et al. 2019) and the geodesic Gaussian kernels of its Table I."""
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+from scipy.special import expit, log_expit
+from sklearn.linear_model import LogisticRegression
+
+from krein.dissimilarity import covariance_descriptors, spd_distances
+from krein.dissimilarity._geodesic_kernel import geodesic_gaussian_kernel
+from krein.kernels import Gaussian, TruncatedL1
+from krein.logistic import IndefiniteLogisticRegression
+from krein.logistic._iklr import _LogisticDC
+
+
+def objective(K, y_pm, alpha, lam):
+    """Objective (5) written directly from the paper, independently of the estimator."""
+    return -np.mean(log_expit(y_pm * (K @ alpha))) + 0.5 * lam * alpha @ K @ alpha
+
+
+@pytest.fixture(scope="module")
+def local_minimum_problem():
+    """An indefinite kernel whose objective (6) has a strict local minimum near α = 0.
+
+    The negative eigenvectors are orthogonal to y and |μ| ≫ 4nλ, so the logistic term's curvature
+    beats the negative quadratic around the fit (objective (6) is unbounded below in general).
+    """
+    rng = np.random.default_rng(0)
+    n = 30
+    y = np.repeat([0, 1], n // 2)
+    Q = np.linalg.qr(np.column_stack([2.0 * y - 1, rng.normal(size=(n, n - 1))]))[0]
+    V = np.column_stack([Q[:, 1:3], Q[:, [0]], Q[:, 3:]])
+    K = (V * np.r_[-3.0, -2.0, np.linspace(0.5, 10, n - 2)]) @ V.T
+    return 0.5 * (K + K.T), y
+
+
+@pytest.fixture(scope="module")
+def tl1_problem():
+    """TL1 kernel (ρ = 0.7·d) on a 2-D XOR problem: strongly indefinite."""
+    rng = np.random.default_rng(1)
+    X = rng.uniform(-1, 1, size=(80, 2))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    K = TruncatedL1()(X)
+    assert np.linalg.eigvalsh(K)[0] < -0.1
+    return X, y, K
+
+
+def fit_exact(K, y, **params):
+    params = {"lam": 1e-3, "solver": "cccp", "inexact_tol": 1e-14, "max_outer_iter": 2000,
+              "max_inner_iter": 100_000, "tol": 1e-15, "tau": 3.0, **params}  # fmt: skip
+    return IndefiniteLogisticRegression(kernel="precomputed", **params).fit(K, y)
+
+
+def test_cccp_converges_to_a_stationary_point(local_minimum_problem):
+    K, y = local_minimum_problem
+    model = fit_exact(K, y)
+    assert model.objective_gradient_norm(K, y)[0] <= 1e-6
+    assert model.n_iter_[0] < 2000  # stopped by convergence, not by the cap
+    # stationarity of (5) checked against a finite-difference gradient of the paper's formula
+    alpha, y_pm = model.dual_coef_[:, 0], 2.0 * y - 1
+    steps = 1e-6 * np.eye(K.shape[0])
+    numeric = [
+        (objective(K, y_pm, alpha + e, 1e-3) - objective(K, y_pm, alpha - e, 1e-3)) / 2e-6 for e in steps
+    ]
+    assert np.max(np.abs(numeric)) < 1e-6
+
+
+def test_gradient_variants_reach_the_cccp_stationary_point(local_minimum_problem):
+    K, y = local_minimum_problem
+    reference = fit_exact(K, y).decision_function(K)
+    inexact = fit_exact(K, y, solver="ccicp", inexact_tol=1.0)  # the paper's CCICP-GD (ε = 1)
+    assert inexact.n_inner_iter_[0] == inexact.n_iter_[0]  # one gradient step per subproblem
+    np.testing.assert_allclose(inexact.decision_function(K), reference, atol=1e-6)
+    loose = fit_exact(K, y, inexact_tol=1e-4)  # the paper's CCCP-GD tolerance
+    np.testing.assert_allclose(loose.decision_function(K), reference, atol=1e-5)
+
+
+@pytest.mark.parametrize("solver", ["cccp", "ccicp"])
+def test_deterministic_solvers_decrease_the_objective_monotonically(tl1_problem, solver):
+    X, y, K = tl1_problem
+    model = IndefiniteLogisticRegression(lam=1e-2, solver=solver, max_outer_iter=30).fit(X, y)
+    history = model.objective_history_[0]
+    assert history.size == 31
+    assert np.all(np.diff(history) <= 1e-12)
+    assert history[-1] < history[0] - 0.1
+    # the recorded values are objective (5) itself
+    alpha = model.dual_coef_[:, 0]
+    assert history[-1] == pytest.approx(objective(K, 2.0 * y - 1, alpha, 1e-2), rel=1e-10, abs=1e-12)
+
+
+@pytest.mark.parametrize("sgd_inexact", [False, True])
+def test_stochastic_solver_decreases_the_objective_on_average(tl1_problem, sgd_inexact):
+    X, y, K = tl1_problem
+    histories = np.array(
+        [
+            IndefiniteLogisticRegression(
+                lam=1e-2, solver="ccicp-sgd", sgd_inexact=sgd_inexact, max_outer_iter=10, random_state=seed
+            )
+            .fit(X, y)
+            .objective_history_[0]
+            for seed in range(8)
+        ]
+    )
+    mean = histories.mean(axis=0)
+    assert np.all(np.diff(mean) < 0)
+    exact = IndefiniteLogisticRegression(lam=1e-2, solver="cccp", max_outer_iter=10).fit(X, y)
+    assert mean[-1] < exact.objective_history_[0][-1] + 0.05
+
+
+def test_sgd_inexact_rule_runs_fewer_epochs(tl1_problem):
+    X, y, _ = tl1_problem
+    common = {"lam": 1e-2, "solver": "ccicp-sgd", "max_outer_iter": 5, "random_state": 0}
+    exact = IndefiniteLogisticRegression(**common).fit(X, y)
+    inexact = IndefiniteLogisticRegression(sgd_inexact=True, **common).fit(X, y)
+    assert inexact.n_inner_iter_[0] == 5  # ε = 1: one epoch per subproblem (CCICP-SGD-I)
+    assert exact.n_inner_iter_[0] > 3 * 5
+
+
+def test_psd_kernel_gives_kernel_logistic_regression():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(50, 3))
+    y = (X[:, 0] + 0.5 * rng.normal(size=50) > 0).astype(int)
+    y_pm, lam, n = 2.0 * y - 1, 1e-2, 50
+    kernel = Gaussian(eta=1.5)
+    K = kernel(X)
+    model = IndefiniteLogisticRegression(
+        kernel=kernel, lam=lam, solver="cccp", inexact_tol=1e-14, tol=1e-14
+    ).fit(X, y)
+    assert model.tau_ == 0.0  # K₋ = 0: the subproblem is all of KLR
+    f = model.decision_function(X)
+
+    # explicit features Φ with K = ΦΦᵀ: KLR is linear logistic regression on Φ with ‖w‖² = αᵀKα
+    values, vectors = np.linalg.eigh(K)
+    features = vectors * np.sqrt(np.maximum(values, 0))
+
+    # independent solver 1: scipy L-BFGS on the primal objective in w
+    def fun(w):
+        margins = y_pm * (features @ w)
+        value = -np.mean(log_expit(margins)) + 0.5 * lam * w @ w
+        return value, lam * w - features.T @ (y_pm * expit(-margins)) / n
+
+    reference = minimize(fun, np.zeros(n), jac=True, method="L-BFGS-B", options={"gtol": 1e-12, "ftol": 0})
+    np.testing.assert_allclose(f, features @ reference.x, atol=1e-6)
+
+    # independent solver 2: scikit-learn's LogisticRegression on the same features
+    sklearn_model = LogisticRegression(
+        C=1 / (lam * n), fit_intercept=False, tol=1e-12, solver="newton-cholesky"
+    )
+    sklearn_model.fit(features, y)
+    np.testing.assert_allclose(f, sklearn_model.decision_function(features), atol=1e-6)
+    np.testing.assert_allclose(model.predict_proba(X), sklearn_model.predict_proba(features), atol=1e-6)
+
+
+def test_logistic_dc_gradients_match_finite_differences(tl1_problem):
+    _, y, K = tl1_problem
+    values, vectors = np.linalg.eigh(K)
+    problem = _LogisticDC(vectors, values, 2.0 * y - 1, lam=0.05, tau=1.0)
+    c = np.random.default_rng(3).normal(size=values.size) * 0.1
+    for function in (problem.convex, problem.concave):
+        _, gradient = function(c)
+        numeric = [(function(c + e)[0] - function(c - e)[0]) / 2e-6 for e in 1e-6 * np.eye(c.size)]
+        np.testing.assert_allclose(gradient, numeric, atol=1e-7)
+    # g − h is objective (5), and the majorizer bounds the Hessian of g
+    alpha = vectors @ c
+    assert problem.objective(c) == pytest.approx(objective(K, 2.0 * y - 1, alpha, 0.05), rel=1e-12)
+    margins = problem.margins(c)
+    weights = expit(margins) * expit(-margins)
+    hessian = (vectors * values).T @ (weights[:, None] * (vectors * values)) / y.size + np.diag(
+        problem.convex_weight
+    )
+    assert np.linalg.eigvalsh(np.diag(problem.metric) - hessian)[0] >= -1e-10
+    # the batch gradient over all samples is the exact gradient
+    np.testing.assert_allclose(problem.convex_batch_gradient(c, np.arange(y.size)), problem.convex(c)[1])
+
+
+def test_multiclass_is_one_vs_rest_on_a_shared_decomposition():
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(60, 3))
+    y = np.argmax(X, axis=1)
+    model = IndefiniteLogisticRegression(lam=1e-2, max_outer_iter=5).fit(X, y)
+    scores = model.decision_function(X)
+    assert scores.shape == (60, 3) and model.dual_coef_.shape == (60, 3)
+    for k in range(3):
+        binary = IndefiniteLogisticRegression(lam=1e-2, max_outer_iter=5, tau=model.tau_).fit(X, y == k)
+        np.testing.assert_allclose(scores[:, k], binary.decision_function(X), atol=1e-10)
+    probabilities = model.predict_proba(X)
+    np.testing.assert_allclose(probabilities.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(model.predict(X), np.argmax(scores, axis=1))
+    assert model.score(X, y) > 0.85
+
+
+def test_precomputed_kernel_matches_kernel_object(tl1_problem):
+    X, y, K = tl1_problem
+    direct = IndefiniteLogisticRegression(kernel=TruncatedL1()).fit(X[:60], y[:60])
+    precomputed = IndefiniteLogisticRegression(kernel="precomputed").fit(K[:60, :60], y[:60])
+    np.testing.assert_allclose(
+        direct.decision_function(X[60:]), precomputed.decision_function(K[60:, :60]), atol=1e-10
+    )
+    np.testing.assert_allclose(direct.predict_proba(X[60:])[:, 1], expit(direct.decision_function(X[60:])))
+
+
+@pytest.mark.parametrize("init", ["ones", "minus_ones", "random"])
+def test_initializations_start_from_the_paper_values(tl1_problem, init):
+    X, y, K = tl1_problem
+    model = IndefiniteLogisticRegression(init=init, max_outer_iter=1, random_state=0).fit(X, y)
+    start = {"ones": np.ones(80), "minus_ones": -np.ones(80)}.get(init)
+    if start is None:
+        start = np.random.RandomState(0).uniform(0, 1, size=80)
+    assert model.objective_history_[0][0] == pytest.approx(objective(K, 2.0 * y - 1, start, 1e-2), rel=1e-9)
+
+
+def test_errors_name_the_argument(tl1_problem):
+    X, y, K = tl1_problem
+    with pytest.raises(ValueError, match="tau"):
+        IndefiniteLogisticRegression(tau=0.0).fit(X, y)
+    with pytest.raises(ValueError, match="symmetric"):
+        IndefiniteLogisticRegression(kernel="precomputed").fit(K + np.triu(K, 1), y)
+    with pytest.raises(ValueError, match="one class"):
+        IndefiniteLogisticRegression().fit(X, np.zeros(80))
+    with pytest.raises(ValueError, match="solver"):
+        IndefiniteLogisticRegression(solver="newton").fit(X, y)
+    with pytest.raises(FloatingPointError, match="diverged"):  # (6) is unbounded below: τ tiny, λ large
+        IndefiniteLogisticRegression(lam=10.0, tau=0.5, max_outer_iter=5000).fit(X, y)
+
+
+def test_geodesic_gaussian_kernels_of_table_one():
+    rng = np.random.default_rng(5)
+    series = rng.normal(size=(40, 4, 30)) * rng.uniform(0.2, 5.0, size=(40, 4, 1))
+    S = covariance_descriptors(series)
+    for metric in ("affine_invariant", "log_euclidean"):
+        K = geodesic_gaussian_kernel(S, metric=metric, sigma=2.0)
+        np.testing.assert_allclose(K, np.exp(-(spd_distances(S, metric=metric) ** 2) / 4.0))
+        np.testing.assert_allclose(np.diag(K), 1.0)
+        np.testing.assert_allclose(geodesic_gaussian_kernel(S[:5], S, metric=metric, sigma=2.0), K[:5])
+    # log-Euclidean: a Gaussian kernel of the matrix logarithms, hence positive semidefinite
+    assert np.linalg.eigvalsh(geodesic_gaussian_kernel(S, metric="log_euclidean", sigma=4.0))[0] > -1e-10
+    with pytest.raises(ValueError, match="sigma"):
+        geodesic_gaussian_kernel(S, sigma=0.0)
+
+
+def test_affine_invariant_kernel_is_indefinite_on_real_covariances():
+    from krein.datasets import load_dataset
+
+    S = covariance_descriptors(load_dataset("japanesevowels").data[:150])
+    sigma = 2 * np.median(spd_distances(S, metric="affine_invariant"))
+    assert np.linalg.eigvalsh(geodesic_gaussian_kernel(S, metric="affine_invariant", sigma=sigma))[0] < -1e-3
