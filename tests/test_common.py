@@ -1,41 +1,12 @@
 """scikit-learn's estimator checks over every public estimator of krein.
 
-Estimators are discovered from the ``__all__`` of the modules below. A justified expected failure is
-declared on the estimator class as ``_expected_failed_checks = {"check_name": "reason"}``.
+Estimators are discovered from the ``__all__`` of the modules listed in ``tests/_estimators.py``. A
+justified expected failure is declared on the estimator class as ``_expected_failed_checks = {"check_name": "reason"}``.
 """
 
-import importlib
-import importlib.util
-import inspect
-
 import pytest
-from sklearn.base import BaseEstimator
+from _estimators import public_estimators
 from sklearn.utils.estimator_checks import parametrize_with_checks
-
-MODULES = [
-    "krein.spectral",
-    "krein.dissimilarity",
-    "krein.nystroem",
-    "krein.least_squares",
-    "krein.svm",
-    "krein.logistic",
-    "krein.kernel_learning",
-    "krein.model_selection",
-]
-
-
-def public_estimators():
-    found = {}
-    for name in MODULES:
-        if importlib.util.find_spec(name) is None:
-            continue
-        module = importlib.import_module(name)
-        for attribute in getattr(module, "__all__", []):
-            obj = getattr(module, attribute)
-            if inspect.isclass(obj) and issubclass(obj, BaseEstimator) and not inspect.isabstract(obj):
-                found[obj.__name__] = obj
-    return [found[name] for name in sorted(found)]
-
 
 ESTIMATORS = public_estimators()
 
