@@ -38,9 +38,6 @@ __all__ = [
 LAMBDA_BOUNDS = (1e-10, 1e4)
 RADIUS_BOUNDS = (1e-6, 1e4)
 
-#: μ* closer than this (relative to |w_min| = |min c/σ|) to the end of its interval triggers a warning.
-BOUNDARY_RTOL = 1e-10
-
 #: Appendix D kernel classes and their Appendix E.1 initialisation names.
 _APPENDIX_D_NAMES = {
     Gaussian: "GAUSS",
@@ -358,10 +355,9 @@ class _ClassifierTargets:
         return decision_to_labels(self.decision_function(X), self.classes_)
 
 
-def _check_solution_boundary(estimator, problem, solution):
+def _check_solution_boundary(estimator, solution):
     """Warn when μ* ends (numerically) at the end of its interval (Sec. 3.1: ill-posed problem)."""
-    scale = np.abs(np.min(solution.weights / problem.representation.values))
-    at_boundary = solution.hard_case | (solution.shift <= BOUNDARY_RTOL * scale)
+    at_boundary = solution.hard_case
     if np.any(at_boundary):
         warnings.warn(
             f"{type(estimator).__name__}: the Lagrange multiplier μ* = {solution.multiplier[at_boundary]} "
@@ -387,7 +383,7 @@ class _VarianceConstrainedMixin:
             radius = np.sqrt(np.mean(problem.targets**2, axis=0))
         solution = problem.solve(self.lambda_plus, self.lambda_minus, self.regularization, radius)
         if warn:
-            _check_solution_boundary(self, problem, solution)
+            _check_solution_boundary(self, solution)
         single = self._single_output
         self.multiplier_ = float(solution.multiplier[0]) if single else solution.multiplier
         self.hard_case_ = bool(solution.hard_case[0]) if single else solution.hard_case

@@ -33,6 +33,10 @@ from ..optimize._secular import solve_sphere_quadratic
 
 __all__ = ["SpectralProblem", "SpectralSolution", "center_kernel", "regularization_weights"]
 
+#: μ* closer than this to the end of its interval (relative to |w_min|, w = c/σ) counts as the hard
+#: case: the solution along the bounding eigenvector is then determined by rounding, not by the data.
+BOUNDARY_RTOL = 1e-10
+
 
 def center_kernel(K):
     """The centred kernel ``H K H`` (``H = I − 11ᵀ/n``) and the column means of ``K``."""
@@ -62,7 +66,7 @@ class SpectralSolution:
 
     ``alpha_hat = ŷ / denominator`` with ``denominator = c − μσ`` computed without cancellation;
     ``multiplier`` is μ (−1 for ridge), ``shift`` the distance δ of μ to the end of its interval and
-    ``hard_case`` whether μ sits there (variance-constrained models only).
+    ``hard_case`` whether μ sits there, up to ``BOUNDARY_RTOL`` (variance-constrained models only).
     """
 
     weights: np.ndarray
@@ -131,7 +135,8 @@ class SpectralProblem:
             solution = solve_sphere_quadratic(w, b[:, j], np.sqrt(self.n_samples) * radius[j])
             alpha_hat[:, j] = solution.u / sigma
             denominator[:, j] = sigma * ((w - w.min()) + solution.shift)
-            multiplier[j], shift[j], hard_case[j] = solution.mu, solution.shift, solution.hard_case
+            multiplier[j], shift[j] = solution.mu, solution.shift
+            hard_case[j] = solution.hard_case or solution.shift <= BOUNDARY_RTOL * abs(w.min())
         return SpectralSolution(c, alpha_hat, denominator, multiplier, shift, hard_case, radius)
 
     def dual_coef(self, solution):
