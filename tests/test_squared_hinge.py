@@ -1,0 +1,105 @@
+"""Tests of the Kreĭn squared-hinge SVM (Oglic & Gärtner 2019, Sec. 2.5)."""
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize, minimize_scalar
+from sklearn.datasets import make_classification
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from krein.kernels import DeltaGaussian
+from krein.spectral import krein_decomposition
+from krein.svm._squared_hinge import KreinSquaredHingeSVC, _line_search, squared_hinge_newton
+
+KERNEL = DeltaGaussian(1.5, 3.0)
+
+
+@pytest.fixture(scope="module")
+def binary():
+    X, y = make_classification(90, 4, n_informative=3, n_redundant=0, flip_y=0.1, random_state=0)
+    return X, y
+
+
+def test_newton_reaches_the_optimum_of_an_independent_solver():
+    rng = np.random.default_rng(0)
+    F = rng.normal(size=(120, 7))
+    y = np.sign(F[:, 0] - 0.3 * F[:, 1] + 0.7 * rng.normal(size=120))
+    rho = rng.uniform(0.01, 0.2, size=7)
+
+    def objective(v):
+        return np.sum(np.maximum(0, 1 - y * (F @ v[:-1] + v[-1])) ** 2) + 120 * np.dot(rho * v[:-1], v[:-1])
+
+    w, b, n_iter = squared_hinge_newton(F, y, rho)
+    reference = minimize(objective, np.zeros(8), method="L-BFGS-B", options={"ftol": 1e-15, "gtol": 1e-12})
+    assert n_iter < 20
+    assert objective(np.r_[w, b]) <= reference.fun + 1e-10
+    np.testing.assert_allclose(np.r_[w, b], reference.x, atol=1e-5)
+    # stationarity: the gradient of the piecewise quadratic vanishes at the Newton solution
+    residual = np.maximum(0, 1 - y * (F @ w + b))
+    gradient = np.r_[-2 * F.T @ (residual * y) + 2 * 120 * rho * w, -2 * np.sum(residual * y)]
+    assert np.max(np.abs(gradient)) < 1e-8
+
+
+def test_exact_line_search_minimizes_along_the_ray():
+    rng = np.random.default_rng(1)
+    n = 50
+    a, c = rng.normal(size=n), rng.normal(size=n)
+    wRd, dRd = -0.3, 0.05
+
+    def phi(t):
+        return np.sum(np.maximum(0, a - t * c) ** 2) + n * (2 * t * wRd + t**2 * dRd)
+
+    t_star = _line_search(a, c, wRd, dRd, n)
+    reference = minimize_scalar(phi, bounds=(0, 50), method="bounded", options={"xatol": 1e-12})
+    assert t_star == pytest.approx(reference.x, abs=1e-6)
+
+
+def test_exact_model_minimizes_the_krein_squared_hinge_risk(binary):
+    """Sec. 2.5 in the representer form: Σ max(0, 1 − yᵢ((Kα)ᵢ + b))² + n(λ₊ αᵀK₊α + λ₋ αᵀK₋α)."""
+    X, y = binary
+    lam_plus, lam_minus = 1e-2, 5e-2
+    model = KreinSquaredHingeSVC(KERNEL, lambda_plus=lam_plus, lambda_minus=lam_minus).fit(X, y)
+    K = KERNEL(X)
+    K_plus, K_minus = krein_decomposition(K)
+    labels = np.where(y == model.classes_[1], 1.0, -1.0)
+    n = len(y)
+
+    def risk(v):
+        alpha, b = v[:-1], v[-1]
+        return (np.sum(np.maximum(0, 1 - labels * (K @ alpha + b)) ** 2)
+                + n * (lam_plus * alpha @ K_plus @ alpha + lam_minus * alpha @ K_minus @ alpha))
+
+    ours = risk(np.r_[model.dual_coef_[:, 0], model.intercept_[0]])
+    reference = minimize(risk, np.zeros(n + 1), method="L-BFGS-B",
+                         options={"ftol": 1e-15, "gtol": 1e-10, "maxiter": 20000})
+    assert ours <= reference.fun * (1 + 1e-7)
+    np.testing.assert_allclose(model.decision_function(X), K @ model.dual_coef_[:, 0] + model.intercept_[0])
+
+
+def test_every_point_a_landmark_and_precomputed_give_the_exact_model(binary):
+    X, y = binary
+    exact = KreinSquaredHingeSVC(KERNEL, lambda_plus=1e-2, lambda_minus=5e-2).fit(X, y)
+    low_rank = KreinSquaredHingeSVC(KERNEL, lambda_plus=1e-2, lambda_minus=5e-2, n_components=len(X),
+                                    random_state=0).fit(X, y)
+    X_test = X[:20] + 0.1
+    np.testing.assert_allclose(low_rank.decision_function(X_test), exact.decision_function(X_test), atol=1e-6)
+    by_matrix = KreinSquaredHingeSVC("precomputed", lambda_plus=1e-2, lambda_minus=5e-2).fit(KERNEL(X), y)
+    np.testing.assert_allclose(by_matrix.decision_function(KERNEL(X_test, X)), exact.decision_function(X_test),
+                               atol=1e-8)
+    low_rank_matrix = KreinSquaredHingeSVC("precomputed", n_components=30, random_state=0).fit(KERNEL(X), y)
+    low_rank_points = KreinSquaredHingeSVC(KERNEL, n_components=30, random_state=0).fit(X, y)
+    np.testing.assert_allclose(low_rank_matrix.decision_function(KERNEL(X_test, X)),
+                               low_rank_points.decision_function(X_test), atol=1e-8)
+
+
+def test_multiclass_one_vs_rest():
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    model = KreinSquaredHingeSVC(KERNEL, n_components=40, landmarks="kmeans++", random_state=0).fit(X, y)
+    assert model.decision_function(X).shape == (150, 3)
+    assert model.score(X, y) > 0.9
+
+
+@parametrize_with_checks([KreinSquaredHingeSVC(), KreinSquaredHingeSVC(n_components=10, random_state=0)])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
