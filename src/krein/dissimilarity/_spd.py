@@ -115,18 +115,28 @@ def spd_distances(
         t = tile_size(8.0 * 3, working_memory)
     else:
         wa = _inv_cholesky(a)
+        chunk = max(1, int(8 * 2**20 // (8 * 3 * d * d)))  # pairs per batched eigvalsh (~8 MiB)
 
         def tile(r0, r1, c0, c1, diagonal):
-            W = wa[r0:r1]
-            M = np.einsum("iab,jbc,idc->ijad", W, b[c0:c1], W, optimize=True)
-            lam = np.linalg.eigvalsh(M)
-            D = np.sqrt(np.sum(np.log(np.maximum(lam, np.finfo(np.float64).tiny)) ** 2, axis=-1))
+            if diagonal:  # strictly upper triangle only: each unordered pair once
+                rows, cols = np.triu_indices(r1 - r0, k=1)
+            else:
+                rows, cols = np.divmod(np.arange((r1 - r0) * (c1 - c0)), c1 - c0)
+            dist = np.empty(rows.shape[0])
+            for s0 in range(0, rows.shape[0], chunk):
+                r = r0 + rows[s0 : s0 + chunk]
+                c = c0 + cols[s0 : s0 + chunk]
+                M = np.matmul(np.matmul(wa[r], b[c]), wa[r].transpose(0, 2, 1))
+                lam = np.linalg.eigvalsh(M)
+                lam = np.log(np.maximum(lam, np.finfo(np.float64).tiny))
+                dist[s0 : s0 + chunk] = np.sqrt(np.einsum("pk,pk->p", lam, lam))
+            D = np.zeros((r1 - r0, c1 - c0))
+            D[rows, cols] = dist
             if diagonal:
-                D = 0.5 * (D + D.T)
-                np.fill_diagonal(D, 0.0)
+                D[cols, rows] = dist
             return D
 
-        t = tile_size(8.0 * (3 * d * d + 2 * d), working_memory, max_tile=1024)
+        t = tile_size(8.0, working_memory, max_tile=512)
     return pairwise_tiles(tile, len(a), len(b), symmetric=symmetric, tile=t, n_jobs=n_jobs)
 
 
