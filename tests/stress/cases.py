@@ -27,6 +27,8 @@ from _estimators import Subject, outputs, toy_problem
 
 #: Outcome statuses that count as handled (the others are failures).
 HANDLED = ("ok", "error")
+#: Training samples in the small (CI) form; ``tools/stress_matrix.py`` also runs larger ones.
+SMALL_SIZE = 24
 
 
 @dataclass
@@ -52,7 +54,7 @@ class Case:
     name: str
     description: str
     expect: str
-    build: Callable[[Subject], Trial]
+    build: Callable[[Subject, int], Trial]
     applies: Callable[[Subject], bool] = lambda subject: True
     names: tuple = ()
 
@@ -75,7 +77,7 @@ class Outcome:
 # Data
 
 
-def problem(subject, n_samples=24, n_classes=2, random_state=0):
+def problem(subject, n_samples, n_classes=2, random_state=0):
     """Clean points ``(X, y, X_test)`` for the subject's task (classification labels for transformers
     too, so that a supervised transformer can be fitted with the same call)."""
     task = subject.task
@@ -91,7 +93,7 @@ def _fit_target(subject, y):
     return None if subject.task in ("outlier", "transformer") else y
 
 
-def clean_trial(subject, n_samples=24, **params):
+def clean_trial(subject, n_samples=SMALL_SIZE, **params):
     """The clean baseline: float64, C-contiguous, well-scaled data."""
     X, y, X_test = problem(subject, n_samples)
     train, test = subject.encode(X, X_test)
@@ -114,8 +116,8 @@ def _with_inputs(trial, transform, relabel=None, y=None):
 # The cases
 
 
-def _nan_in_train(subject, value=np.nan):
-    trial = clean_trial(subject)
+def _nan_in_train(subject, n, value=np.nan):
+    trial = clean_trial(subject, n)
     X = trial.X.copy()
     X[1, 0] = value
     if subject.input != "points":
@@ -124,45 +126,45 @@ def _nan_in_train(subject, value=np.nan):
     return trial
 
 
-def _nan_in_target(subject):
-    trial = clean_trial(subject)
+def _nan_in_target(subject, n):
+    trial = clean_trial(subject, n)
     y = trial.y.astype(float)
     y[2] = np.nan
     trial.y = y
     return trial
 
 
-def _nan_in_test(subject):
-    trial = clean_trial(subject)
+def _nan_in_test(subject, n):
+    trial = clean_trial(subject, n)
     X_test = trial.X_test.copy()
     X_test[0, 0] = np.nan
     trial.X_test = X_test
     return trial
 
 
-def _empty(subject):
-    trial = clean_trial(subject)
+def _empty(subject, n):
+    trial = clean_trial(subject, n)
     trial.X = trial.X[:0] if subject.input == "points" else trial.X[:0, :0]
     trial.y = None if trial.y is None else trial.y[:0]
     return trial
 
 
-def _one_sample(subject):
-    trial = clean_trial(subject)
+def _one_sample(subject, n):
+    trial = clean_trial(subject, n)
     trial.X = trial.X[:1] if subject.input == "points" else trial.X[:1, :1]
     trial.y = None if trial.y is None else trial.y[:1]
     trial.X_test = trial.X_test[:, :1] if subject.input != "points" else trial.X_test
     return trial
 
 
-def _one_class(subject):
-    trial = clean_trial(subject)
+def _one_class(subject, n):
+    trial = clean_trial(subject, n)
     trial.y = np.zeros_like(trial.y)
     return trial
 
 
-def _three_classes(subject):
-    X, y, X_test = problem(subject, n_classes=3)
+def _three_classes(subject, n):
+    X, y, X_test = problem(subject, n, n_classes=3)
     train, test = subject.encode(X, X_test)
     return Trial(subject.make(), train, y, test)
 
@@ -172,18 +174,18 @@ def _points_trial(subject, X, y, X_test, **params):
     return Trial(subject.make(**params), train, _fit_target(subject, y), test)
 
 
-def _duplicated_points(subject):
-    X, y, X_test = problem(subject, n_samples=12)
+def _duplicated_points(subject, n):
+    X, y, X_test = problem(subject, n // 2)
     return _points_trial(subject, np.vstack([X, X]), np.concatenate([y, y]), X_test)
 
 
-def _identical_points(subject):
-    X, y, X_test = problem(subject)
+def _identical_points(subject, n):
+    X, y, X_test = problem(subject, n)
     return _points_trial(subject, np.ones_like(X), y, X_test)
 
 
-def _constant_feature(subject):
-    X, y, X_test = problem(subject)
+def _constant_feature(subject, n):
+    X, y, X_test = problem(subject, n)
     X, X_test = X.copy(), X_test.copy()
     X[:, 1] = 3.0
     X_test[:, 1] = 3.0
@@ -191,16 +193,16 @@ def _constant_feature(subject):
 
 
 def _scaled_points(scale):
-    def build(subject):
-        X, y, X_test = problem(subject)
+    def build(subject, n):
+        X, y, X_test = problem(subject, n)
         return _points_trial(subject, X * scale, y, X_test * scale)
 
     return build
 
 
 def _scaled_kernel(scale):
-    def build(subject):
-        trial = clean_trial(subject)
+    def build(subject, n):
+        trial = clean_trial(subject, n)
         trial.X = trial.X * scale
         trial.X_test = trial.X_test * scale
         return trial
@@ -209,16 +211,16 @@ def _scaled_kernel(scale):
 
 
 def _bandwidth(eta):
-    def build(subject):
+    def build(subject, n):
         from krein.kernels import Gaussian
 
-        return clean_trial(subject, kernel=Gaussian(eta))
+        return clean_trial(subject, n, kernel=Gaussian(eta))
 
     return build
 
 
-def _integer_input(subject):
-    X, y, X_test = problem(subject)
+def _integer_input(subject, n):
+    X, y, X_test = problem(subject, n)
     X, X_test = np.round(4 * X).astype(np.int64), np.round(4 * X_test).astype(np.int64)
     if subject.input != "points":
         train, test = subject.encode(X.astype(float), X_test.astype(float))
@@ -228,76 +230,76 @@ def _integer_input(subject):
     return trial
 
 
-def _float32_input(subject):
-    trial = clean_trial(subject)
+def _float32_input(subject, n):
+    trial = clean_trial(subject, n)
     single = _with_inputs(trial, lambda A: np.asarray(A, dtype=np.float32))
     single.baseline = Trial(None, single.X.astype(np.float64), trial.y, single.X_test.astype(np.float64))
     return single
 
 
-def _non_contiguous(subject):
+def _non_contiguous(subject, n):
     def strided(A):
         wide = np.zeros((A.shape[0], 2 * A.shape[1]), order="F")
         wide[:, ::2] = A
         return wide[:, ::2]
 
-    return _with_inputs(clean_trial(subject), strided)
+    return _with_inputs(clean_trial(subject, n), strided)
 
 
-def _read_only(subject):
+def _read_only(subject, n):
     def frozen(A):
         A = A.copy()
         A.flags.writeable = False
         return A
 
-    trial = clean_trial(subject)
+    trial = clean_trial(subject, n)
     frozen_trial = _with_inputs(trial, frozen)
     if trial.y is not None:
         frozen_trial.y = frozen(trial.y)
     return frozen_trial
 
 
-def _pandas_input(subject):
+def _pandas_input(subject, n):
     import pandas as pd
 
     def frame(A):
         return pd.DataFrame(A, columns=[f"c{j}" for j in range(A.shape[1])])
 
-    trial = clean_trial(subject)
+    trial = clean_trial(subject, n)
     pandas_trial = _with_inputs(trial, frame)
     if trial.y is not None:
         pandas_trial.y = pd.Series(trial.y, name="target")
     return pandas_trial
 
 
-def _string_labels(subject):
-    trial = clean_trial(subject)
+def _string_labels(subject, n):
+    trial = clean_trial(subject, n)
     names = np.array(["negative", "positive"], dtype=object)
     return _with_inputs(trial, lambda A: A, relabel=lambda labels: names[labels.astype(int)], y=names[trial.y])
 
 
-def _wrong_test_width(subject):
-    trial = clean_trial(subject)
+def _wrong_test_width(subject, n):
+    trial = clean_trial(subject, n)
     trial.X_test = trial.X_test[:, :-1]
     return trial
 
 
-def _asymmetric_kernel(subject):
-    trial = clean_trial(subject)
+def _asymmetric_kernel(subject, n):
+    trial = clean_trial(subject, n)
     X = trial.X.copy()
     X[0, 1] += 0.5 * np.abs(X).max()
     trial.X = X
     return trial
 
 
-def _non_square_kernel(subject):
-    trial = clean_trial(subject)
+def _non_square_kernel(subject, n):
+    trial = clean_trial(subject, n)
     trial.X = trial.X[:, :-1]
     return trial
 
 
-def _one_dimensional(subject):
-    trial = clean_trial(subject)
+def _one_dimensional(subject, n):
+    trial = clean_trial(subject, n)
     trial.X = trial.X[:, 0]
     return trial
 
@@ -328,7 +330,7 @@ X_NAMES = ("X", "D", "K", "kernel")
 CASES = [
     Case("clean", "float64 C-contiguous standardized data (the baseline)", "ok", clean_trial),
     Case("nan_X", "NaN in the training input", "error", _nan_in_train, names=X_NAMES),
-    Case("inf_X", "+inf in the training input", "error", lambda s: _nan_in_train(s, np.inf), names=X_NAMES),
+    Case("inf_X", "+inf in the training input", "error", lambda s, n: _nan_in_train(s, n, np.inf), names=X_NAMES),
     Case("nan_y", "NaN in the targets", "error", _nan_in_target, _supervised, names=("y",)),
     Case("nan_X_test", "NaN in the test input", "error", _nan_in_test, names=X_NAMES),
     Case("empty", "zero training samples", "error", _empty, names=(*X_NAMES, "sample", "samples")),
@@ -470,9 +472,9 @@ def _warning_texts(caught):
     return texts
 
 
-def run_case(subject, case):
-    """Build the case for ``subject`` and judge the outcome."""
-    return run_trial(case.build(subject), case.names)
+def run_case(subject, case, n_samples=SMALL_SIZE):
+    """Build the case for ``subject`` with ``n_samples`` training samples and judge the outcome."""
+    return run_trial(case.build(subject, n_samples), case.names)
 
 
 #: Cells the suite found failing in an estimator whose owner is still at work on it, with the reason;
