@@ -36,9 +36,11 @@ class KernelCombination:
         """``S_μ = Σ_k μ_k K_k`` (one matrix–vector product over the stored base kernels)."""
         return (mu @ self._flat).reshape(self.n_samples, self.n_samples)
 
-    def power(self, S):
-        """``K_μ = S^∘d`` as a new array (also for test-versus-train rows of ``S``)."""
-        return S.copy() if self.degree == 1 else S**self.degree
+    def power(self, S, *, overwrite=False):
+        """``K_μ = S^∘d`` (also for test rows of ``S``); for d = 1 with ``overwrite``, S itself."""
+        if self.degree == 1:
+            return S if overwrite else S.copy()
+        return S**self.degree
 
     def derivative_forms(self, S, a, b=None):
         """``aᵀ G_k b`` for every k, with ``G_k = ∂K_μ/∂μ_k = d S^∘(d−1) ∘ K_k``.
@@ -46,9 +48,11 @@ class KernelCombination:
         For d = 1 this is ``aᵀ K_k b`` (Theorem 2.1's ``v_k`` when a = b = α); for d = 2 it is
         ``2 aᵀ U_k b`` (Sec. 2.2.2). ``S`` is not used when d = 1.
         """
-        W = np.outer(a, a if b is None else b)
-        if self.degree > 1:
-            W *= self.degree * S ** (self.degree - 1)
+        b = a if b is None else b
+        if self.degree == 1:
+            return np.matmul(self.stack, b) @ a
+        W = np.outer(a, b)
+        W *= self.degree * S ** (self.degree - 1)
         return self._flat @ W.ravel()
 
     def derivative_products(self, S, a):

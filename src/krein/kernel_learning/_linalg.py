@@ -19,20 +19,24 @@ __all__ = ["SymmetricSolver"]
 class SymmetricSolver:
     """A factorization of the symmetric matrix ``A`` (overwritten) with ``solve(B)``.
 
+    ``rebuild()`` must return a fresh copy of ``A``: a failed Cholesky leaves ``A`` partly overwritten,
+    and the LDLᵀ fallback needs the original.
+
     Attributes
     ----------
     positive_definite : bool
         Whether the Cholesky factorization succeeded (otherwise LDLᵀ was used).
     """
 
-    def __init__(self, A, name="K_mu + lam * I"):
+    def __init__(self, A, rebuild, name="K_mu + lam * I"):
         try:
-            self._cholesky = cho_factor(A, lower=True, overwrite_a=False, check_finite=False)
+            self._cholesky = cho_factor(A, lower=True, overwrite_a=True, check_finite=False)
             self.positive_definite = True
             return
         except LinAlgError:
             self._cholesky = None
             self.positive_definite = False
+        A = rebuild()
         factor, pivots, info = dsytrf(A, lower=1, overwrite_a=1)
         if info > 0:
             raise ValueError(

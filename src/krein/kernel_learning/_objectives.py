@@ -30,15 +30,17 @@ _INDEFINITE_MESSAGE = (
 
 
 def _regularized_kernel(combination, mu, lam):
+    """``(S, K_μ + λI)``; for d = 1 the second is built in place of S (S is then not kept)."""
     S = combination.linear(mu)
-    A = combination.power(S)
+    A = combination.power(S, overwrite=True)
     A.flat[:: A.shape[0] + 1] += lam
-    return S, A
+    return (None if A is S else S), A
 
 
 @dataclass
 class RidgeState:
-    """Everything known at one μ: ``S = Σμ_kK_k``, the dual ``α``, the factorization, F and ∇F."""
+    """Everything known at one μ: ``S = Σμ_kK_k`` (None for d = 1), the dual ``α``, the factorization,
+    F and ∇F."""
 
     mu: np.ndarray
     S: np.ndarray
@@ -73,7 +75,7 @@ class RidgeObjective:
         """Value, gradient and dual at ``mu`` (one factorization of K_μ + λI)."""
         mu = np.asarray(mu, dtype=float)
         S, A = _regularized_kernel(self.combination, mu, self.lam)
-        solver = SymmetricSolver(A)
+        solver = SymmetricSolver(A, rebuild=lambda: _regularized_kernel(self.combination, mu, self.lam)[1])
         if not solver.positive_definite and not self.warned_indefinite:
             warnings.warn(_INDEFINITE_MESSAGE.format(mu=np.round(mu, 6)), UserWarning, stacklevel=4)
             self.warned_indefinite = True
