@@ -58,7 +58,7 @@ class StreamedRepresentation(SpectralRepresentation):
             if y_array.shape == self._targets.shape and np.array_equal(y_array, self._targets):
                 return self._projection.copy()
         _, moment = self._columns.moments(
-            self._landmark_indices, self._right, y, working_memory=self._working_memory
+            self._landmark_indices, self._right, y, gram=False, working_memory=self._working_memory
         )
         return self._W.T @ moment
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_square_kernel
-from ..kernels import block_rows, streamed_gram
+from ..kernels import block_rows
 
 __all__ = ["KernelColumns", "chunk_moments", "is_dask_array"]
 
@@ -25,36 +25,36 @@ def is_dask_array(X):
     return module.startswith("dask.") and hasattr(X, "to_delayed")
 
 
-def chunk_moments(kernel, X_chunk, Z, right, y_chunk=None, *, working_memory=None):
-    """``(Bᵀ B, Bᵀ y)`` of one row chunk, ``B = K(X_chunk, Z) @ right``.
+def chunk_moments(kernel, X_chunk, Z, right, y_chunk=None, *, gram=True, working_memory=None):
+    """``(Bᵀ B, Bᵀ y)`` of one row chunk, ``B = K(X_chunk, Z) @ right``, in row blocks.
 
     With ``kernel="precomputed"``, ``X_chunk`` holds rows of the kernel matrix and ``Z`` the landmark
-    column indices.
+    column indices. ``Bᵀ y`` is computed as ``rightᵀ (K(X_chunk, Z)ᵀ y)``, so a pass that needs only
+    the moment (``gram=False``) costs one kernel evaluation and a matrix-vector product per block.
+    Either result is ``None`` when not requested.
     """
     X_chunk = np.asarray(X_chunk, dtype=np.float64)
-    if isinstance(kernel, str):
-        width = right.shape[1]
-        gram, moment = np.zeros((width, width)), None
-        if y_chunk is not None:
-            y_chunk = np.asarray(y_chunk, dtype=np.float64)
-            moment = np.zeros((width,) + y_chunk.shape[1:])
-        step = block_rows(len(Z), working_memory, copies=2)
-        for start in range(0, X_chunk.shape[0], step):
-            rows = slice(start, start + step)
-            block = X_chunk[rows][:, Z] @ right
-            gram += block.T @ block
-            if y_chunk is not None:
-                moment += block.T @ y_chunk[rows]
-        return gram, moment
-    if y_chunk is None:
-        return streamed_gram(kernel, X_chunk, Z, right=right, working_memory=working_memory), None
-    return streamed_gram(kernel, X_chunk, Z, y_chunk, right=right, working_memory=working_memory)
+    y_chunk = None if y_chunk is None else np.asarray(y_chunk, dtype=np.float64)
+    precomputed = isinstance(kernel, str)
+    width = right.shape[1]
+    G = np.zeros((width, width)) if gram else None
+    raw = None if y_chunk is None else np.zeros((len(Z),) + y_chunk.shape[1:])
+    step = block_rows(len(Z), working_memory, copies=2)
+    for start in range(0, X_chunk.shape[0], step):
+        rows = slice(start, start + step)
+        block = X_chunk[rows][:, Z] if precomputed else kernel(X_chunk[rows], Z)
+        if raw is not None:
+            raw += block.T @ y_chunk[rows]
+        if gram:
+            features = block @ right
+            G += features.T @ features
+    return G, (None if raw is None else right.T @ raw)
 
 
 def _sum_moments(parts):
-    gram = sum(part[0] for part in parts)
+    grams = [part[0] for part in parts]
     moments = [part[1] for part in parts]
-    return gram, (None if moments[0] is None else sum(moments))
+    return (None if grams[0] is None else sum(grams)), (None if moments[0] is None else sum(moments))
 
 
 class KernelColumns:
@@ -114,7 +114,7 @@ class KernelColumns:
             rows = slice(start, min(start + step, self.n))
             yield rows, self.columns(indices, rows) @ right
 
-    def moments(self, indices, right, y=None, *, working_memory=None):
+    def moments(self, indices, right, y=None, *, gram=True, working_memory=None):
         """``(Bᵀ B, Bᵀ y)`` with ``B = K_XZ @ right``, accumulated over row chunks.
 
         For a dask ``X`` each chunk is reduced by a task (on the cluster when a ``distributed``
@@ -126,7 +126,7 @@ class KernelColumns:
             y = None if y is None else np.asarray(y, dtype=np.float64)
             if y is not None and y.shape[0] != self.n:
                 raise ValueError(f"y has {y.shape[0]} rows but X has {self.n}.")
-            return chunk_moments(self.kernel, self.X, Z, right, y, working_memory=working_memory)
+            return chunk_moments(self.kernel, self.X, Z, right, y, gram=gram, working_memory=working_memory)
         import dask
 
         X = self.X.rechunk({1: -1})
@@ -146,7 +146,7 @@ class KernelColumns:
             y_blocks = [y[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
         task = dask.delayed(chunk_moments, pure=True)
         parts = [
-            task(self.kernel, xb, Z, right, yb, working_memory=working_memory)
+            task(self.kernel, xb, Z, right, yb, gram=gram, working_memory=working_memory)
             for xb, yb in zip(x_blocks, y_blocks, strict=True)
         ]
         (result,) = dask.compute(dask.delayed(_sum_moments)(parts))

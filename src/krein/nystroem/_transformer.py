@@ -42,7 +42,7 @@ class IndefiniteNystroem(
 
     Parameters
     ----------
-    kernel : Kernel, str or "precomputed", default="delta_gaussian"
+    kernel : Kernel, str or "precomputed", default="sigmoid"
         With "precomputed", ``fit`` takes the n×n training kernel and ``transform`` the t×n
         test-versus-train kernel.
     n_components : int, default=100
@@ -84,7 +84,7 @@ class IndefiniteNystroem(
         "random_state": ["random_state"],
     }
 
-    def __init__(self, kernel="delta_gaussian", n_components=100, *, rank=None, landmarks="uniform",
+    def __init__(self, kernel="sigmoid", n_components=100, *, rank=None, landmarks="uniform",
                  sketch_size=None, rcond=None, random_state=None):
         self.kernel = kernel
         self.n_components = n_components
