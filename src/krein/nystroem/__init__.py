@@ -25,7 +25,7 @@ from ._landmarks import (
     select_landmarks,
     uniform_landmarks,
 )
-from ._representation import StreamedRepresentation, nystroem_representation
+from ._representation import NystroemRepresentation, StreamedRepresentation, nystroem_representation
 from ._source import KernelColumns, chunk_moments
 from ._transformer import IndefiniteNystroem
 
@@ -34,6 +34,7 @@ __all__ = [
     "KernelColumns",
     "LANDMARK_METHODS",
     "LandmarkFactor",
+    "NystroemRepresentation",
     "OneShotEigendecomposition",
     "StreamedRepresentation",
     "chunk_moments",

@@ -16,7 +16,35 @@ from ._approximation import eigen_from_gram, landmark_factor
 from ._landmarks import select_landmarks
 from ._source import KernelColumns
 
-__all__ = ["StreamedRepresentation", "nystroem_representation"]
+__all__ = ["NystroemRepresentation", "StreamedRepresentation", "nystroem_representation"]
+
+
+class NystroemRepresentation(SpectralRepresentation):
+    """An in-memory Nyström representation holding ``L = K_XZ U_Z |D|^{-1/2}`` (n×r₀) and ``W``.
+
+    The eigenvectors ``Ũ = L W`` are formed on first access of ``vectors`` (one n×r₀×r product);
+    ``project(y) = Wᵀ (Lᵀ y)`` never forms them, so a fit that needs only projections costs
+    ``2m²n`` flops for ``L`` and ``LᵀL`` instead of ``3m²n``.
+    """
+
+    def __init__(self, values, extension, *, features, W):
+        self._features, self._W = features, W
+        super().__init__(values, None, extension)
+
+    @property
+    def vectors(self):
+        """Orthonormal eigenvectors ``Ũ`` (n×r)."""
+        if self._vectors is None:
+            self._vectors = self._features @ self._W
+        return self._vectors
+
+    @vectors.setter
+    def vectors(self, value):
+        self._vectors = value
+
+    def project(self, y):
+        """Eigen-coordinates ``Ũᵀ y = Wᵀ (Lᵀ y)``."""
+        return self._W.T @ (self._features.T @ np.asarray(y, dtype=np.float64))
 
 
 class StreamedRepresentation(SpectralRepresentation):
@@ -108,7 +136,7 @@ def nystroem_representation(kernel, X, *, n_components, landmarks="uniform", ran
     if working_memory is None and not columns.distributed:
         L = columns.columns(indices) @ factor.right
         values, W = eigen_from_gram(L.T @ L, factor.signature, rank=rank)
-        return SpectralRepresentation(values, L @ W, factor.right @ W), indices
+        return NystroemRepresentation(values, factor.right @ W, features=L, W=W), indices
     gram, moment = columns.moments(indices, factor.right, y, working_memory=working_memory)
     values, W = eigen_from_gram(gram, factor.signature, rank=rank)
     targets = y if y is None or hasattr(y, "dask") else np.array(y, dtype=np.float64)
