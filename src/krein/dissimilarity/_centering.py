@@ -6,7 +6,11 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._validation import check_precomputed_test_kernel
+
 __all__ = ["DoubleCentering"]
+
+_NEGATIVE = "Negative values in data passed to DoubleCentering: D must hold non-negative dissimilarities."
 
 
 class DoubleCentering(TransformerMixin, BaseEstimator):
@@ -54,6 +58,7 @@ class DoubleCentering(TransformerMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = True
+        tags.input_tags.positive_only = True
         return tags
 
     def _check_train(self, D, reset: bool) -> np.ndarray:
@@ -69,7 +74,7 @@ class DoubleCentering(TransformerMixin, BaseEstimator):
         if np.abs(D - D.T).max(initial=0.0) > self.symmetry_tol * max(scale, 1e-300):
             raise ValueError("D must be symmetric (max |D - D.T| exceeds symmetry_tol)")
         if (D < 0).any():
-            raise ValueError("D must be non-negative (dissimilarities)")
+            raise ValueError(_NEGATIVE)
         return D
 
     def fit(self, D, y=None):
@@ -104,16 +109,9 @@ class DoubleCentering(TransformerMixin, BaseEstimator):
         K : ndarray of shape (n_test, n_train)
         """
         check_is_fitted(self, "train_sq_means_")
-        shape = np.shape(D)
-        n_train = self.train_sq_means_.shape[0]
-        if len(shape) == 2 and shape[1] != n_train:
-            raise ValueError(
-                f"D must have one column per training object: expected width n_train={n_train}, "
-                f"got D of shape {shape}"
-            )
-        D = validate_data(self, D, reset=False, dtype=np.float64, ensure_all_finite=True)
+        D = check_precomputed_test_kernel(D, self)
         if (D < 0).any():
-            raise ValueError("D must be non-negative (dissimilarities)")
+            raise ValueError(_NEGATIVE)
         D2 = np.square(D)
         row = D2.mean(axis=1)
         return -0.5 * (D2 - row[:, None] - self.train_sq_means_[None, :] + self.grand_sq_mean_)
