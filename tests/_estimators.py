@@ -45,6 +45,7 @@ def public_estimators():
 #: Parameters that keep an estimator's iterations within a test's budget (applied where accepted).
 FAST_PARAMS = {
     "IndefiniteLogisticRegression": {"max_outer_iter": 5, "max_inner_iter": 100},
+    "IndefiniteNystroem": {"n_components": 10},
 }
 
 #: Input of the estimators that only take a pairwise matrix (no ``kernel`` parameter).
@@ -57,10 +58,11 @@ def meta_estimator_factories():
     if importlib.util.find_spec("krein.model_selection") is not None:
         from krein.model_selection import HypergradientSearchCV
 
-        def hypergradient_search(**params):
+        def hypergradient_search(kernel="gaussian", **params):
             from krein.least_squares import KreinRidge
 
-            return HypergradientSearchCV(KreinRidge(kernel="gaussian"), **params)
+            small = {"cv": 3, "n_restarts": 2, "restart_iter": 3, "max_iter": 5, "random_state": 0}
+            return HypergradientSearchCV(KreinRidge(kernel=kernel), **{**small, **params})
 
         factories[HypergradientSearchCV.__name__] = hypergradient_search
     return factories
