@@ -1,0 +1,13 @@
+"""Support vector machines for indefinite kernels.
+
+- :class:`IndefiniteSVC`, :class:`IndefiniteSVR`, :class:`IndefiniteOneClassSVM`: the proxy-kernel SVMs
+  of Luss & d'Aspremont (2009) (PerturbSVM for positive semidefinite kernels).
+- Baselines: :class:`KreinSVC` (Loosli et al. 2016), :class:`ModifiedSVC` (Lin & Lin 2003),
+  :class:`DCASVC` (DC programming, Akoa 2008). Spectrum clipping/flipping/shifting is
+  :class:`krein.spectral.SpectrumTransformer` in a pipeline with ``sklearn.svm.SVC``.
+"""
+
+from ._baselines import DCASVC, KreinSVC, ModifiedSVC
+from ._indefinite import IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR
+
+__all__ = ["DCASVC", "IndefiniteOneClassSVM", "IndefiniteSVC", "IndefiniteSVR", "KreinSVC", "ModifiedSVC"]

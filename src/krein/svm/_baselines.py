@@ -1,0 +1,215 @@
+"""Baseline SVMs for indefinite kernels: Kreĭn SVM, the modified SVM of Lin & Lin, and DC programming.
+
+- :class:`KreinSVC` (Loosli et al. 2016): by Proposition 3 of Oglic & Gärtner (2019) it is the SVM on
+  the flip-spectrum matrix ``H = U|Λ|Uᵀ`` whose dual coefficients are mapped back by
+  ``P = U sign(Λ) Uᵀ`` (so that ``K P a = H a`` on the training points and ``f(x) = k(x, X) P a + b``).
+- :class:`ModifiedSVC` (Lin & Lin 2003, the "Mod SVM" of Luss & d'Aspremont 2009, Sec. 5.1): the
+  kernel appears only in the separating constraints ``yᵢ(Σⱼ cⱼ K(xᵢ, xⱼ) + b) ≥ 1 − ξᵢ`` and the
+  regularizer is ``½‖c‖²`` (the identity replaces the kernel); this is a linear SVM on the empirical
+  kernel map, solved as an SVM with the PSD Gram matrix ``K Kᵀ``.
+- :class:`DCASVC` (Akoa 2008; the TDCASVM baseline of Liu et al. 2019): DC programming on the
+  nonconvex SVM dual ``max eᵀα − ½αᵀYKYα``, with the decomposition ``YKY = (YKY + τI) − τI``,
+  ``τ = max(0, −λ_min(K))``; each iteration maximizes the concave model obtained by linearizing
+  ``½τ‖α‖²`` (a convex QP) and the dual objective increases monotonically.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.linalg
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.svm import SVC
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.class_weight import compute_sample_weight
+from sklearn.utils.validation import check_is_fitted
+
+from .._base import KernelEstimatorMixin, decision_to_labels, one_vs_rest_targets
+from ..optimize._projection import project_box_hyperplane
+from ..spectral import eigendecompose
+from ._proxy import kkt_intercept
+
+__all__ = ["DCASVC", "KreinSVC", "ModifiedSVC"]
+
+
+class _OneVsRestKernelSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
+    """One-vs-rest classification with ``f(x) = k(x, X) c + b`` per task."""
+
+    _parameter_constraints = {
+        "kernel": [str, object],
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+    }
+
+    def fit(self, X, y):
+        self._validate_params()
+        K, y = self._fit_kernel(X, y)
+        self.classes_, Y = one_vs_rest_targets(y)
+        upper = self.C * compute_sample_weight(self.class_weight, y)
+        self._prepare(K)
+        results = [self._fit_task(K, labels, upper) for labels in Y.T]
+        self.dual_coef_ = np.array([c for c, _ in results])
+        self.intercept_ = np.array([b for _, b in results])
+        return self
+
+    def _libsvm_task(self, gram, labels, upper):
+        """``(y ∘ α, b)`` of the SVM with the PSD ``gram`` (libsvm)."""
+        svc = SVC(kernel="precomputed", C=1.0, tol=self.tol).fit(gram, labels, sample_weight=upper)
+        coef = np.zeros(labels.size)
+        coef[svc.support_] = svc.dual_coef_[0]
+        return coef, float(svc.intercept_[0])
+
+    def decision_function(self, X):
+        check_is_fitted(self)
+        scores = self._test_kernel(X) @ self.dual_coef_.T + self.intercept_
+        return scores[:, 0] if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        return decision_to_labels(self.decision_function(X), self.classes_)
+
+
+class KreinSVC(_OneVsRestKernelSVC):
+    """Kreĭn SVM (Loosli et al. 2016) = SVM on the flip-spectrum kernel + out-of-sample map.
+
+    Parameters
+    ----------
+    kernel : Kernel, str or "precomputed", default="gaussian"
+    C : float, default=1.0
+    class_weight : dict, "balanced" or None, default=None
+    tol : float, default=1e-3
+        libsvm stopping tolerance.
+
+    Attributes
+    ----------
+    dual_coef_ : ndarray of shape (n_tasks, n_train)
+        ``P (y ∘ α_H)`` with ``α_H`` the SVM solution on the flip matrix.
+    intercept_ : ndarray of shape (n_tasks,)
+    flip_kernel_ : ndarray of shape (n_train, n_train)
+        ``U|Λ|Uᵀ``.
+    """
+
+    def __init__(self, kernel="gaussian", C=1.0, class_weight=None, tol=1e-3):
+        self.kernel = kernel
+        self.C = C
+        self.class_weight = class_weight
+        self.tol = tol
+
+    def _prepare(self, K):
+        values, U = eigendecompose(K)
+        self.flip_kernel_ = (U * np.abs(values)) @ U.T
+        self._signed_basis = (U, np.sign(values))
+
+    def _fit_task(self, K, labels, upper):
+        coef, intercept = self._libsvm_task(self.flip_kernel_, labels, upper)
+        U, signs = self._signed_basis
+        return U @ (signs * (U.T @ coef)), intercept
+
+
+class ModifiedSVC(_OneVsRestKernelSVC):
+    """Modified SVM of Lin & Lin (2003): ``min ½‖c‖² + C Σ ξᵢ`` s.t. ``yᵢ(K c + b)ᵢ ≥ 1 − ξᵢ``.
+
+    Parameters
+    ----------
+    kernel : Kernel, str or "precomputed", default="gaussian"
+    C : float, default=1.0
+    class_weight : dict, "balanced" or None, default=None
+    tol : float, default=1e-3
+
+    Attributes
+    ----------
+    dual_coef_ : ndarray of shape (n_tasks, n_train)
+        ``c = K (y ∘ α)``.
+    intercept_ : ndarray of shape (n_tasks,)
+    """
+
+    def __init__(self, kernel="gaussian", C=1.0, class_weight=None, tol=1e-3):
+        self.kernel = kernel
+        self.C = C
+        self.class_weight = class_weight
+        self.tol = tol
+
+    def _prepare(self, K):
+        self._gram = K @ K.T
+
+    def _fit_task(self, K, labels, upper):
+        coef, intercept = self._libsvm_task(self._gram, labels, upper)
+        return K.T @ coef, intercept
+
+
+class DCASVC(_OneVsRestKernelSVC):
+    """SVM on an indefinite kernel by DC programming on the nonconvex dual (Akoa 2008, TDCASVM).
+
+    Parameters
+    ----------
+    kernel : Kernel, str or "precomputed", default="gaussian"
+    C : float, default=1.0
+    class_weight : dict, "balanced" or None, default=None
+    max_iter : int, default=100
+        DCA (outer) iterations.
+    tol : float, default=1e-6
+        Stop when the dual objective increases by less than ``tol · max(1, |objective|)``.
+
+    Attributes
+    ----------
+    dual_coef_ : ndarray of shape (n_tasks, n_train)
+        ``y ∘ α``.
+    intercept_ : ndarray of shape (n_tasks,)
+    objective_history_ : list of ndarray
+        Dual objective ``eᵀα − ½αᵀYKYα`` after each DCA iteration, per task (non-decreasing).
+    shift_ : float
+        τ.
+    """
+
+    _parameter_constraints = {
+        **_OneVsRestKernelSVC._parameter_constraints,
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+    }
+
+    def __init__(self, kernel="gaussian", C=1.0, class_weight=None, max_iter=100, tol=1e-6):
+        self.kernel = kernel
+        self.C = C
+        self.class_weight = class_weight
+        self.max_iter = max_iter
+        self.tol = tol
+
+    def _prepare(self, K):
+        values = scipy.linalg.eigvalsh(K, check_finite=False)
+        scale = max(np.max(np.abs(values)), 1e-300)
+        self.shift_ = float(max(0.0, -values[0]))
+        self._lipschitz = values[-1] + self.shift_ + 1e-12 * scale
+        self.objective_history_ = []
+
+    def _fit_task(self, K, labels, upper):
+        Q = K * np.outer(labels, labels)
+        tau = self.shift_
+
+        def objective(alpha):
+            return float(alpha.sum() - 0.5 * alpha @ Q @ alpha)
+
+        alpha = np.zeros(labels.size)
+        history = [objective(alpha)]
+        for _ in range(self.max_iter):
+            alpha = self._convex_step(Q, labels, upper, linear=1.0 + tau * alpha, start=alpha)
+            history.append(objective(alpha))
+            if history[-1] - history[-2] <= self.tol * max(1.0, abs(history[-1])):
+                break
+        self.objective_history_.append(np.array(history))
+        gradient = 1.0 - Q @ alpha
+        return labels * alpha, kkt_intercept(gradient, alpha, labels, upper)
+
+    def _convex_step(self, Q, labels, upper, linear, start, max_inner=2000):
+        """``argmax linearᵀα − ½αᵀ(Q + τI)α`` on the SVM feasible set, by accelerated projection."""
+        tau, step = self.shift_, 1.0 / self._lipschitz
+        alpha, momentum, t = start, start, 1.0
+        for _ in range(max_inner):
+            gradient = linear - Q @ momentum - tau * momentum
+            new = project_box_hyperplane(momentum + step * gradient, labels, upper)
+            t_new = (1 + np.sqrt(1 + 4 * t * t)) / 2
+            momentum = new + ((t - 1) / t_new) * (new - alpha)
+            converged = np.max(np.abs(new - alpha)) <= 1e-10 * max(1.0, np.max(upper))
+            alpha, t = new, t_new
+            if converged:
+                break
+        return alpha
