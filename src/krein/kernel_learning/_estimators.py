@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from contextlib import nullcontext
 
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor
@@ -24,6 +25,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
+from threadpoolctl import ThreadpoolController
 
 from .._base import decision_to_labels, is_precomputed, one_vs_rest_targets
 from .._validation import check_square_kernel, check_test_kernel
@@ -35,6 +37,10 @@ from ._solvers import interpolated_iteration, projected_gradient, riemannian_tru
 
 __all__ = ["KernelLearningRidge", "KernelLearningSVC"]
 
+#: Below this many samples the iterations run single-threaded BLAS: factorizations of such small
+#: matrices gain nothing from threads, and a busy machine makes threaded BLAS 10–100× slower.
+SINGLE_THREAD_BELOW = 1000
+
 #: Multiples of the data's distance scale used as bandwidths of the default base kernels.
 DEFAULT_BANDWIDTH_FACTORS = (0.5, 1.0, 2.0, 4.0)
 
@@ -44,6 +50,18 @@ def default_kernels(X):
     scale = np.sqrt(X.shape[1] * float(np.mean(np.var(X, axis=0))))
     scale = scale if np.isfinite(scale) and scale > 0 else 1.0
     return [Gaussian(eta=factor * scale) for factor in DEFAULT_BANDWIDTH_FACTORS]
+
+
+_THREADPOOLS = []
+
+
+def _blas_threads(n_samples):
+    """Single-threaded BLAS below ``SINGLE_THREAD_BELOW`` samples (the library scan is done once)."""
+    if n_samples >= SINGLE_THREAD_BELOW:
+        return nullcontext()
+    if not _THREADPOOLS:
+        _THREADPOOLS.append(ThreadpoolController())
+    return _THREADPOOLS[0].limit(limits=1, user_api="blas")
 
 
 def _probably_indefinite(K):
@@ -93,7 +111,8 @@ class _KernelCombinationMixin:
             for k in range(stack.shape[0]):
                 stack[k] = check_square_kernel(stack[k], f"X[:, :, {k}]")
             self.kernels_ = "precomputed"
-            indefinite = [f"X[:, :, {k}]" for k in range(stack.shape[0]) if _probably_indefinite(stack[k])]
+            with _blas_threads(stack.shape[1]):
+                indefinite = [f"X[:, :, {k}]" for k, K in enumerate(stack) if _probably_indefinite(K)]
         else:
             X, y = validate_data(self, X, y, reset=True, dtype=np.float64, **validate_kwargs)
             if self.kernels is None:
@@ -334,13 +353,14 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
         mu0, mu_init = self._weight_vectors(combination.n_kernels)
         regularized = solver in ("rpgd", "riia")
         objective = RidgeObjective(combination, y, self.lam, self.beta if regularized else 0.0)
-        if solver in ("pgd", "rpgd"):
-            step = 1.0 if self.step_size is None else self.step_size
-            result = self._pgd(objective, mu0, mu_init, regularized, step)
-        elif solver in ("iia", "riia"):
-            result = self._interpolated(objective, solver, mu0, mu_init)
-        else:
-            result = self._trust_region(objective, mu0, mu_init)
+        with _blas_threads(len(y)):
+            if solver in ("pgd", "rpgd"):
+                step = 1.0 if self.step_size is None else self.step_size
+                result = self._pgd(objective, mu0, mu_init, regularized, step)
+            elif solver in ("iia", "riia"):
+                result = self._interpolated(objective, solver, mu0, mu_init)
+            else:
+                result = self._trust_region(objective, mu0, mu_init)
         self.dual_coef_ = result.state.alpha
         self._store_result(result)
         return self
@@ -472,7 +492,8 @@ class KernelLearningSVC(_KernelCombinationMixin, ClassifierMixin, BaseEstimator)
         regularized = self.solver == "rpgd"
         objective = SVMObjective(combination, Y, self.lam, self.beta if regularized else 0.0)
         step = 1.0 if self.step_size is None else self.step_size
-        result = self._pgd(objective, mu0, mu_init, regularized, step)
+        with _blas_threads(len(Y)):
+            result = self._pgd(objective, mu0, mu_init, regularized, step)
         self.dual_coef_ = result.state.dual_coef
         self.intercept_ = result.state.intercept
         self._store_result(result)
