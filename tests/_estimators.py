@@ -84,7 +84,8 @@ class Subject:
         ``"kernel"`` (points in, the estimator's default kernel), ``"precomputed"`` (an n×n kernel in,
         ``kernel="precomputed"``) or ``"pairwise"`` (an estimator that only takes a pairwise matrix).
     input : str
-        ``"points"``, ``"kernel"`` or ``"dissimilarity"``: what ``X`` is.
+        ``"points"``, ``"kernel"``, ``"kernel_stack"`` (n×n×p base kernels, ``kernels="precomputed"``)
+        or ``"dissimilarity"``: what ``X`` is.
     params : dict
     """
 
@@ -135,11 +136,18 @@ class Subject:
             from sklearn.metrics import euclidean_distances
 
             pair = euclidean_distances
+        elif self.input == "kernel_stack":
+            from krein.kernels import Gaussian
+
+            kernels = (reference_kernel(), Gaussian(1.0))
+
+            def pair(A, B):
+                return np.stack([kernel(A, B) for kernel in kernels], axis=-1)
         else:
             pair = reference_kernel()
         train = pair(X_train, X_train)
-        if self.input == "kernel":
-            train = 0.5 * (train + train.T)
+        if self.input != "dissimilarity":
+            train = 0.5 * (train + np.swapaxes(train, 0, 1))
         return train if X_test is None else (train, pair(X_test, X_train))
 
 
@@ -151,7 +159,8 @@ def reference_kernel():
 
 
 def subjects(estimators=None):
-    """Every (estimator, variant) pair: with its default kernel and with ``kernel="precomputed"``."""
+    """Every (estimator, variant) pair: with its default kernel and with ``kernel="precomputed"`` (or
+    ``kernels="precomputed"`` for the estimators that combine base kernels)."""
     found = []
     for cls in public_estimators() if estimators is None else estimators:
         if cls.__name__ in PAIRWISE_INPUT:
@@ -161,6 +170,8 @@ def subjects(estimators=None):
         found.append(Subject(cls, "kernel", "points"))
         if "kernel" in parameters or cls.__name__ in meta_estimator_factories():
             found.append(Subject(cls, "precomputed", "kernel", {"kernel": "precomputed"}))
+        elif "kernels" in parameters:
+            found.append(Subject(cls, "precomputed", "kernel_stack", {"kernels": "precomputed"}))
     return found
 
 
