@@ -220,7 +220,7 @@ def run_figures(ctx, config):
                     curves[(name, degree, lam)] = (-result["test_rmse"], -result["test_error"])
                     advance()
     for name in config.datasets:
-        figure, axes = plt.subplots(1, 2, figsize=(9, 3.4))
+        figure, axes = plt.subplots(1, 2, figsize=(10, 3.6), layout="constrained")
         for degree, style in ((1, "o-"), (2, "s--")):
             for axis, which, label in ((axes[0], 0, "test RMSE"), (axes[1], 1, "test misclassification")):
                 values = np.array([curves[(name, degree, lam)][which] for lam in config.lams])
