@@ -241,8 +241,8 @@ class _KreinLeastSquares(KernelEstimatorMixin):
         n = Y.shape[0]
         grid = np.logspace(-1, 2, 5)
         params = {
-            "lambda_plus": float(grid[rng.integers(5)] / n),
-            "lambda_minus": float(grid[rng.integers(5)] / n),
+            "lambda_plus": float(grid[rng.randint(5)] / n),
+            "lambda_minus": float(grid[rng.randint(5)] / n),
         }
         if self._constrained:
             centered = Y - Y.mean(axis=0) if self.center else Y

@@ -1,0 +1,91 @@
+"""HypergradientSearchCV: the cross-validated objective, its optimum, determinism, compatibility."""
+
+import numpy as np
+import pytest
+from joblib import parallel_config
+from sklearn.linear_model import Ridge
+from sklearn.model_selection import KFold
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from krein.kernels import Sigmoid
+from krein.least_squares import KreinRidge, KreinRidgeClassifier, VarianceConstrainedKrein
+from krein.model_selection import HypergradientSearchCV, _cross_validation_objective, _fold_data
+
+
+def _data(n=60, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 3))
+    y = np.sin(X[:, 0]) + 0.3 * X[:, 1] + 0.1 * rng.standard_normal(n)
+    return X, y
+
+
+def _folds(X, y, pairwise=False, k=3):
+    return [_fold_data(X, y, tr, va, pairwise) for tr, va in KFold(k).split(X)]
+
+
+def test_objective_is_the_fold_average_and_its_gradient_is_exact():
+    X, y = _data()
+    folds = _folds(X, y)
+    template = VarianceConstrainedKrein(Sigmoid(1.4), lambda_plus=0.01, lambda_minus=0.03, radius=0.6)
+    theta, _ = template._hyperparameter_vector()
+    loss, gradient = _cross_validation_objective(theta, template, folds)
+    per_fold = [template._validation_loss_and_gradient(*fold)[0] for fold in folds]
+    assert loss == pytest.approx(np.mean(per_fold), rel=1e-12)
+    step = 1e-5
+    numeric = [
+        (_cross_validation_objective(theta + step * e, template, folds)[0]
+         - _cross_validation_objective(theta - step * e, template, folds)[0]) / (2 * step)
+        for e in np.eye(theta.size)
+    ]
+    np.testing.assert_allclose(gradient, numeric, rtol=1e-5, atol=1e-7)
+
+
+def test_search_reaches_the_grid_optimum():
+    """With a precomputed kernel only (λ₊, λ₋) are tuned: L-BFGS-B beats a dense log grid."""
+    X, y = _data(seed=1)
+    K = Sigmoid(1.5)(X)
+    search = HypergradientSearchCV(KreinRidge("precomputed"), cv=KFold(3), n_restarts=3, random_state=0)
+    search.fit(K, y)
+    folds = _folds(K, y, pairwise=True)
+    template = KreinRidge("precomputed")
+    grid = np.log(np.logspace(-6, 1, 25))
+    grid_losses = [_cross_validation_objective(np.array([a, b]), template, folds)[0] for a in grid for b in grid]
+    assert search.best_loss_ <= min(grid_losses) + 1e-9
+    assert search.best_loss_ <= min(r["loss"] for r in search.restarts_)
+    assert all(r["loss"] <= r["initial_loss"] for r in search.restarts_)
+    refit = KreinRidge("precomputed", **search.best_params_).fit(K, y)
+    np.testing.assert_allclose(search.predict(K[:5]), refit.predict(K[:5]))
+
+
+def test_parallel_restarts_are_reproducible():
+    X, y = _data(40, seed=2)
+    kwargs = dict(cv=3, n_restarts=2, restart_iter=5, max_iter=5, random_state=3)
+    serial = HypergradientSearchCV(VarianceConstrainedKrein("gaussian"), **kwargs).fit(X, y)
+    with parallel_config(backend="threading"):
+        parallel = HypergradientSearchCV(VarianceConstrainedKrein("gaussian"), n_jobs=2, **kwargs).fit(X, y)
+    assert serial.best_loss_ == parallel.best_loss_
+    assert serial.restarts_ == parallel.restarts_
+    assert serial.best_loss_ < min(r["initial_loss"] for r in serial.restarts_)
+
+
+def test_classification_search():
+    X, y = _data(50, seed=3)
+    labels = np.where(y > 0, "a", "b")
+    search = HypergradientSearchCV(
+        KreinRidgeClassifier("sigmoid"), cv=3, n_restarts=2, restart_iter=5, max_iter=5, random_state=0
+    ).fit(X, labels)
+    assert set(search.classes_) == {"a", "b"}
+    assert search.decision_function(X).shape == (50,)
+    assert search.score(X, labels) > 0.8
+
+
+def test_estimator_without_the_protocol_is_rejected():
+    with pytest.raises(ValueError, match="estimator"):
+        HypergradientSearchCV(Ridge()).fit(*_data())
+
+
+@parametrize_with_checks(
+    [HypergradientSearchCV(KreinRidge(), cv=3, n_restarts=1, restart_iter=2, max_iter=2, random_state=0)]
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
