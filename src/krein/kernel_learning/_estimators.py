@@ -87,7 +87,7 @@ class _KernelCombinationMixin:
         "q": [Interval(numbers.Real, 1, None, closed="left")],
         "beta": [Interval(numbers.Real, 0, None, closed="neither")],
         "step_size": [None, Interval(numbers.Real, 0, None, closed="neither")],
-        "tol": [Interval(numbers.Real, 0, None, closed="left")],
+        "tol": [Interval(numbers.Real, 0, None, closed="neither")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "verbose": ["verbose"],
     }
