@@ -9,7 +9,8 @@ Oglic & Gärtner (2019), Sec. 2.2. With landmarks ``Z`` and the eigendecompositi
 Eq. (2) does not exist; we use the Moore–Penrose pseudo-inverse, i.e. drop the eigenpairs of
 ``K_ZZ`` with ``|d| ≤ rcond · max|d|`` (default ``rcond = m · ε``), which projects onto the span of the
 numerically independent landmark functionals. On the landmarks this changes ``K̃`` by at most
-``rcond · max|d|`` per dropped eigenvalue.
+``rcond · max|d|`` per dropped eigenvalue. A warning names the number of dropped eigenvalues and the
+condition number of ``K_ZZ`` then.
 
 **One-shot eigendecomposition.** With the SVD ``L = A Σ Bᵀ``, ``K̃ = A M Aᵀ`` with
 ``M = Σ Bᵀ S B Σ = P Λ Pᵀ``, so ``Ũ = A P`` is orthonormal and ``K̃ = Ũ Λ Ũᵀ``. We obtain ``B`` and
@@ -24,6 +25,7 @@ resolved and are dropped (they change ``K̃`` by at most that much in the spectr
 
 from __future__ import annotations
 
+import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -84,6 +86,17 @@ def landmark_factor(K_ZZ, *, rcond=None):
         raise ValueError(
             "The landmark kernel block K_ZZ is numerically zero; choose other landmarks or check the "
             "kernel hyperparameters."
+        )
+    if not np.all(keep):
+        magnitudes = np.abs(values)
+        warnings.warn(
+            f"The landmark kernel block K_ZZ is singular: {np.sum(~keep)} of its {values.size} eigenvalues "
+            f"are at most rcond·max|d| = {rcond * scale:.3g} (condition number "
+            f"{scale / max(magnitudes.min(), np.finfo(float).tiny):.3g}); they are dropped (pseudo-inverse), "
+            f"so the approximation has rank {np.sum(keep)}. Duplicate or nearly dependent landmarks: "
+            "choose fewer or other landmarks.",
+            UserWarning,
+            stacklevel=3,
         )
     values, vectors = values[keep], vectors[:, keep]
     return LandmarkFactor(vectors / np.sqrt(np.abs(values)), np.sign(values))
