@@ -92,3 +92,30 @@ class TestSingularLandmarkBlock:
 
         X = np.random.default_rng(0).standard_normal((12, 3))
         no_warning(IndefiniteNystroem(kernel=Sigmoid(1.0), n_components=6, random_state=0).fit, X)
+
+
+class TestVanishingPositivePart:
+    """A negative definite kernel has K₊ = τI in the positive decomposition of Liu et al. (Sec. III):
+    nothing of the spectrum is positive, and IKLR's objective (6) is unbounded below."""
+
+    def test_negative_definite_kernel_warns_with_the_largest_eigenvalue(self):
+        from krein.logistic import IndefiniteLogisticRegression
+
+        values = -np.linspace(0.5, 3.0, 10)
+        K, _ = spectral_kernel(values)
+        y = np.array([0, 1] * 5)
+        model = IndefiniteLogisticRegression(kernel="precomputed", max_outer_iter=3, random_state=0)
+        with pytest.warns(UserWarning, match="K₊ .* vanishes") as record:
+            model.fit(K, y)
+        message = str(record[0].message)
+        largest = float(re.search(r"largest eigenvalue is ([-0-9.e+]+)", message).group(1))
+        assert largest == pytest.approx(-0.5, rel=1e-3)
+        assert "Σμ⁺/Σ|μ| is 0" in message
+        assert np.all(np.isfinite(model.decision_function(K)))
+
+    def test_indefinite_kernel_with_a_positive_part_does_not_warn(self):
+        from krein.logistic import IndefiniteLogisticRegression
+
+        K, _ = spectral_kernel(np.linspace(-1.0, 3.0, 10))
+        y = np.array([0, 1] * 5)
+        no_warning(IndefiniteLogisticRegression(kernel="precomputed", max_outer_iter=3).fit, K, y)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 from scipy.special import expit, log_expit
@@ -22,6 +23,8 @@ __all__ = ["IndefiniteLogisticRegression"]
 _DEFAULT_INEXACT_TOL = {"cccp": 1e-10, "ccicp": 1.0, "ccicp-sgd": 1e-4}
 #: ``ε`` of CCICP-SGD-I (Sec. V-G).
 _SGD_INEXACT_TOL = 1.0
+#: Share Σμ⁺/Σ|μ| of the spectrum below which the positive part K₊ of the decomposition counts as vanished.
+_VANISHING_POSITIVE_SHARE = 1e-8
 
 
 class _LogisticDC(DCObjective):
@@ -257,6 +260,17 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
             raise ValueError(
                 "tau must be positive for an indefinite kernel (the training kernel has the eigenvalue "
                 f"{values[0]:.3g}): with tau = 0 the CCCP subproblems are not strongly convex."
+            )
+        positive_share = float(np.sum(np.maximum(values, 0.0)) / np.sum(np.abs(values)))
+        if positive_share < _VANISHING_POSITIVE_SHARE:
+            warnings.warn(
+                "The positive part K₊ of the positive decomposition K = K₊ − K₋ vanishes: the training "
+                f"kernel's largest eigenvalue is {values[-1]:.3g} and its positive share Σμ⁺/Σ|μ| is "
+                f"{positive_share:.3g}, so K₊ is only the shift τI and objective (6) decreases without "
+                "bound along every eigendirection; the fit is wherever max_outer_iter iterations stop. "
+                "Check the kernel's sign (a dissimilarity passed as a similarity?).",
+                UserWarning,
+                stacklevel=2,
             )
         rng = check_random_state(self.random_state)
         inner = "sgd" if self.solver == "ccicp-sgd" else "gd"
