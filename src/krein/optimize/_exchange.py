@@ -80,7 +80,8 @@ def exchange_maximize(linear, z_map, signs, upper, rhs, constraint_at, *, max_it
             break
         if t_value - value <= tol * max(1.0, abs(value)):
             break
-        multipliers = np.array([np.abs(np.asarray(cut.dual_value if cut.dual_value is not None else 0.0)).sum() for cut in cuts])
+        duals = [cut.dual_value if cut.dual_value is not None else 0.0 for cut in cuts]
+        multipliers = np.array([np.abs(np.asarray(dual)).sum() for dual in duals])
         active = multipliers > 1e-9 * max(1.0, multipliers.max(initial=0.0))
         kernels = [k for k, keep in zip(kernels, active, strict=True) if keep] + [(L, c)]
     return beta_best, f_best, iteration

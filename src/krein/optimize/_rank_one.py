@@ -102,7 +102,7 @@ def _secular_solve(poles, z, weight):
         ctypes.byref(k_), ctypes.byref(info),
     )  # fmt: skip
     if info.value != 0:  # pragma: no cover - dlaed4 failing to converge is not expected
-        raise np.linalg.LinAlgError(f"LAPACK dlaed9 failed to solve the secular equation (info={info.value}).")
+        raise np.linalg.LinAlgError(f"LAPACK dlaed9 failed on the secular equation (info={info.value}).")
     return values, np.asarray(vectors)
 
 

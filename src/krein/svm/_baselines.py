@@ -160,6 +160,8 @@ class DCASVC(_OneVsRestKernelSVC):
         Dual objective ``eᵀα − ½αᵀYKYα`` after each DCA iteration, per task (non-decreasing).
     shift_ : float
         τ.
+    n_iter_ : int
+        Largest number of DCA iterations over the tasks.
     """
 
     _parameter_constraints = {
@@ -180,6 +182,7 @@ class DCASVC(_OneVsRestKernelSVC):
         self.shift_ = float(max(0.0, -values[0]))
         self._lipschitz = values[-1] + self.shift_ + 1e-12 * scale
         self.objective_history_ = []
+        self.n_iter_ = 0
 
     def _fit_task(self, K, labels, upper):
         Q = K * np.outer(labels, labels)
@@ -196,6 +199,7 @@ class DCASVC(_OneVsRestKernelSVC):
             if history[-1] - history[-2] <= self.tol * max(1.0, abs(history[-1])):
                 break
         self.objective_history_.append(np.array(history))
+        self.n_iter_ = max(getattr(self, "n_iter_", 0), len(history) - 1)
         gradient = 1.0 - Q @ alpha
         return labels * alpha, kkt_intercept(gradient, alpha, labels, upper)
 

@@ -73,7 +73,8 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
         self.dual_coef_ = np.array([r["dual_coef"] for r in results])
         self.intercept_ = np.array([r["intercept"] for r in results])
         self.proxy_kernel_ = pick([r["proxy_kernel"] for r in results])
-        self.gap_history_ = pick([r["solution"].gap_history for r in results])
+        histories = [r["solution"].gap_history for r in results]
+        self.gap_history_ = histories[0] if single else histories
         self.objective_ = pick([r["solution"].value for r in results])
         self.n_iter_ = pick([r["solution"].n_iter for r in results])
 
@@ -116,7 +117,7 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
     kernel : Kernel, str or "precomputed", default="gaussian"
     C : float, default=1.0
         Misclassification penalty.
-    rho : float, default=1.0
+    rho : float, default=10.0
         Penalty on ``‖K − K₀‖²_F``.
     solver : {"projected_gradient", "accpm", "exchange"}, default="projected_gradient"
         Algorithm 1 (O(n²) per iteration by rank-one eigen-updates), Algorithm 2 (ACCPM) or
@@ -131,7 +132,7 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
     class_weight : dict, "balanced" or None, default=None
         Per-class multipliers of ``C`` (per-sample upper bounds of α).
     verbose : int, default=0
-    """ + _ATTRIBUTES_DOC
+    """
 
     _parameter_constraints = {
         **_COMMON_CONSTRAINTS,
@@ -143,7 +144,7 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
         self,
         kernel="gaussian",
         C=1.0,
-        rho=1.0,
+        rho=10.0,
         solver="projected_gradient",
         max_iter=1000,
         tol=1e-3,
@@ -224,7 +225,7 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
         Width of the insensitive tube.
     rho, solver, max_iter, tol, step_size, gap_interval, verbose
         As in :class:`IndefiniteSVC`.
-    """ + _ATTRIBUTES_DOC
+    """
 
     _parameter_constraints = {
         **_COMMON_CONSTRAINTS,
@@ -237,7 +238,7 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
         kernel="gaussian",
         C=1.0,
         epsilon=0.1,
-        rho=1.0,
+        rho=10.0,
         solver="projected_gradient",
         max_iter=1000,
         tol=1e-3,
@@ -258,6 +259,8 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
 
     def fit(self, X, y):
         self._validate_params()
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
         K, y = self._fit_kernel(X, y, y_numeric=True)
         n = K.shape[0]
         index = np.concatenate([np.arange(n), np.arange(n)])
@@ -298,7 +301,7 @@ class IndefiniteOneClassSVM(OutlierMixin, _ProxyKernelEstimator):
         Upper bound on the fraction of training errors.
     rho, solver, max_iter, tol, step_size, gap_interval, verbose
         As in :class:`IndefiniteSVC`.
-    """ + _ATTRIBUTES_DOC
+    """
 
     _parameter_constraints = {
         **_COMMON_CONSTRAINTS,
@@ -309,7 +312,7 @@ class IndefiniteOneClassSVM(OutlierMixin, _ProxyKernelEstimator):
         self,
         kernel="gaussian",
         nu=0.5,
-        rho=1.0,
+        rho=10.0,
         solver="projected_gradient",
         max_iter=1000,
         tol=1e-3,
@@ -361,3 +364,7 @@ def _one_class_value(nu, tol):
         return float(-0.5 * alpha @ K @ alpha), alpha
 
     return value
+
+
+for _estimator in (IndefiniteSVC, IndefiniteSVR, IndefiniteOneClassSVM):
+    _estimator.__doc__ += _ATTRIBUTES_DOC

@@ -266,7 +266,7 @@ def solve_proxy_problem(problem, *, solver, max_iter, tol, step_size="auto", gap
         gap = _relative_gap(state["best_upper"], state["value"])
         state["history"].append(gap)
         if verbose:
-            print(f"[{solver}] f = {state['value']:.10g}, upper bound = {state['best_upper']:.10g}, gap = {gap:.3g}")
+            print(f"[{solver}] f = {state['value']:.8g}, upper = {state['best_upper']:.8g}, gap = {gap:.3g}")
         return gap <= tol, svm_beta
 
     # Start from the SVM solution on the proxy kernel at β = 0, i.e. on (K̃₀)₊ (the ρ → ∞ limit).
@@ -279,7 +279,9 @@ def solve_proxy_problem(problem, *, solver, max_iter, tol, step_size="auto", gap
     n_iter = 0
     if not converged:
         if solver == "projected_gradient":
-            converged, n_iter = _projected_gradient(problem, svm_beta, max_iter, step_size, gap_interval, check_gap)
+            converged, n_iter = _projected_gradient(
+                problem, svm_beta, max_iter, step_size, gap_interval, check_gap
+            )
         elif solver == "accpm":
 
             def accpm_callback(iteration, beta, value):
@@ -307,7 +309,7 @@ def solve_proxy_problem(problem, *, solver, max_iter, tol, step_size="auto", gap
         value=state["value"],
         upper_bound=state["best_upper"],
         gap_history=np.asarray(state["history"]),
-        n_iter=n_iter,
+        n_iter=max(n_iter, 1),  # the SVM solve at the start counts as the first iteration
         converged=bool(converged),
     )
 
