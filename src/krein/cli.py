@@ -50,8 +50,8 @@ def cmd_datasets(args):
     from .datasets import list_datasets
 
     rows = list_datasets()
-    table = Table(title="datasets shipped with krein")
-    keys = list(rows[0].keys()) if rows else []
+    table = Table(title="datasets shipped with krein (krein spectrum --dataset NAME)")
+    keys = [k for k in ("name", "task", "kind", "n", "d", "classes", "natural") if rows and k in rows[0]]
     for key in keys:
         table.add_column(str(key))
     for row in rows:
@@ -61,9 +61,9 @@ def cmd_datasets(args):
 
 
 def _spectrum_kernel(args):
-    """The kernel matrix ``krein spectrum`` reports on, with a label."""
+    """The kernel matrix ``krein spectrum`` reports on, a short label and a description."""
     if args.npy is not None:
-        return np.load(args.npy), Path(args.npy).name
+        return np.load(args.npy), Path(args.npy).stem, args.npy
     if args.dataset is None:
         raise SystemExit("krein spectrum: give --dataset NAME (with --kernel) or --npy FILE.")
     from .datasets import load_dataset, natural_kernel, standardize
@@ -71,7 +71,7 @@ def _spectrum_kernel(args):
 
     if args.kernel is None:
         K, _, description = natural_kernel(args.dataset)
-        return K, f"{args.dataset} ({description})"
+        return K, args.dataset, description
     bunch = load_dataset(args.dataset)
     X = standardize(np.asarray(bunch.data, dtype=float))
     if args.max_samples and X.shape[0] > args.max_samples:
@@ -80,7 +80,7 @@ def _spectrum_kernel(args):
         kernel = initial_kernel(args.kernel, X, random_state=args.seed)
     except ValueError:
         kernel = make_kernel(args.kernel)
-    return kernel(X), f"{args.dataset} / {kernel!r}"
+    return kernel(X), f"{args.dataset}-{args.kernel}", repr(kernel)
 
 
 def cmd_spectrum(args):
@@ -93,10 +93,10 @@ def cmd_spectrum(args):
 
     from .spectral import eigendecompose, spectrum_summary
 
-    K, label = _spectrum_kernel(args)
+    K, label, description = _spectrum_kernel(args)
     values = eigendecompose(K).values
     summary = spectrum_summary(values)
-    table = Table(title=f"spectrum of {label}")
+    table = Table(title=f"spectrum of {label}: {description}")
     for key in summary:
         table.add_column(key)
     table.add_row(*(f"{v:.4g}" if isinstance(v, float) else str(v) for v in summary.values()))
