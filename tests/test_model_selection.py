@@ -29,7 +29,7 @@ def test_objective_is_the_fold_average_and_its_gradient_is_exact():
     template = VarianceConstrainedKrein(Sigmoid(1.4), lambda_plus=0.01, lambda_minus=0.03, radius=0.6)
     theta, _ = template._hyperparameter_vector()
     loss, gradient = _cross_validation_objective(theta, template, folds)
-    per_fold = [template._validation_loss_and_gradient(*fold)[0] for fold in folds]
+    per_fold = [template._validation_loss_and_gradient(*fold[:4])[0] for fold in folds]
     assert loss == pytest.approx(np.mean(per_fold), rel=1e-12)
     step = 1e-5
     numeric = [
@@ -89,3 +89,26 @@ def test_estimator_without_the_protocol_is_rejected():
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_fold_cache_reuses_the_eigendecomposition_of_a_fixed_kernel(monkeypatch):
+    import krein.least_squares._estimators as estimators_module
+
+    X, y = _data(seed=4)
+    K = Sigmoid(1.5)(X)
+    fold = _fold_data(K, y, np.arange(40), np.arange(40, 60), pairwise=True)
+    calls = []
+    exact = estimators_module.SpectralRepresentation.exact
+    monkeypatch.setattr(estimators_module.SpectralRepresentation, "exact",
+                        classmethod(lambda cls, K, **kw: calls.append(1) or exact(K, **kw)))
+    results = [
+        VarianceConstrainedKrein("precomputed", lambda_plus=lp, radius=0.5)._validation_loss_and_gradient(*fold)
+        for lp in (0.01, 0.02, 0.01)
+    ]
+    assert len(calls) == 1
+    uncached = VarianceConstrainedKrein("precomputed", lambda_plus=0.01, radius=0.5)._validation_loss_and_gradient(
+        *fold[:4]
+    )
+    assert results[0][0] == results[2][0] == uncached[0]
+    np.testing.assert_array_equal(results[2][1], uncached[1])
+    assert results[1][0] != results[0][0]

@@ -17,10 +17,12 @@ It works with any estimator that implements the small protocol below (all estima
     ``set_params`` arguments that realise ``theta``.
 ``_initial_params(X, y, random_state) -> dict``
     A random initial setting (Appendix E.1).
-``_validation_loss_and_gradient(X_train, y_train, X_val, y_val) -> (loss, gradient)``
+``_validation_loss_and_gradient(X_train, y_train, X_val, y_val, cache) -> (loss, gradient)``
     Validation loss of the model trained on the training part, and its gradient with respect to
     ``theta``. For precomputed kernels ``X_train`` is the training block and ``X_val`` the
-    validation-versus-training block of the kernel matrix.
+    validation-versus-training block of the kernel matrix. ``cache`` is a dict owned by the caller,
+    one per fold, where the estimator may keep what does not depend on ``theta`` (e.g. the
+    eigendecomposition of a fixed kernel matrix).
 """
 
 from __future__ import annotations
@@ -53,9 +55,10 @@ _PROTOCOL = (
 
 
 def _fold_data(X, y, train, val, pairwise):
+    """Training and validation parts of one fold, and an empty cache for the estimator."""
     if pairwise:
-        return X[np.ix_(train, train)], y[train], X[np.ix_(val, train)], y[val]
-    return X[train], y[train], X[val], y[val]
+        return X[np.ix_(train, train)], y[train], X[np.ix_(val, train)], y[val], {}
+    return X[train], y[train], X[val], y[val], {}
 
 
 def _cross_validation_objective(theta, template, folds):
@@ -63,8 +66,10 @@ def _cross_validation_objective(theta, template, folds):
     model = clone(template).set_params(**template._params_from_vector(theta))
     loss, gradient = 0.0, np.zeros_like(theta)
     try:
-        for X_train, y_train, X_val, y_val in folds:
-            fold_loss, fold_gradient = model._validation_loss_and_gradient(X_train, y_train, X_val, y_val)
+        for X_train, y_train, X_val, y_val, cache in folds:
+            fold_loss, fold_gradient = model._validation_loss_and_gradient(
+                X_train, y_train, X_val, y_val, cache
+            )
             loss += fold_loss
             gradient += fold_gradient
     except (ValueError, np.linalg.LinAlgError):

@@ -256,36 +256,46 @@ class _KreinLeastSquares(KernelEstimatorMixin):
             params["kernel"] = initial_kernel(_APPENDIX_D_NAMES[type(kernel)], X, rng)
         return params
 
-    def _validation_loss_and_gradient(self, X_train, y_train, X_val, y_val):
+    def _validation_loss_and_gradient(self, X_train, y_train, X_val, y_val, cache=None):
         """Validation MSE of the model fitted on the training part and its gradient.
 
         The gradient is with respect to :meth:`_hyperparameter_vector` (Sec. 3.3 and Appendix E.2
         of Oglic & Gärtner 2018). For ``kernel="precomputed"``, ``X_train`` is the training block and
-        ``X_val`` the validation-versus-training block of the kernel matrix.
+        ``X_val`` the validation-versus-training block of the kernel matrix. ``cache`` (a dict kept
+        by the caller for this fold) holds the eigendecomposition when the kernel matrix does not
+        depend on the tuned hyperparameters (precomputed kernels, kernels without hyperparameters),
+        so that only the O(n²) solution and gradient are recomputed.
         """
         self._validate_params()
         if self.n_components is not None:
             raise NotImplementedError(
                 "Hypergradients are implemented for the exact model (n_components=None)."
             )
-        kernel = make_kernel(self.kernel)
-        if kernel == "precomputed":
-            K, K_val = check_square_kernel(X_train, "X_train"), np.asarray(X_val, dtype=float)
-            K_grad = K_val_grad = None
-        elif kernel.n_dims:
-            K, K_grad = kernel(X_train, eval_gradient=True)
-            K_val, K_val_grad = kernel(X_val, X_train, eval_gradient=True)
-        else:
-            K, K_val = kernel(X_train), kernel(X_val, X_train)
-            K_grad = K_val_grad = None
         Y = self._encode_targets(np.asarray(y_train))
         Y_val = self._encode_validation_targets(np.asarray(y_val))
-        column_means = None
-        if self.center:
-            K, column_means = center_kernel(K)
-        representation = SpectralRepresentation.exact(K, name="the training kernel")
-        means = Y.mean(axis=0) if self.center else np.zeros(Y.shape[1])
-        problem = SpectralProblem(representation, Y - means, means, column_means)
+        kernel = make_kernel(self.kernel)
+        fixed_kernel = kernel == "precomputed" or not kernel.n_dims
+        if fixed_kernel and cache is not None and "problem" in cache:
+            problem, K_val = cache["problem"], cache["K_val"]
+            K_grad = K_val_grad = None
+        else:
+            if kernel == "precomputed":
+                K, K_val = check_square_kernel(X_train, "X_train"), np.asarray(X_val, dtype=float)
+                K_grad = K_val_grad = None
+            elif kernel.n_dims:
+                K, K_grad = kernel(X_train, eval_gradient=True)
+                K_val, K_val_grad = kernel(X_val, X_train, eval_gradient=True)
+            else:
+                K, K_val = kernel(X_train), kernel(X_val, X_train)
+                K_grad = K_val_grad = None
+            column_means = None
+            if self.center:
+                K, column_means = center_kernel(K)
+            representation = SpectralRepresentation.exact(K, name="the training kernel")
+            means = Y.mean(axis=0) if self.center else np.zeros(Y.shape[1])
+            problem = SpectralProblem(representation, Y - means, means, column_means)
+            if fixed_kernel and cache is not None:
+                cache.update(problem=problem, K_val=K_val)
         solution = self._solve(problem, warn=False)
         return problem.validation_loss_and_gradient(solution, K_val, Y_val, K_grad, K_val_grad)
 
