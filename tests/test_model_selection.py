@@ -112,3 +112,9 @@ def test_fold_cache_reuses_the_eigendecomposition_of_a_fixed_kernel(monkeypatch)
     assert results[0][0] == results[2][0] == uncached[0]
     np.testing.assert_array_equal(results[2][1], uncached[1])
     assert results[1][0] != results[0][0]
+
+
+def test_bad_input_is_reported_not_optimized_over():
+    X, y = _data()
+    with pytest.raises(ValueError, match="symmetric"):
+        HypergradientSearchCV(KreinRidge("precomputed"), cv=3, n_restarts=1).fit(X @ X.T + np.triu(np.ones((60, 60))), y)

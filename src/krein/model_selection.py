@@ -61,8 +61,12 @@ def _fold_data(X, y, train, val, pairwise):
     return X[train], y[train], X[val], y[val], {}
 
 
-def _cross_validation_objective(theta, template, folds):
-    """Mean over folds of the validation loss, and the mean of the fold gradients (Appendix C)."""
+def _cross_validation_objective(theta, template, folds, catch=True):
+    """Mean over folds of the validation loss, and the mean of the fold gradients (Appendix C).
+
+    With ``catch``, a model that cannot be fitted at ``theta`` (degenerate kernel, hard case) gives
+    :data:`FAILED_LOSS` instead of an error, so that the line search backs off.
+    """
     model = clone(template).set_params(**template._params_from_vector(theta))
     loss, gradient = 0.0, np.zeros_like(theta)
     try:
@@ -73,6 +77,8 @@ def _cross_validation_objective(theta, template, folds):
             loss += fold_loss
             gradient += fold_gradient
     except (ValueError, np.linalg.LinAlgError):
+        if not catch:
+            raise
         return FAILED_LOSS, np.zeros_like(theta)
     if not (np.isfinite(loss) and np.all(np.isfinite(gradient))):
         return FAILED_LOSS, np.zeros_like(theta)
@@ -91,7 +97,8 @@ def _restart(estimator, X, y, folds, seed, max_iter):
     template = clone(estimator).set_params(**estimator._initial_params(X, y, random_state=seed))
     theta, bounds = template._hyperparameter_vector()
     theta = np.clip(theta, bounds[:, 0], bounds[:, 1])
-    initial_loss = _cross_validation_objective(theta, template, folds)[0]
+    # Errors at the initial point are not caught: they are almost always bad input.
+    initial_loss = _cross_validation_objective(theta, template, folds, catch=False)[0]
     result = _minimize(template, theta, bounds, folds, max_iter)
     return template, initial_loss, result
 
