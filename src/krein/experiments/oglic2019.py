@@ -93,7 +93,7 @@ def _plot_errors(ax, rows, x_key, title):
 
 def _figure_settings(ctx):
     if ctx.quick:
-        return {"n": 300, "ranks": (5, 10, 20), "repetitions": 3}
+        return {"n": 200, "ranks": (5, 10), "repetitions": 2}
     return {"n": 1000, "ranks": (5, 10, 20, 50, 100), "repetitions": 10}
 
 
