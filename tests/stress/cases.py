@@ -78,8 +78,8 @@ class Outcome:
 
 
 def problem(subject, n_samples, n_classes=2, random_state=0):
-    """Clean points ``(X, y, X_test)`` for the subject's task (classification labels for transformers
-    too, so that a supervised transformer can be fitted with the same call)."""
+    """Clean points ``(X, y, X_test)``: regression targets for regressors, class labels otherwise
+    (transformers and outlier detectors are fitted without them)."""
     task = subject.task
     return toy_problem(
         "regressor" if task == "regressor" else "classifier",

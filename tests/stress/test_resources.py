@@ -13,17 +13,7 @@ import krein._base
 #: Estimators that never form the n×n training kernel (their memory grows with n·m, not n²).
 LOW_RANK = {"IndefiniteNystroem"}
 
-#: Estimators found without the guard while their owner was still at work on them (reported).
-MISSING_GUARD = {
-    "KernelLearningRidge": "builds its p×n×n base-kernel stack without krein._base.check_kernel_memory",
-    "KernelLearningSVC": "builds its p×n×n base-kernel stack without krein._base.check_kernel_memory",
-}
-
-KERNEL_SUBJECTS = [
-    pytest.param(s, marks=pytest.mark.xfail(reason=MISSING_GUARD[s.cls.__name__], strict=False))
-    if s.cls.__name__ in MISSING_GUARD else s
-    for s in subjects() if s.variant == "kernel"
-]
+KERNEL_SUBJECTS = [s for s in subjects() if s.variant == "kernel"]
 
 
 def fit(subject, **params):

@@ -27,7 +27,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import ThreadpoolController
 
-from .._base import decision_to_labels, is_precomputed, one_vs_rest_targets
+from .._base import check_kernel_memory, decision_to_labels, is_precomputed, one_vs_rest_targets
 from .._validation import check_square_kernel, check_test_kernel
 from ..kernels import Gaussian, make_kernel
 from ._combination import KernelCombination
@@ -127,6 +127,7 @@ class _KernelCombinationMixin:
                     )
             self.kernels_ = kernels
             self.X_fit_ = X
+            check_kernel_memory(X.shape[0], self, copies=len(kernels) + 2)  # the stack and a combination
             stack = np.empty((len(kernels), X.shape[0], X.shape[0]))
             for k, kernel in enumerate(kernels):
                 stack[k] = kernel(X)
