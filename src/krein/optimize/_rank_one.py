@@ -267,7 +267,10 @@ def rank_one_positive_part(d, u, rho):
     deflated = ~kept
     positive_diag = np.maximum(diag[deflated], 0.0)
     sum_squares = float(positive_diag @ positive_diag)
-    action = np.zeros_like(d)  # in the rotated coordinates; deflated components of u are zero there
+    # In the rotated coordinates u vanishes on the rotated-away components; on the negligible ones
+    # (never rotated) the deflated eigenpair (dⱼ, eⱼ) contributes max(dⱼ, 0) uⱼ.
+    negligible = deflated & (u != 0) & ~np.isin(np.arange(d.size), [r[0] for r in rotations])
+    action = np.where(negligible, np.maximum(diag, 0.0) * u, 0.0)
     kept_index = np.flatnonzero(kept)
     if kept_index.size:
         poles = diag[kept_index]

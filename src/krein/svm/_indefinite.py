@@ -40,7 +40,8 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
     """Shared fitting loop: one proxy-kernel problem per task, one eigendecomposition for all."""
 
     def _svm_tol(self):
-        return min(1e-3, 0.01 * self.tol)
+        # libsvm stalls on the rank-deficient proxy kernels with KKT tolerances far below 1e-6
+        return max(1e-6, min(1e-3, 0.01 * self.tol))
 
     def _solve(self, problem):
         solution = solve_proxy_problem(
@@ -200,9 +201,26 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
         return decision_to_labels(self.decision_function(X), self.classes_)
 
 
+_LIBSVM_MAX_ITER = 10**6
+
+
+def _fit_libsvm(model, K, *args, **kwargs):
+    """Fit a libsvm model for a duality-gap bound; ``None`` if it did not converge.
+
+    An unconverged SVM value is not a valid upper bound, so the caller skips that gap check.
+    """
+    model.set_params(max_iter=_LIBSVM_MAX_ITER)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(K, *args, **kwargs)
+    return None if np.max(model.n_iter_) >= _LIBSVM_MAX_ITER else model
+
+
 def _svc_value(labels, upper, tol):
     def value(K):
-        svc = SVC(kernel="precomputed", C=1.0, tol=tol).fit(K, labels, sample_weight=upper)
+        svc = _fit_libsvm(SVC(kernel="precomputed", C=1.0, tol=tol), K, labels, sample_weight=upper)
+        if svc is None:
+            return np.inf, np.zeros(labels.size)
         alpha = np.zeros(labels.size)
         alpha[svc.support_] = np.abs(svc.dual_coef_[0])
         z = labels * alpha
@@ -279,7 +297,9 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
 
 def _svr_value(y, C, epsilon, tol):
     def value(K):
-        svr = SVR(kernel="precomputed", C=C, epsilon=epsilon, tol=tol).fit(K, y)
+        svr = _fit_libsvm(SVR(kernel="precomputed", C=C, epsilon=epsilon, tol=tol), K, y)
+        if svr is None:
+            return np.inf, np.zeros(2 * y.size)
         coef = np.zeros(y.size)
         coef[svr.support_] = svr.dual_coef_[0]
         beta = np.concatenate([np.maximum(coef, 0), np.maximum(-coef, 0)])
@@ -358,7 +378,9 @@ class IndefiniteOneClassSVM(OutlierMixin, _ProxyKernelEstimator):
 def _one_class_value(nu, tol):
     def value(K):
         n = K.shape[0]
-        model = OneClassSVM(kernel="precomputed", nu=nu, tol=tol).fit(K)
+        model = _fit_libsvm(OneClassSVM(kernel="precomputed", nu=nu, tol=tol), K)
+        if model is None:
+            return np.inf, np.full(n, 1.0 / n)
         alpha = np.zeros(n)
         alpha[model.support_] = model.dual_coef_[0] / (nu * n)
         return float(-0.5 * alpha @ K @ alpha), alpha

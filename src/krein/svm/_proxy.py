@@ -276,6 +276,8 @@ def solve_proxy_problem(problem, *, solver, max_iter, tol, step_size="auto", gap
     start_value, _ = problem.value_and_gradient(start)
     converged, svm_beta = check_gap(start, start_value)
     svm_beta = project_box_hyperplane(svm_beta, problem.signs, problem.upper, problem.rhs)
+    if problem.value_and_gradient(svm_beta)[0] < start_value:
+        svm_beta = start
     n_iter = 0
     if not converged:
         if solver == "projected_gradient":

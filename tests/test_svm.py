@@ -1,0 +1,185 @@
+"""Numbers for krein.svm: solver agreement, identities of Luss & d'Aspremont (2009), Proposition 3 (2019)."""
+
+import numpy as np
+import pytest
+import scipy.linalg
+from sklearn.pipeline import make_pipeline
+from sklearn.svm import SVC
+
+from krein.kernels import Sigmoid
+from krein.spectral import SpectrumTransformer
+from krein.svm import DCASVC, IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR, KreinSVC, ModifiedSVC
+from krein.svm._proxy import KernelSpectrum, ProxyKernelProblem
+
+
+def _data(n=20, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 3))
+    y = np.where(X[:, 0] + 0.5 * rng.standard_normal(n) > 0, 1, -1)
+    K = Sigmoid(eta=1.0)(X)
+    assert np.linalg.eigvalsh(K)[0] < -1e-3  # indefinite
+    return X, y, K
+
+
+def _problem(K, y, rho, C=1.0, weights=None):
+    n = y.size
+    labels = y.astype(float)
+    return ProxyKernelProblem(
+        KernelSpectrum(K, weights), rho, np.ones(n), np.arange(n), labels, labels, np.full(n, C), 0.0, None
+    )
+
+
+def _objective_by_definition(K, y, alpha, rho, weights=None):
+    """(4) at α with the inner minimum taken by an explicit eigendecomposition (Theorem 1 / 3)."""
+    h = np.ones(y.size) if weights is None else weights
+    omega = np.sqrt(h)
+    z = y * alpha / omega
+    Kt = K * np.outer(omega, omega)
+    values, vectors = scipy.linalg.eigh(Kt + np.outer(z, z) / (4 * rho))
+    Kstar = (vectors * np.maximum(values, 0)) @ vectors.T
+    return alpha.sum() - 0.5 * z @ Kstar @ z + rho * np.sum((Kstar - Kt) ** 2)
+
+
+@pytest.mark.parametrize("weights", [None, "random"])
+def test_objective_and_gradient(weights):
+    X, y, K = _data()
+    rng = np.random.default_rng(1)
+    h = rng.uniform(0.5, 2.0, y.size) if weights else None
+    problem = _problem(K, y, rho=0.3, weights=h)
+    alpha = rng.uniform(0, 1, y.size)
+    value, gradient = problem.value_and_gradient(alpha)
+    assert value == pytest.approx(_objective_by_definition(K, y, alpha, 0.3, h), rel=1e-12)
+    step = 1e-6
+    numeric = [
+        (problem.value_and_gradient(alpha + step * e)[0] - problem.value_and_gradient(alpha - step * e)[0])
+        / (2 * step)
+        for e in np.eye(y.size)
+    ]
+    np.testing.assert_allclose(gradient, numeric, rtol=1e-6, atol=1e-6)
+
+
+def test_three_solvers_agree():
+    pytest.importorskip("cvxpy")
+    X, y, K = _data(n=16)
+    tol = 1e-7
+    fits = {
+        solver: IndefiniteSVC(kernel="precomputed", C=1.0, rho=0.5, solver=solver, tol=tol, max_iter=3000).fit(K, y)
+        for solver in ["projected_gradient", "accpm", "exchange"]
+    }
+    values = np.array([f.objective_ for f in fits.values()])
+    np.testing.assert_allclose(values, values.mean(), rtol=1e-5)
+    for fit in fits.values():
+        assert fit.gap_history_[-1] <= tol
+        # The proxy kernel is PSD and the objective matches (4) evaluated from it.
+        assert np.linalg.eigvalsh(fit.proxy_kernel_)[0] > -1e-9
+    # Each value is a lower bound and the best upper bound is within tol of it.
+    assert values.max() - values.min() <= 2 * tol * max(1, abs(values.mean()))
+
+
+def test_svr_gap_certifies_optimum_and_one_class_solvers_agree():
+    X, y, K = _data(n=20)
+    svr = IndefiniteSVR(kernel="precomputed", rho=0.5, tol=1e-6, max_iter=3000).fit(K, X[:, 0])
+    assert svr.gap_history_[-1] <= 1e-6  # upper bound from an SVR solve on the proxy kernel (Sec. 4.1)
+    assert np.corrcoef(svr.predict(K), X[:, 0])[0, 1] > 0.5
+    fits = [
+        IndefiniteOneClassSVM(kernel="precomputed", rho=0.5, tol=1e-6, solver=s, max_iter=3000).fit(K)
+        for s in ["projected_gradient", "accpm"]
+    ]
+    assert fits[0].objective_ == pytest.approx(fits[1].objective_, rel=1e-5)
+    assert all(f.gap_history_[-1] <= 1e-6 for f in fits)
+
+
+def test_proxy_kernel_tends_to_clipped_kernel():
+    X, y, K = _data()
+    values, vectors = scipy.linalg.eigh(K)
+    clipped = (vectors * np.maximum(values, 0)) @ vectors.T
+    distances = [
+        np.linalg.norm(IndefiniteSVC(kernel="precomputed", rho=rho, tol=1e-6).fit(K, y).proxy_kernel_ - clipped)
+        for rho in [0.1, 10.0, 1e3, 1e5]
+    ]
+    assert all(a > b for a, b in zip(distances, distances[1:], strict=False))
+    assert distances[-1] < 1e-3 * np.linalg.norm(clipped)
+
+
+def test_large_rho_matches_denoise_svm():
+    """ρ → ∞: Indefinite SVM = SVM on the clipped kernel (Sec. 2.3)."""
+    X, y, K = _data()
+    model = IndefiniteSVC(kernel="precomputed", rho=1e7, tol=1e-8).fit(K, y)
+    reference = make_pipeline(SpectrumTransformer("clip"), SVC(kernel="precomputed", tol=1e-8)).fit(K, y)
+    np.testing.assert_allclose(model.decision_function(K), reference.decision_function(K), atol=1e-4)
+
+
+def test_perturb_svm_objective_is_problem_22():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((25, 2))
+    y = np.where(X[:, 1] > 0, 1, -1)
+    K = X @ X.T + 1.0  # PSD: no eigendecomposition, objective (22)
+    model = IndefiniteSVC(kernel="precomputed", rho=0.7).fit(K, y)
+    alpha = y * model.dual_coef_[0]  # c = z = Yα for PSD kernels
+    assert np.all(alpha >= -1e-12) and np.all(alpha <= 1 + 1e-12)
+    expected = alpha.sum() - 0.5 * (y * alpha) @ K @ (y * alpha) - np.sum(np.outer(alpha, alpha) ** 2) / (16 * 0.7)
+    assert model.objective_ == pytest.approx(expected, rel=1e-10)
+    assert KernelSpectrum(K).vectors is None
+
+
+def test_constant_penalty_weights_rescale_rho():
+    """Theorem 3 with H = c² eeᵀ is Theorem 1 with ρ c²."""
+    X, y, K = _data()
+    weighted = IndefiniteSVC(kernel="precomputed", rho=0.5, tol=1e-8).fit(K, y, penalty_weights=np.full(y.size, 2.0))
+    plain = IndefiniteSVC(kernel="precomputed", rho=2.0, tol=1e-8).fit(K, y)
+    assert weighted.objective_ == pytest.approx(plain.objective_, rel=1e-6)
+    np.testing.assert_allclose(weighted.proxy_kernel_, plain.proxy_kernel_, atol=1e-4)
+
+
+def test_krein_svc_is_flip_svm_with_out_of_sample_map():
+    """Proposition 3 (Oglic & Gärtner 2019)."""
+    X, y, K = _data(n=40)
+    rng = np.random.default_rng(3)
+    K_test = Sigmoid(eta=1.0)(rng.standard_normal((15, 3)), X)
+    model = KreinSVC(kernel="precomputed", C=2.0, tol=1e-10).fit(K, y)
+    reference = make_pipeline(SpectrumTransformer("flip"), SVC(kernel="precomputed", C=2.0, tol=1e-10)).fit(K, y)
+    np.testing.assert_allclose(model.decision_function(K_test), reference.decision_function(K_test), atol=1e-6)
+    np.testing.assert_allclose(model.decision_function(K), reference.decision_function(K), atol=1e-6)
+
+
+def test_modified_svc_is_linear_svm_on_kernel_rows():
+    X, y, K = _data(n=40)
+    model = ModifiedSVC(kernel="precomputed", C=0.5, tol=1e-10).fit(K, y)
+    reference = SVC(kernel="linear", C=0.5, tol=1e-10).fit(K, y)  # features: the kernel rows
+    np.testing.assert_allclose(model.decision_function(K), reference.decision_function(K), atol=1e-6)
+
+
+def test_dca_ascends_the_nonconvex_dual_and_matches_svm_when_psd():
+    X, y, K = _data(n=40)
+    model = DCASVC(kernel="precomputed", tol=1e-10, max_iter=200).fit(K, y)
+    history = model.objective_history_[0]
+    assert np.all(np.diff(history) >= -1e-9 * np.abs(history[1:]))
+    assert model.shift_ > 0
+    K_psd = X @ X.T
+    dca = DCASVC(kernel="precomputed", tol=1e-12).fit(K_psd, y)
+    svm = SVC(kernel="precomputed", tol=1e-10).fit(K_psd, y)
+    np.testing.assert_allclose(dca.decision_function(K_psd), svm.decision_function(K_psd), atol=1e-4)
+
+
+def test_multiclass_one_vs_rest_and_step_schedule():
+    rng = np.random.default_rng(0)
+    X = np.concatenate([rng.standard_normal((15, 2)) + c for c in ([0, 4], [4, 0], [-4, -4])])
+    y = np.repeat([0, 1, 2], 15)
+    model = IndefiniteSVC(kernel=Sigmoid(eta=2.0), rho=1.0, step_size=5.0, max_iter=200).fit(X, y)
+    assert model.decision_function(X).shape == (45, 3)
+    assert model.proxy_kernel_.shape == (3, 45, 45)
+    assert np.mean(model.predict(X) == y) > 0.9
+
+
+def test_errors():
+    X, y, K = _data()
+    with pytest.raises(ValueError, match="symmetric"):
+        IndefiniteSVC(kernel="precomputed").fit(K + np.triu(np.ones_like(K), 1), y)
+    with pytest.raises(ValueError, match="penalty_weights"):
+        IndefiniteSVC(kernel="precomputed").fit(K, y, penalty_weights=-np.ones(y.size))
+    with pytest.raises(ValueError, match="one class"):
+        IndefiniteSVC(kernel="precomputed").fit(K, np.ones(y.size))
+    with pytest.raises(ValueError, match="one column per training sample"):
+        IndefiniteSVC(kernel="precomputed").fit(K, y).predict(K[:, :5])
+    with pytest.warns(Warning, match="duality gap"):
+        IndefiniteSVC(kernel="precomputed", rho=0.01, tol=1e-12, max_iter=2, gap_interval=1).fit(K, y)
