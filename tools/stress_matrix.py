@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import re
 import sys
 import time
 from pathlib import Path
@@ -25,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "stress")]
 
-from cases import CASES, KNOWN_FAILURES, Outcome, cells, run_case  # noqa: E402
+from cases import KNOWN_FAILURES, Outcome, cells, run_case  # noqa: E402
 
 BEGIN, END = "<!-- stress-matrix:begin -->", "<!-- stress-matrix:end -->"
 SYMBOLS = {"ok": "✓", "error": "E", "unclear error": "✗?", "wrong result": "✗", "crash": "💥", "timeout": "⏱"}
@@ -53,13 +54,14 @@ def run_cells(all_cells, sizes, jobs, timeout):
             sender.close()
             running[(index, n)] = (process, receiver, time.monotonic())
         for key, (process, receiver, started) in list(running.items()):
+            finished = process.exitcode is not None  # read before polling: a result sent before exit is seen
             if receiver.poll():
                 try:
                     status, detail, caught = receiver.recv()
                     results[key] = Outcome(status, detail, caught)
                 except EOFError:
                     pass
-            if process.exitcode is not None or key in results:
+            if finished or key in results:
                 process.join()
                 if key not in results:
                     results[key] = Outcome("crash", f"process died with exit code {process.exitcode}")
@@ -80,7 +82,8 @@ def worst(outcomes):
 def matrix_markdown(all_cells, results, sizes):
     """The matrix (rows: estimator variants, columns: cases) and the list of failures and warnings."""
     subjects = list(dict.fromkeys(subject.name for subject, _ in all_cells))
-    case_names = [case.name for case in CASES]
+    cases = {case.name: case for _, case in all_cells}
+    case_names = list(cases)
     table = {}
     for index, (subject, case) in enumerate(all_cells):
         table[(subject.name, case.name)] = (case, worst([results[(index, n)] for n in sizes]))
@@ -112,17 +115,20 @@ def matrix_markdown(all_cells, results, sizes):
                     f"{outcome.status}: `{_short(outcome.detail)}`" + (f" — {known}" if known else "")
                 )
             for text in outcome.warnings:
-                warned.setdefault(text, []).append(f"{name} / {case_name}")
+                key = re.sub(r"[-+]?\d[\d.e+-]*", "#", text)  # one entry per message, whatever the numbers
+                example, where = warned.setdefault(key, (text, []))
+                where.append(f"{name} / {case_name}")
             row.append(mark)
         lines.append(f"| {name} | " + " | ".join(row) + " |")
     lines += ["", "**Cases.**", ""]
-    lines += [f"- `{case.name}`: {case.description} — must end in: {case.expect}" for case in CASES]
+    lines += [f"- `{case.name}`: {case.description} — must end in: {case.expect}" for case in cases.values()]
     lines += ["", f"**Cells that fail their case ({len(failures)}).**", ""]
     lines += failures or ["None."]
-    lines += ["", "**Warnings raised (numerical health and others), with the cells that raised them.**", ""]
-    for text, where in sorted(warned.items(), key=lambda item: -len(item[1])):
+    lines += ["", "**Warnings raised (numerical health and others; one example message each), with the cells "
+              "that raised them.**", ""]
+    for example, where in sorted(warned.values(), key=lambda item: -len(item[1])):
         shown = ", ".join(where[:4]) + (f" and {len(where) - 4} more" if len(where) > 4 else "")
-        lines.append(f"- `{_short(text)}` — {shown}")
+        lines.append(f"- `{_short(example)}` — {shown}")
     return "\n".join(lines)
 
 

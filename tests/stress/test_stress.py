@@ -93,3 +93,45 @@ def test_a_clear_error_must_name_the_argument():
     assert not names_argument("max_iter reached", ("X",))
     assert names_argument("y contains only one Class", ("class",))
     assert not names_argument("classification failed", ("class",))
+
+
+def _segfault(subject, n):
+    import faulthandler
+    import os
+    import signal
+
+    faulthandler.disable()  # pytest's traceback dump is noise here
+    os.kill(os.getpid(), signal.SIGSEGV)
+
+
+def _hang(subject, n):
+    import time
+
+    time.sleep(60)
+
+
+def test_matrix_tool_reports_crashes_and_hangs(tmp_path):
+    """``tools/stress_matrix.py`` runs each cell in its own process: a native crash and a hang become
+    cells of the matrix instead of taking the run down."""
+    import importlib.util
+    from pathlib import Path
+
+    from cases import CASES_BY_NAME, Case
+
+    path = Path(__file__).resolve().parents[2] / "tools" / "stress_matrix.py"
+    spec = importlib.util.spec_from_file_location("stress_matrix", path)
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    subject = next(s for s, _ in CELLS if s.cls.__name__ == "KreinRidge" and s.variant == "precomputed")
+    chosen = [
+        (subject, CASES_BY_NAME["clean"]),
+        (subject, CASES_BY_NAME["nan_X"]),
+        (subject, Case("segfault", "a native crash", "ok", _segfault)),
+        (subject, Case("hang", "never returns", "ok", _hang)),
+    ]
+    tool._CELLS[:] = chosen
+    results = tool.run_cells(chosen, sizes=[12], jobs=2, timeout=5.0)
+    assert [results[(i, 12)].status for i in range(4)] == ["ok", "error", "crash", "timeout"]
+    matrix = tool.matrix_markdown(chosen, results, [12])
+    assert "| KreinRidge[precomputed] | ✓ | E |" in matrix
+    assert "Cells that fail their case (2)" in matrix
