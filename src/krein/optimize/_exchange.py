@@ -66,7 +66,10 @@ def exchange_maximize(linear, z_map, signs, upper, rhs, constraint_at, *, max_it
     for iteration in range(1, max_iter + 1):
         cuts = [t <= linear @ beta - 0.5 * cp.sum_squares(L.T @ z) + c for L, c in kernels]
         problem = cp.Problem(cp.Maximize(t), base + cuts)
-        problem.solve()
+        try:
+            problem.solve()
+        except cp.error.SolverError:  # the default (interior-point) solver can fail on tight QCLPs
+            problem.solve(solver=cp.SCS, eps=1e-9, max_iters=100_000)
         if problem.status not in ("optimal", "optimal_inaccurate"):
             raise RuntimeError(f"The QCLP subproblem of the exchange method failed: {problem.status}.")
         beta_value = np.clip(np.asarray(beta.value, dtype=float), 0, upper)
