@@ -116,7 +116,7 @@ class Method:
 
 
 _C = [0.1, 1.0, 10.0]
-_LAMBDAS = {"lambda_plus": [1e-3, 1e-2, 1e-1], "lambda_minus": [1e-3, 1e-2, 1e-1]}
+_LAMBDAS = {"lambda_plus": [1e-3, 1e-2, 1e-1], "lambda_minus": [1e-3, 1e-1]}
 #: Landmarks of the low-rank Kreĭn model.
 LOW_RANK_COMPONENTS = 50
 
@@ -352,6 +352,6 @@ def _file_name(label):
 )
 def run(ctx):
     if ctx.quick:
-        run_showcase(ctx, max_samples=300, n_splits=5)
+        run_showcase(ctx, max_samples=250, n_splits=5)
     else:
         run_showcase(ctx, max_samples=1000, n_splits=10)
