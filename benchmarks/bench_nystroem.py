@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing as mp
+import os
 import resource
 import time
 
@@ -37,15 +38,11 @@ def _data(n, d, seed=0, classes=False):
     return X, (np.where(y > np.median(y), 1, -1) if classes else y)
 
 
-def _limit_blas_threads(threads):
-    if threads is not None:
-        from threadpoolctl import threadpool_limits
-
-        threadpool_limits(threads)
-
-
 def _measure_once(target, args, threads):
-    with mp.get_context("spawn").Pool(1, initializer=_limit_blas_threads, initargs=(threads,)) as pool:
+    if threads is not None:  # read by the BLAS of the spawned process when it loads
+        for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ[variable] = str(threads)
+    with mp.get_context("spawn").Pool(1) as pool:
         return pool.apply(target, args)
 
 
