@@ -147,7 +147,7 @@ def run_table2(ctx):
 def _digits_pair(a, b, noise, rng):
     data = load_dataset("digits")
     keep = np.isin(data.target, [a, b])
-    X = data.data[keep] / 16.0
+    X = data.data[keep].reshape(int(keep.sum()), -1) / 16.0
     y = (data.target[keep] == b).astype(int)
     if noise:
         X = X + rng.uniform(-1, 1, X.shape)
@@ -227,7 +227,7 @@ def _simpson_subsets(n, repeats, random_state):
 def run_figure1(ctx):
     import matplotlib.pyplot as plt
 
-    n, repeats, iterations = (60, 3, 60) if ctx.quick else (200, 10, 300)
+    n, repeats, iterations = (40, 2, 40) if ctx.quick else (200, 10, 300)
     curves = {"projected_gradient": [], "accpm": []}
     for K, y in _simpson_subsets(n, repeats, ctx.random_state):
         for solver in curves:
@@ -266,7 +266,7 @@ def run_figure1(ctx):
 def run_figure2(ctx):
     import matplotlib.pyplot as plt
 
-    sizes = {"projected_gradient": [20, 40], "accpm": [20, 40], "exchange": [20]} if ctx.quick else {
+    sizes = {"projected_gradient": [20, 30], "accpm": [20, 30], "exchange": [15]} if ctx.quick else {
         "projected_gradient": [50, 100, 200, 400, 800], "accpm": [50, 100, 200], "exchange": [50, 100]}
     repeats = 1 if ctx.quick else 3
     times = {solver: {} for solver in sizes}
