@@ -40,6 +40,8 @@ from sklearn.utils._tags import get_tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._validation import check_square_kernel
+
 __all__ = ["HypergradientSearchCV"]
 
 #: Loss reported to L-BFGS-B where the model cannot be fitted (e.g. a degenerate kernel); the line
@@ -206,6 +208,8 @@ class HypergradientSearchCV(MetaEstimatorMixin, BaseEstimator):
             self, X, y, reset=True, dtype=np.float64, y_numeric=not is_classifier(estimator),
             multi_output=get_tags(estimator).target_tags.multi_output,
         )
+        if pairwise:
+            X = check_square_kernel(X, "X")  # before the folds slice it as a square matrix
         cv = check_cv(self.cv, y, classifier=is_classifier(estimator))
         folds = [_fold_data(X, y, train, val, pairwise) for train, val in cv.split(X, y)]
         seeds = check_random_state(self.random_state).randint(np.iinfo(np.int32).max, size=self.n_restarts)

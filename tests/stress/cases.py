@@ -489,10 +489,6 @@ _LIBSVM_OVERFLOW = (
     "the kernel (reported to the krein.svm and krein.kernel_learning owners)"
 )
 KNOWN_FAILURES: dict[tuple[str, str], str] = {
-    ("HypergradientSearchCV[precomputed]", "non_square_kernel"): (
-        "slices the inner folds with np.ix_ before the kernel's shape is validated: IndexError "
-        "(reported to the krein.model_selection owner)"
-    ),
     **{
         (f"{name}[precomputed]", "huge_kernel"): _LIBSVM_OVERFLOW
         for name in ("IndefiniteOneClassSVM", "IndefiniteSVC", "IndefiniteSVR", "KreinSVC", "ModifiedSVC",
