@@ -361,3 +361,14 @@ def test_double_centering_in_pipeline_under_cross_val_score():
         manual.append(svc.score(dc.transform(D[np.ix_(te, tr)]), y[te]))
     assert_allclose(scores, manual)
     assert scores.mean() > 0.7
+
+
+def test_dtw_is_finite_where_pruning_failed():
+    """Regression: dtaidistance's pruning returned inf for ItalyPowerDemand rows 14 and 38."""
+    from krein.datasets import load_dataset
+    from krein.dissimilarity import dtw_distances
+
+    X = np.asarray(load_dataset("italypowerdemand").data, dtype=float)[[14, 38]]
+    D = dtw_distances(X)
+    assert D[0, 1] == pytest.approx(naive_dtw(X[0], X[1]), rel=1e-12)
+    assert D[0, 1] == pytest.approx(0.5457948400121048, rel=1e-12)

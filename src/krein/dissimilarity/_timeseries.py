@@ -90,8 +90,9 @@ def dtw_distances(
     if window is not None and (not isinstance(window, int | np.integer) or window < 0):
         raise ValueError(f"window must be None or a non-negative integer, got {window!r}")
     workers = check_n_jobs(n_jobs)
-    # use_pruning: early abandoning with the Euclidean upper bound; the result is unchanged
-    kwargs = {"use_pruning": True} if window is None else {"window": int(window)}
+    # No use_pruning: dtaidistance 2.5's early abandoning returns inf for some pairs whose DTW is
+    # finite (e.g. ItalyPowerDemand rows 14 and 38), so the exact recursion is always run.
+    kwargs = {} if window is None else {"window": int(window)}
 
     def tile(r0, r1, c0, c1, diagonal):
         if diagonal:
@@ -114,4 +115,10 @@ def dtw_distances(
     t = tile_size(32.0, working_memory, max_tile=1024)
     if workers > 1:  # enough tiles to keep the threads busy
         t = min(t, max(32, -(-max(len(a), len(b)) // (2 * workers))))
-    return pairwise_tiles(tile, len(a), len(b), symmetric=symmetric, tile=t, n_jobs=n_jobs)
+    distances = pairwise_tiles(tile, len(a), len(b), symmetric=symmetric, tile=t, n_jobs=n_jobs)
+    if not np.all(np.isfinite(distances)):
+        raise ValueError(
+            "DTW is infinite for some pairs: with window set, series whose lengths differ by more "
+            "than the window cannot be aligned; increase window."
+        )
+    return distances
