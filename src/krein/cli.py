@@ -144,7 +144,12 @@ def cmd_reproduce(args):
         out = Path(args.out) / e.name if name == "all" else Path(args.out)
         console.rule(f"[bold]{e.name}[/bold] — {e.paper}" + (" (quick)" if args.quick else ""))
         context = RunContext(
-            quick=args.quick, out=out, n_jobs=args.n_jobs, random_state=args.seed, console=console
+            quick=args.quick,
+            out=out,
+            n_jobs=args.n_jobs,
+            random_state=args.seed,
+            console=console,
+            command=args.command_line,
         )
         e.run(context)
         for path in context.written:
@@ -207,7 +212,9 @@ def build_parser():
 
 
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
+    args.command_line = " ".join(["krein", *argv])
     return args.func(args)
 
 

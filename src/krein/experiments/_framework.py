@@ -88,8 +88,11 @@ def get_experiment(name):
     return _REGISTRY[name]
 
 
-def provenance():
-    """Command line, library versions and platform, written into every results file."""
+def provenance(command=None):
+    """Command line, library versions and platform, written into every results file.
+
+    ``command`` is the command line to record (default: this process's ``sys.argv``).
+    """
     import joblib
     import matplotlib
     import scipy
@@ -98,7 +101,7 @@ def provenance():
     import krein
 
     return {
-        "command": " ".join([Path(sys.argv[0]).name] + sys.argv[1:]),
+        "command": command or " ".join([Path(sys.argv[0]).name] + sys.argv[1:]),
         "krein": krein.__version__,
         "numpy": np.__version__,
         "scipy": scipy.__version__,
@@ -278,9 +281,13 @@ class RunContext:
         Seed of every random choice of the experiment.
     console : rich.console.Console, optional
     show_progress : bool, default=True
+    command : str, optional
+        Command line recorded in the results files (default: ``sys.argv``).
     """
 
-    def __init__(self, *, quick, out, n_jobs=1, random_state=0, console=None, show_progress=True):
+    def __init__(
+        self, *, quick, out, n_jobs=1, random_state=0, console=None, show_progress=True, command=None
+    ):
         from rich.console import Console
 
         self.quick = bool(quick)
@@ -289,6 +296,7 @@ class RunContext:
         self.random_state = random_state
         self.console = console if console is not None else Console()
         self.show_progress = show_progress
+        self.command = command
         self.written: list[Path] = []
 
     @contextmanager
@@ -324,7 +332,7 @@ class RunContext:
         return result["test_score"], result["fit_time"]
 
     def _stamp(self):
-        return {"seed": self.random_state, "quick": self.quick, **provenance()}
+        return {"seed": self.random_state, "quick": self.quick, **provenance(self.command)}
 
     def report(self, table, name):
         """Print ``table`` and write ``name``.md, .csv and .json (with provenance) to ``out``."""
