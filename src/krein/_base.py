@@ -45,18 +45,20 @@ def available_memory():
         return None
 
 
-def check_kernel_memory(n_samples, owner, copies=EXACT_METHOD_COPIES):
+def check_kernel_memory(n_samples, owner, copies=EXACT_METHOD_COPIES, n_columns=None):
     """Fail at once, naming the low-rank alternative, when an n×n kernel method cannot fit in memory.
 
     Better a clear ``MemoryError`` before allocating than a process killed by the operating system
-    half-way through an eigendecomposition.
+    half-way through an eigendecomposition. ``n_columns`` (default ``n_samples``) is the width of
+    the kernel block the method holds.
     """
-    needed = 8.0 * n_samples * n_samples * copies
+    width = n_samples if n_columns is None else n_columns
+    needed = 8.0 * n_samples * width * copies
     available = available_memory()
     if available is not None and needed > available:
         raise MemoryError(
             f"{type(owner).__name__} would need about {needed / 2**30:.1f} GiB for the "
-            f"{n_samples}×{n_samples} kernel matrix and its factorization, but only "
+            f"{n_samples}×{width} kernel matrix and its factorization, but only "
             f"{available / 2**30:.1f} GiB of memory is available. Use a low-rank model instead, "
             "e.g. KreinRidge(n_components=1000) (Nyström landmarks, krein.nystroem), which never "
             "forms the n×n matrix."

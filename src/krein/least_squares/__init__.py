@@ -17,10 +17,13 @@ from ._estimators import (
     VarianceConstrainedKrein,
     VarianceConstrainedKreinClassifier,
 )
+from ._similarity_features import SimilarityFeaturesClassifier, SimilarityFeaturesRidge
 
 __all__ = [
     "KreinRidge",
     "KreinRidgeClassifier",
+    "SimilarityFeaturesClassifier",
+    "SimilarityFeaturesRidge",
     "VarianceConstrainedKrein",
     "VarianceConstrainedKreinClassifier",
 ]

@@ -20,8 +20,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._base import KernelEstimatorMixin, decision_to_labels, one_vs_rest_targets
-from .._validation import check_test_kernel
+from .._base import KernelEstimatorMixin, check_kernel_memory, decision_to_labels, one_vs_rest_targets
+from .._validation import check_precomputed_test_kernel, check_square_kernel
 from ..kernels import Kernel, make_kernel
 from ..nystroem import uniform_landmarks
 
@@ -51,22 +51,36 @@ class _SimilarityFeaturesModel(KernelEstimatorMixin, BaseEstimator):
         else:
             self.prototype_indices_ = uniform_landmarks(n, self.n_components, self.random_state)
         if self.kernel_ == "precomputed":
-            F = check_test_kernel(X, n, name="X")[:, self.prototype_indices_]
+            F = check_square_kernel(X, "X")[:, self.prototype_indices_]
         else:
+            check_kernel_memory(n, self, copies=2, n_columns=self.prototype_indices_.size)
             self.X_fit_ = X[self.prototype_indices_]
             F = self.kernel_(X, self.X_fit_)
         feature_means, target_means = F.mean(axis=0), Y.mean(axis=0)
         F = F - feature_means
         system = F.T @ F
+        if not np.all(np.isfinite(system)):
+            raise ValueError(
+                f"X gives kernel values too large for the normal equations (max |K| = "
+                f"{np.max(np.abs(F)):.3g}): FᵀF overflows. Rescale the kernel."
+            )
         system[np.diag_indices_from(system)] += n * self.alpha
-        self.coef_ = scipy.linalg.solve(system, F.T @ (Y - target_means), assume_a="pos", check_finite=False)
+        try:
+            self.coef_ = scipy.linalg.solve(
+                system, F.T @ (Y - target_means), assume_a="pos", check_finite=False
+            )
+        except np.linalg.LinAlgError as error:
+            raise ValueError(
+                f"The normal equations of the similarity features are numerically singular ({error}): "
+                f"alpha={self.alpha!r} is negligible against the kernel values of X (max |K| = "
+                f"{np.max(np.abs(F)):.3g}). Rescale the kernel or increase alpha."
+            ) from error
         self.intercept_ = target_means - feature_means @ self.coef_
 
     def _scores(self, X):
         check_is_fitted(self)
         if self.kernel_ == "precomputed":
-            X = validate_data(self, X, reset=False, dtype=np.float64)
-            rows = check_test_kernel(X, self.n_features_in_, name="X")[:, self.prototype_indices_]
+            rows = check_precomputed_test_kernel(X, self)[:, self.prototype_indices_]
         else:
             rows = self._test_kernel(X)
         return rows @ self.coef_ + self.intercept_
@@ -112,6 +126,11 @@ class SimilarityFeaturesRidge(RegressorMixin, _SimilarityFeaturesModel):
 
 class SimilarityFeaturesClassifier(ClassifierMixin, _SimilarityFeaturesModel):
     """One-vs-rest ±1 least-squares classifier on similarity features (SF-LSM).
+
+    The "similarities as features" baseline of Oglic & Gärtner (2019, Sec. 3; after Graepel et al.
+    1998 and Chen et al. 2009): each one-vs-rest task regresses ±1 targets on the rows ``K(x, P)``
+    by ridge regression, and the class with the largest score wins (the sign for two classes). The
+    kernel may be indefinite; it is used only as a feature map.
 
     Parameters and attributes as :class:`SimilarityFeaturesRidge`, plus ``classes_``.
     """
