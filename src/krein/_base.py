@@ -13,7 +13,7 @@ import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
-from ._validation import check_precomputed_test_kernel, check_square_kernel
+from ._validation import check_kernel_magnitude, check_precomputed_test_kernel, check_square_kernel
 from .kernels import make_kernel
 
 __all__ = [
@@ -78,6 +78,9 @@ class KernelEstimatorMixin:
     that test points are compared with).
     """
 
+    #: Largest training-kernel magnitude the estimator's solver accepts (None: no limit).
+    _max_kernel_magnitude = None
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = is_precomputed(self.kernel)
@@ -101,6 +104,8 @@ class KernelEstimatorMixin:
             check_kernel_memory(X.shape[0], self)
             self.X_fit_ = X
             K = self.kernel_(X)
+        if self._max_kernel_magnitude is not None:
+            check_kernel_magnitude(K, self._max_kernel_magnitude, "X")
         if not np.any(K):
             raise ValueError(
                 "The training kernel matrix is all zero: there is nothing to learn from "

@@ -12,6 +12,7 @@ import numbers
 import numpy as np
 
 __all__ = [
+    "check_kernel_magnitude",
     "check_positive",
     "check_square_kernel",
     "check_test_kernel",
@@ -77,6 +78,21 @@ def check_square_kernel(K, name="X", *, symmetrize=True, rtol=SYMMETRY_RTOL, cop
     elif copy:
         K = K.copy()
     return K
+
+
+#: Largest kernel magnitude handed to libsvm: its dual updates square kernel values, which
+#: overflows double precision near 1e150.
+LIBSVM_MAX_KERNEL = 1e100
+
+
+def check_kernel_magnitude(K, limit, name="X"):
+    """Raise a clear error when kernel values exceed what a solver can represent."""
+    largest = float(np.max(np.abs(K))) if K.size else 0.0
+    if largest > limit:
+        raise ValueError(
+            f"{name} gives kernel values up to {largest:.3g}, beyond {limit:.0e}, where the solver's "
+            "arithmetic overflows; rescale the kernel (e.g. divide it by its largest entry)."
+        )
 
 
 def check_precomputed_test_kernel(X, owner):

@@ -481,20 +481,10 @@ def run_case(subject, case, n_samples=SMALL_SIZE):
     return run_trial(case.build(subject, n_samples), case.names)
 
 
-#: Cells the suite found failing in an estimator whose owner is still at work on it, with the reason;
-#: the CI test marks them as expected failures (not strict: a fix shows as XPASS) and the matrix shows
-#: them. Remove an entry once fixed.
-_LIBSVM_OVERFLOW = (
-    "libsvm's dual coefficients overflow for kernel values near 1e150; scikit-learn's error does not name "
-    "the kernel (reported to the krein.svm and krein.kernel_learning owners)"
-)
-KNOWN_FAILURES: dict[tuple[str, str], str] = {
-    **{
-        (f"{name}[precomputed]", "huge_kernel"): _LIBSVM_OVERFLOW
-        for name in ("IndefiniteOneClassSVM", "IndefiniteSVC", "IndefiniteSVR", "KreinSVC", "ModifiedSVC",
-                     "KernelLearningSVC")
-    },
-}
+#: Cells the suite found failing, with the reason; the CI test marks them as expected failures (not
+#: strict: a fix shows as XPASS) and the matrix shows them. Remove an entry once fixed. (The libsvm
+#: overflow on kernels near 1e150 is fixed: the SVMs reject kernel values beyond 1e100 by name.)
+KNOWN_FAILURES: dict[tuple[str, str], str] = {}
 
 
 def cells(estimators=None):

@@ -28,7 +28,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import ThreadpoolController
 
 from .._base import check_kernel_memory, decision_to_labels, is_precomputed, one_vs_rest_targets
-from .._validation import check_square_kernel, check_test_kernel
+from .._validation import LIBSVM_MAX_KERNEL, check_kernel_magnitude, check_square_kernel, check_test_kernel
 from ..kernels import Gaussian, make_kernel
 from ._combination import KernelCombination
 from ._objectives import RidgeObjective, SVMObjective
@@ -487,6 +487,7 @@ class KernelLearningSVC(_KernelCombinationMixin, ClassifierMixin, BaseEstimator)
         """Learn μ and the SVM duals on training data (X, y)."""
         self._validate_params()
         stack, y = self._fit_stack(X, y)
+        check_kernel_magnitude(stack, LIBSVM_MAX_KERNEL, "X")
         self.classes_, Y = one_vs_rest_targets(y)
         combination = KernelCombination(stack, self.degree)
         mu0, mu_init = self._weight_vectors(combination.n_kernels)

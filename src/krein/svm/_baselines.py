@@ -26,6 +26,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import KernelEstimatorMixin, decision_to_labels, one_vs_rest_targets
+from .._validation import LIBSVM_MAX_KERNEL
 from ..optimize._projection import project_box_hyperplane
 from ..spectral import eigendecompose
 from ._proxy import kkt_intercept
@@ -35,6 +36,8 @@ __all__ = ["DCASVC", "KreinSVC", "ModifiedSVC"]
 
 class _OneVsRestKernelSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
     """One-vs-rest classification with ``f(x) = k(x, X) c + b`` per task."""
+
+    _max_kernel_magnitude = LIBSVM_MAX_KERNEL
 
     _parameter_constraints = {
         "kernel": [str, object],

@@ -20,6 +20,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import KernelEstimatorMixin, decision_to_labels, one_vs_rest_targets
+from .._validation import LIBSVM_MAX_KERNEL
 from ._proxy import KernelSpectrum, ProxyKernelProblem, solve_proxy_problem
 
 __all__ = ["IndefiniteOneClassSVM", "IndefiniteSVC", "IndefiniteSVR"]
@@ -38,6 +39,8 @@ _COMMON_CONSTRAINTS = {
 
 class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
     """Shared fitting loop: one proxy-kernel problem per task, one eigendecomposition for all."""
+
+    _max_kernel_magnitude = LIBSVM_MAX_KERNEL
 
     def _svm_tol(self):
         # libsvm stalls on the rank-deficient proxy kernels with KKT tolerances far below 1e-6
