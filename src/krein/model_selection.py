@@ -244,6 +244,11 @@ class HypergradientSearchCV(MetaEstimatorMixin, BaseEstimator):
 
         return check
 
+    def _validated(self, X):
+        """Test input checked against the training input (feature names included), as an array."""
+        check_is_fitted(self)
+        return validate_data(self, X, reset=False, dtype=np.float64)
+
     @property
     def classes_(self):
         check_is_fitted(self)
@@ -252,18 +257,18 @@ class HypergradientSearchCV(MetaEstimatorMixin, BaseEstimator):
     @available_if(_delegate("predict"))
     def predict(self, X):
         """Predictions of ``best_estimator_``."""
-        check_is_fitted(self)
+        X = self._validated(X)
         return self.best_estimator_.predict(X)
 
     @available_if(_delegate("decision_function"))
     def decision_function(self, X):
         """Decision values of ``best_estimator_``."""
-        check_is_fitted(self)
+        X = self._validated(X)
         return self.best_estimator_.decision_function(X)
 
     def score(self, X, y):
         """Score of ``best_estimator_`` (accuracy or R²)."""
-        check_is_fitted(self)
+        X = self._validated(X)
         return self.best_estimator_.score(X, y)
 
     del _delegate
