@@ -12,7 +12,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._base import KernelEstimatorMixin, decision_to_labels, is_precomputed, one_vs_rest_targets
-from .._validation import check_square_kernel
+from .._validation import check_precomputed_test_kernel, check_square_kernel
 from ..kernels import (
     ARDGaussian,
     ARDSigmoid,
@@ -21,6 +21,7 @@ from ..kernels import (
     Gaussian,
     Kernel,
     Sigmoid,
+    block_rows,
     initial_kernel,
     make_kernel,
 )
@@ -52,6 +53,55 @@ _APPENDIX_D_NAMES = {
 _PATH_PARAMETERS = {"lambda_plus", "lambda_minus", "radius", "regularization"}
 
 
+def _is_dask(array):
+    from ..nystroem._source import is_dask_array
+
+    return is_dask_array(array)
+
+
+def _decision_in_blocks(X, kernel, points, dual_coef, intercept, working_memory, check_finite=False):
+    """``K(X, points) @ dual_coef + intercept`` in row blocks of ``working_memory`` MiB (Sec. 2.4).
+
+    With ``kernel="precomputed"``, ``X`` holds test-versus-train kernel rows and ``points`` the landmark
+    column indices. Only a block of kernel rows is held at a time, never the t×m matrix.
+    """
+    from ..nystroem._source import check_finite_chunk
+
+    X = np.asarray(X, dtype=np.float64)
+    if check_finite:
+        check_finite_chunk(X, "X")
+    decision = np.empty((X.shape[0],) + dual_coef.shape[1:])
+    step = block_rows(len(points), working_memory, copies=2)
+    for start in range(0, X.shape[0], step):
+        rows = slice(start, start + step)
+        block = X[rows][:, points] if isinstance(kernel, str) else kernel(X[rows], points)
+        decision[rows] = block @ dual_coef + intercept
+    return decision
+
+
+def _check_dask_data(X, n_columns, what):
+    """Lazy validation of a dask array: 2-D, numeric, known row chunks (values are checked per chunk)."""
+    if X.ndim != 2:
+        raise ValueError(f"Expected a 2D dask array for X, got {X.ndim} dimensions.")
+    if X.dtype.kind not in "biuf":
+        raise ValueError(f"X must be a numeric dask array, got dtype {X.dtype}.")
+    if np.isnan(X.shape[0]):
+        raise ValueError("X has unknown row chunk sizes; call X.compute_chunk_sizes() first.")
+    if X.shape[0] < 1:
+        raise ValueError(f"Found array with 0 sample(s) (shape={X.shape}) while a minimum of 1 is required.")
+    if n_columns is not None and X.shape[1] != n_columns:
+        raise ValueError(
+            f"X has {X.shape[1]} features, but {what} is expecting {n_columns} features as input."
+        )
+    return X.astype(np.float64).rechunk({1: -1})
+
+
+def _root_mean_square(Y):
+    """Column-wise ``sqrt(mean(Y²))`` of an in-memory or dask target matrix."""
+    rms = np.sqrt((Y**2).mean(axis=0))
+    return rms.compute() if _is_dask(rms) else rms
+
+
 class _KreinLeastSquares(KernelEstimatorMixin):
     """Shared machinery: kernel → spectral representation → coefficients → predictions."""
 
@@ -63,6 +113,7 @@ class _KreinLeastSquares(KernelEstimatorMixin):
         "n_components": [Interval(Integral, 1, None, closed="left"), None],
         "landmarks": [str],
         "random_state": ["random_state"],
+        "working_memory": [Interval(Real, 0, None, closed="neither"), None],
     }
 
     #: Whether the model carries the variance constraint (a radius r).
@@ -87,37 +138,79 @@ class _KreinLeastSquares(KernelEstimatorMixin):
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
         if self.n_components is None:
+            if _is_dask(X) or _is_dask(y):
+                raise ValueError(
+                    "Dask arrays are fitted by the streamed low-rank model only: set n_components."
+                )
             K, y = self._fit_kernel(X, y, **self._validate_kwargs())
             Y = self._encode_targets(y)
             column_means = None
             if self.center:
                 K, column_means = center_kernel(K)
+            target_means = self._target_means(Y)
             representation = SpectralRepresentation.exact(K, name="the training kernel")
             self.landmark_indices_ = None
+            Y = Y - target_means
         else:
-            representation, Y = self._nystroem_representation(X, y)
+            representation, Y, target_means = self._nystroem_representation(X, y)
             column_means = None
-        target_means = Y.mean(axis=0) if self.center else np.zeros(Y.shape[1])
         self.representation_ = representation
         self.eigenvalues_ = representation.values
         self.indefiniteness_ = indefiniteness(representation.values)
-        return SpectralProblem(representation, Y - target_means, target_means, column_means)
+        return SpectralProblem(representation, Y, target_means, column_means)
+
+    def _target_means(self, Y):
+        """Means removed from the targets (zeros without centring); one lazy pass over dask targets."""
+        if not self.center:
+            return np.zeros(Y.shape[1])
+        means = Y.mean(axis=0)
+        return means.compute() if _is_dask(means) else means
 
     def _nystroem_representation(self, X, y):
-        """Low-rank path (Oglic & Gärtner 2019, Sec. 2.2 and 2.4); the kernel is not centred."""
+        """Low-rank path (Oglic & Gärtner 2019, Sec. 2.2 and 2.4); the kernel is not centred.
+
+        The centred targets go to the Nyström producer, so that a streamed fit (``working_memory``
+        set, or dask ``X``) accumulates their projections ``Ũᵀ y`` in the same pass as ``LᵀL``.
+        Returns the representation, the centred targets and their means.
+        """
         from ..nystroem import nystroem_representation
 
         self.kernel_ = make_kernel(self.kernel)
-        X, y = validate_data(self, X, y, reset=True, dtype=np.float64, **self._validate_kwargs())
-        if is_precomputed(self.kernel):
-            X = check_square_kernel(X, "X")
+        if _is_dask(X):
+            X, Y = self._validate_dask_fit(X, y)
         else:
-            self.X_fit_ = X
+            X, y = validate_data(self, X, y, reset=True, dtype=np.float64, **self._validate_kwargs())
+            if is_precomputed(self.kernel):
+                X = check_square_kernel(X, "X")
+            Y = self._encode_targets(y)
+        target_means = self._target_means(Y)
+        Y = Y - target_means
         representation, self.landmark_indices_ = nystroem_representation(
             self.kernel_, X, n_components=self.n_components, landmarks=self.landmarks,
-            random_state=self.random_state, working_memory=None,
+            random_state=self.random_state, working_memory=self.working_memory, y=Y,
         )
-        return representation, self._encode_targets(y)
+        if not is_precomputed(self.kernel):
+            self.X_fit_ = X
+            points = X[self.landmark_indices_]
+            self._landmark_points = points.compute() if _is_dask(points) else points
+        return representation, Y, target_means
+
+    def _validate_dask_fit(self, X, y):
+        """Validate dask training data lazily (shapes and dtypes; values per chunk in the streamed pass)."""
+        X = _check_dask_data(X, None, type(self).__name__)
+        n = X.shape[0]
+        if is_precomputed(self.kernel) and X.shape[1] != n:
+            raise ValueError(f"X should be a square kernel matrix, got shape {X.shape}.")
+        if not _is_dask(y):
+            y = np.asarray(y)
+        if y.shape[0] != n:
+            raise ValueError(
+                f"Found input variables with inconsistent numbers of samples: [{n}, {y.shape[0]}]."
+            )
+        if hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self.n_features_in_ = X.shape[1]
+        return X, self._encode_targets(y)
 
     def _solve(self, problem):
         raise NotImplementedError
@@ -195,7 +288,29 @@ class _KreinLeastSquares(KernelEstimatorMixin):
         return self.kernel_(X, self.X_fit_[indices])
 
     def _raw_decision(self, X):
+        check_is_fitted(self, "dual_coef_")
+        if self.landmark_indices_ is not None and (_is_dask(X) or self.working_memory is not None):
+            return self._streamed_decision(X)
         return self._decision_rows(X) @ self.dual_coef_ + self.intercept_
+
+    def _streamed_decision(self, X):
+        """Low-rank predictions in row blocks of ``working_memory`` MiB; lazy for dask ``X``.
+
+        A dask ``X`` gives a dask array of decisions (one task per row chunk, values checked there).
+        """
+        precomputed = self.kernel_ == "precomputed"
+        points = self.landmark_indices_ if precomputed else self._landmark_points
+        args = (self.kernel_, points, self.dual_coef_, self.intercept_, self.working_memory)
+        if not _is_dask(X):
+            X = check_precomputed_test_kernel(X, self) if precomputed else validate_data(
+                self, X, reset=False, dtype=np.float64
+            )
+            return _decision_in_blocks(X, *args)
+        X = _check_dask_data(X, self.n_features_in_, type(self).__name__)
+        if self.dual_coef_.ndim == 1:
+            return X.map_blocks(_decision_in_blocks, *args, check_finite=True, drop_axis=1, dtype=np.float64)
+        chunks = (X.chunks[0], (self.dual_coef_.shape[1],))
+        return X.map_blocks(_decision_in_blocks, *args, check_finite=True, chunks=chunks, dtype=np.float64)
 
     # ------------------------------------------------------------------ hyperparameter search
     def _hyperparameter_vector(self):
@@ -310,9 +425,11 @@ class _RegressorTargets:
         return {"y_numeric": True, "multi_output": True}
 
     def _encode_targets(self, y):
-        y = np.asarray(y, dtype=float)
+        y = y.astype(np.float64) if _is_dask(y) else np.asarray(y, dtype=float)
+        if y.ndim not in (1, 2):
+            raise ValueError(f"y must be 1-D or 2-D, got {y.ndim} dimensions.")
         self._single_output = y.ndim == 1
-        return y.reshape(y.shape[0], -1)
+        return y[:, None] if y.ndim == 1 else y
 
     def _encode_validation_targets(self, y):
         y = np.asarray(y, dtype=float)
@@ -336,12 +453,25 @@ class _ClassifierTargets:
     """Appendix C of Oglic & Gärtner (2018): class-balanced real labels, sign of the prediction."""
 
     def _encode_targets(self, y):
-        self.classes_, Y = one_vs_rest_targets(y)
-        self._single_output = Y.shape[1] == 1
-        n_positive = np.sum(Y > 0, axis=0)
-        n_negative = Y.shape[0] - n_positive
+        if _is_dask(y):  # lazily: the classes and their counts in one pass over y
+            import dask
+            import dask.array as da
+
+            if y.ndim != 1:
+                raise ValueError(f"y should be a 1d array, got a dask array of shape {y.shape} instead.")
+            classes, counts = dask.compute(*da.unique(y, return_counts=True))
+            self.classes_, _ = one_vs_rest_targets(classes)
+            tasks = slice(1, None) if classes.size == 2 else slice(None)
+            positive = y[:, None] == classes[tasks][None, :]
+            n_positive, where = counts[tasks], da.where
+        else:
+            self.classes_, Y = one_vs_rest_targets(y)
+            positive = Y > 0
+            n_positive, where = np.sum(positive, axis=0), np.where
+        self._single_output = positive.shape[1] == 1
+        n_negative = positive.shape[0] - n_positive
         self._label_values = (np.sqrt(n_negative / n_positive), -np.sqrt(n_positive / n_negative))
-        return np.where(Y > 0, *self._label_values)
+        return where(positive, *self._label_values)
 
     def _encode_validation_targets(self, y):
         positive = y[:, None] == (self.classes_[1:] if self._single_output else self.classes_)[None, :]
@@ -361,8 +491,17 @@ class _ClassifierTargets:
         return self._raw_decision(X)
 
     def predict(self, X):
-        """Class labels: the sign of the decision (binary), the largest decision (one-vs-rest)."""
-        return decision_to_labels(self.decision_function(X), self.classes_)
+        """Class labels: the sign of the decision (binary), the largest decision (one-vs-rest).
+
+        Lazy (a dask array) for dask ``X`` on the low-rank path, as :meth:`decision_function`.
+        """
+        scores = self.decision_function(X)
+        if _is_dask(scores):
+            return scores.map_blocks(
+                decision_to_labels, self.classes_, dtype=self.classes_.dtype,
+                **({} if scores.ndim == 1 else {"drop_axis": 1}),
+            )
+        return decision_to_labels(scores, self.classes_)
 
 
 def _check_solution_boundary(estimator, solution):
@@ -390,7 +529,7 @@ class _VarianceConstrainedMixin:
     def _solve(self, problem, warn=True):
         radius = self.radius
         if radius is None:  # match the spread of the (centred) targets
-            radius = np.sqrt(np.mean(problem.targets**2, axis=0))
+            radius = _root_mean_square(problem.targets)
         solution = problem.solve(self.lambda_plus, self.lambda_minus, self.regularization, radius)
         if warn:
             _check_solution_boundary(self, solution)
@@ -417,7 +556,16 @@ _COMMON_PARAMETERS_DOC = """kernel : Kernel, str or "precomputed", default="gaus
     landmarks : str, default="uniform"
         Landmark sampler of the Nyström model (see :mod:`krein.nystroem`).
     random_state : int, RandomState or None, default=None
-        Seed of the landmark sampler."""
+        Seed of the landmark sampler.
+    working_memory : float or None, default=None
+        Only with ``n_components``: stream (Oglic & Gärtner 2019, Sec. 2.4). Fit reduces the landmark
+        kernel columns in row blocks of at most this many MiB, accumulating ``LᵀL`` and the projections
+        of the centred targets in one pass, and never holds an n×m array (fit memory ``O(m²)`` beyond
+        the data); predictions are computed in blocks of the same size. A dask array ``X`` (and ``y``)
+        always streams: each row chunk is reduced by a task, on a ``dask.distributed`` cluster when a
+        client is active; shapes and dtypes are checked lazily, NaN and infinity per chunk in the pass,
+        and ``predict``/``decision_function`` return lazy dask arrays (call ``.compute()``). Ignored
+        when ``n_components`` is None."""
 
 _COMMON_ATTRIBUTES_DOC = """dual_coef_ : ndarray of shape (n_points,) or (n_points, n_targets)
         α with ``f(x) = Σᵢ αᵢ k(x, pᵢ) + intercept_``; the points are the training points (exact) or
@@ -431,8 +579,8 @@ _COMMON_ATTRIBUTES_DOC = """dual_coef_ : ndarray of shape (n_points,) or (n_poin
         ι of the training kernel (Sec. 5 of the 2018 paper).
     landmark_indices_ : ndarray or None
     kernel_ : Kernel or "precomputed"
-    X_fit_ : ndarray of shape (n_samples, n_features)
-        Training inputs (kernel objects only).
+    X_fit_ : ndarray or dask array of shape (n_samples, n_features)
+        Training inputs (kernel objects only; a reference, not a copy, to a dask ``X``).
     n_features_in_ : int"""
 
 
@@ -457,7 +605,7 @@ class KreinRidge(_RidgeMixin, _RegressorTargets, _KreinLeastSquares, RegressorMi
 
     def __init__(
         self, kernel="gaussian", *, lambda_plus=1e-2, lambda_minus=1e-2, center=True, n_components=None,
-        landmarks="uniform", random_state=None,
+        landmarks="uniform", random_state=None, working_memory=None,
     ):
         self.kernel = kernel
         self.lambda_plus = lambda_plus
@@ -466,6 +614,7 @@ class KreinRidge(_RidgeMixin, _RegressorTargets, _KreinLeastSquares, RegressorMi
         self.n_components = n_components
         self.landmarks = landmarks
         self.random_state = random_state
+        self.working_memory = working_memory
 
 
 class KreinRidgeClassifier(
@@ -490,7 +639,7 @@ class KreinRidgeClassifier(
 
     def __init__(
         self, kernel="gaussian", *, lambda_plus=1e-2, lambda_minus=1e-2, center=True, n_components=None,
-        landmarks="uniform", random_state=None,
+        landmarks="uniform", random_state=None, working_memory=None,
     ):
         self.kernel = kernel
         self.lambda_plus = lambda_plus
@@ -499,6 +648,7 @@ class KreinRidgeClassifier(
         self.n_components = n_components
         self.landmarks = landmarks
         self.random_state = random_state
+        self.working_memory = working_memory
 
 
 _VC_PARAMETERS_DOC = """radius : float or None, default=None
@@ -552,7 +702,7 @@ class VarianceConstrainedKrein(
     def __init__(
         self, kernel="gaussian", *, lambda_plus=1e-2, lambda_minus=1e-2, radius=None,
         regularization="decomposition", center=True, n_components=None, landmarks="uniform",
-        random_state=None,
+        random_state=None, working_memory=None,
     ):
         self.kernel = kernel
         self.lambda_plus = lambda_plus
@@ -563,6 +713,7 @@ class VarianceConstrainedKrein(
         self.n_components = n_components
         self.landmarks = landmarks
         self.random_state = random_state
+        self.working_memory = working_memory
 
 
 class VarianceConstrainedKreinClassifier(
@@ -592,7 +743,7 @@ class VarianceConstrainedKreinClassifier(
     def __init__(
         self, kernel="gaussian", *, lambda_plus=1e-2, lambda_minus=1e-2, radius=None,
         regularization="decomposition", center=True, n_components=None, landmarks="uniform",
-        random_state=None,
+        random_state=None, working_memory=None,
     ):
         self.kernel = kernel
         self.lambda_plus = lambda_plus
@@ -603,3 +754,4 @@ class VarianceConstrainedKreinClassifier(
         self.n_components = n_components
         self.landmarks = landmarks
         self.random_state = random_state
+        self.working_memory = working_memory

@@ -139,7 +139,7 @@ def nystroem_representation(kernel, X, *, n_components, landmarks="uniform", ran
         return NystroemRepresentation(values, factor.right @ W, features=L, W=W), indices
     gram, moment = columns.moments(indices, factor.right, y, working_memory=working_memory)
     values, W = eigen_from_gram(gram, factor.signature, rank=rank)
-    targets = y if y is None or hasattr(y, "dask") else np.array(y, dtype=np.float64)
+    targets = y if y is None or hasattr(y, "dask") else np.asarray(y, dtype=np.float64)
     representation = StreamedRepresentation(
         values, factor.right @ W, columns=columns, landmark_indices=indices, W=W, right=factor.right,
         targets=targets, projection=None if moment is None else W.T @ moment,

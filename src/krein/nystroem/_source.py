@@ -16,7 +16,7 @@ import numpy as np
 from .._validation import check_square_kernel
 from ..kernels import block_rows
 
-__all__ = ["KernelColumns", "chunk_moments", "is_dask_array"]
+__all__ = ["KernelColumns", "check_finite_chunk", "chunk_moments", "is_dask_array"]
 
 
 def is_dask_array(X):
@@ -25,16 +25,28 @@ def is_dask_array(X):
     return module.startswith("dask.") and hasattr(X, "to_delayed")
 
 
-def chunk_moments(kernel, X_chunk, Z, right, y_chunk=None, *, gram=True, working_memory=None):
+def check_finite_chunk(values, name):
+    """Raise a ``ValueError`` naming ``name`` when a chunk of it holds NaN or infinity."""
+    if not np.isfinite(values).all():
+        raise ValueError(f"Input {name} contains NaN or infinity (found in a row chunk of the dask array).")
+
+
+def chunk_moments(kernel, X_chunk, Z, right, y_chunk=None, *, gram=True, working_memory=None,
+                  check_finite=False):
     """``(Bᵀ B, Bᵀ y)`` of one row chunk, ``B = K(X_chunk, Z) @ right``, in row blocks.
 
     With ``kernel="precomputed"``, ``X_chunk`` holds rows of the kernel matrix and ``Z`` the landmark
     column indices. ``Bᵀ y`` is computed as ``rightᵀ (K(X_chunk, Z)ᵀ y)``, so a pass that needs only
     the moment (``gram=False``) costs one kernel evaluation and a matrix-vector product per block.
-    Either result is ``None`` when not requested.
+    Either result is ``None`` when not requested. ``check_finite`` rejects NaN or infinity in the chunk
+    (dask inputs are validated here, chunk by chunk, instead of up front).
     """
     X_chunk = np.asarray(X_chunk, dtype=np.float64)
     y_chunk = None if y_chunk is None else np.asarray(y_chunk, dtype=np.float64)
+    if check_finite:
+        check_finite_chunk(X_chunk, "X")
+        if y_chunk is not None:
+            check_finite_chunk(y_chunk, "y")
     precomputed = isinstance(kernel, str)
     width = right.shape[1]
     G = np.zeros((width, width)) if gram else None
@@ -81,6 +93,7 @@ class KernelColumns:
         if self.distributed:
             order = np.argsort(indices)
             rows = np.asarray(self.X[indices[order]].compute(), dtype=np.float64)
+            check_finite_chunk(rows, "X")
             return rows[np.argsort(order)]
         return self.X[indices]
 
@@ -146,7 +159,7 @@ class KernelColumns:
             y_blocks = [y[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
         task = dask.delayed(chunk_moments, pure=True)
         parts = [
-            task(self.kernel, xb, Z, right, yb, gram=gram, working_memory=working_memory)
+            task(self.kernel, xb, Z, right, yb, gram=gram, working_memory=working_memory, check_finite=True)
             for xb, yb in zip(x_blocks, y_blocks, strict=True)
         ]
         (result,) = dask.compute(dask.delayed(_sum_moments)(parts))
