@@ -25,6 +25,9 @@ from ..kernels import (
     initial_kernel,
     make_kernel,
 )
+from ..nystroem import nystroem_representation
+from ..nystroem._source import check_finite_chunk
+from ..nystroem._source import is_dask_array as _is_dask
 from ..spectral import SpectralRepresentation, indefiniteness
 from ._spectral import SpectralProblem, center_kernel
 
@@ -53,20 +56,12 @@ _APPENDIX_D_NAMES = {
 _PATH_PARAMETERS = {"lambda_plus", "lambda_minus", "radius", "regularization"}
 
 
-def _is_dask(array):
-    from ..nystroem._source import is_dask_array
-
-    return is_dask_array(array)
-
-
 def _decision_in_blocks(X, kernel, points, dual_coef, intercept, working_memory, check_finite=False):
     """``K(X, points) @ dual_coef + intercept`` in row blocks of ``working_memory`` MiB (Sec. 2.4).
 
     With ``kernel="precomputed"``, ``X`` holds test-versus-train kernel rows and ``points`` the landmark
     column indices. Only a block of kernel rows is held at a time, never the t×m matrix.
     """
-    from ..nystroem._source import check_finite_chunk
-
     X = np.asarray(X, dtype=np.float64)
     if check_finite:
         check_finite_chunk(X, "X")
@@ -173,8 +168,6 @@ class _KreinLeastSquares(KernelEstimatorMixin):
         set, or dask ``X``) accumulates their projections ``Ũᵀ y`` in the same pass as ``LᵀL``.
         Returns the representation, the centred targets and their means.
         """
-        from ..nystroem import nystroem_representation
-
         self.kernel_ = make_kernel(self.kernel)
         if _is_dask(X):
             X, Y = self._validate_dask_fit(X, y)
