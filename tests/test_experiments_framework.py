@@ -69,3 +69,47 @@ def test_spectra_experiment_runs(tmp_path):
     assert by_kernel[("haberman", "GAUSS")]["indefiniteness"] < 1e-10
     assert by_kernel[("haberman", "DELTA-GAUSS")]["indefiniteness"] > 0.1
     assert all(r["n"] > 0 for r in rows)
+
+
+def test_cells_are_stored_and_resumed(tmp_path):
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return [0.25, np.float64(3.5)]
+
+    first = RunContext(quick=False, out=tmp_path, random_state=3, show_progress=False)
+    assert first.cell("haberman-GAUSS-fold0", compute) == [0.25, 3.5]
+    stored = json.loads((tmp_path / "cells" / "haberman-GAUSS-fold0.json").read_text())
+    assert stored["value"] == [0.25, 3.5] and stored["seed"] == 3 and not stored["quick"]
+    # Without --resume the cell is recomputed; with it, it is read back.
+    first.cell("haberman-GAUSS-fold0", compute)
+    resumed = RunContext(quick=False, out=tmp_path, random_state=3, show_progress=False, resume=True)
+    assert resumed.cell("haberman-GAUSS-fold0", compute) == [0.25, 3.5]
+    assert len(calls) == 2
+    other_seed = RunContext(quick=False, out=tmp_path, random_state=4, show_progress=False, resume=True)
+    with pytest.raises(ValueError, match="seed=3"):
+        other_seed.cell("haberman-GAUSS-fold0", compute)
+    with pytest.raises(ValueError, match="cell key"):
+        first.cell("a/b", compute)
+
+
+def test_select_restricts_tasks_and_names_unknown_ones(tmp_path):
+    ctx = RunContext(quick=True, out=tmp_path, show_progress=False, only=["wage", "haberman"])
+    assert ctx.select(("haberman", "ionosphere", "wage")) == ("haberman", "wage")
+    assert RunContext(quick=True, out=tmp_path).select(("a", "b")) == ("a", "b")
+    with pytest.raises(ValueError, match="Unknown task.*nope"):
+        RunContext(quick=True, out=tmp_path, only=["nope"]).select(("a", "b"))
+
+
+def test_progress_prints_plain_lines_off_a_terminal(tmp_path):
+    import io
+
+    from rich.console import Console
+
+    buffer = io.StringIO()
+    ctx = RunContext(quick=True, out=tmp_path, console=Console(file=buffer, force_terminal=False))
+    with ctx.progress(3, "demo") as advance:
+        for _ in range(3):
+            advance()
+    assert "demo: 3/3" in buffer.getvalue() and "min left" in buffer.getvalue()

@@ -33,3 +33,21 @@ def test_table3_tiny(tmp_path):
     assert 0 <= row_error["mean"] <= 100
     assert errors.task_info["haberman (n = 50)"]["ι GAUSS"] < 1e-6  # GAUSS is positive definite
     assert all(r["mean"] > 0 for r in rmse.summary())
+
+
+def test_table3_resumes_from_cells(tmp_path):
+    def run(resume):
+        ctx = RunContext(quick=True, out=tmp_path, show_progress=False, resume=resume)
+        return run_table3(ctx, ("haberman",), ("GAUSS",), 2, TINY_SEARCH, max_samples=40)[0]
+
+    first = run(False).summary()
+    cells = sorted(p.name for p in (tmp_path / "cells").iterdir())
+    assert cells == ["haberman-GAUSS-fold0.json", "haberman-GAUSS-fold1.json"]
+    # A resumed run reads the cells back: edit one and the table shows the edit.
+    path = tmp_path / "cells" / "haberman-GAUSS-fold0.json"
+    record = json.loads(path.read_text())
+    record["value"][0] = 99.0
+    path.write_text(json.dumps(record))
+    resumed = run(True).summary()
+    assert resumed[0]["mean"] != first[0]["mean"]
+    assert resumed[0]["mean"] == np.mean([99.0, json.loads((tmp_path / "cells" / cells[1]).read_text())["value"][0]])

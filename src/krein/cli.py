@@ -140,6 +140,9 @@ def cmd_reproduce(args):
         experiments = [e for e in list_experiments() if e.name != SHOWCASE]
     else:
         experiments = [get_experiment(name)]
+    if args.only and not all(e.selectable for e in experiments):
+        fixed = ", ".join(e.name for e in experiments if not e.selectable)
+        raise SystemExit(f"krein reproduce: --only is not supported by {fixed} (it runs all its tasks).")
     for e in experiments:
         out = Path(args.out) / e.name if name == "all" else Path(args.out)
         console.rule(f"[bold]{e.name}[/bold] — {e.paper}" + (" (quick)" if args.quick else ""))
@@ -150,6 +153,8 @@ def cmd_reproduce(args):
             random_state=args.seed,
             console=console,
             command=args.command_line,
+            resume=args.resume,
+            only=args.only,
         )
         e.run(context)
         for path in context.written:
@@ -202,6 +207,11 @@ def build_parser():
     reproduce.add_argument("--out", default="krein-results", help="output folder")
     reproduce.add_argument("--n-jobs", type=int, default=1, help="parallel jobs")
     reproduce.add_argument("--seed", type=int, default=0, help="random seed")
+    reproduce.add_argument(
+        "--resume", action="store_true",
+        help="reuse the finished cells of an earlier run with the same --out (continue a stopped run)",
+    )
+    reproduce.add_argument("--only", nargs="+", metavar="TASK", help="run only these tasks (data sets)")
     reproduce.set_defaults(func=cmd_reproduce)
 
     bench = sub.add_parser("bench", help="run benchmarks/bench_NAME.py of a source checkout")

@@ -5,6 +5,12 @@ tasks (usually by cross-validation with fixed seeds, :meth:`RunContext.cross_val
 per-fold scores in a :class:`ResultTable` and hands it to :meth:`RunContext.report`, which prints it
 and writes Markdown, CSV and JSON files — each stamped with the command line, seeds and library
 versions — to the output folder. Figures go through :meth:`RunContext.save_figure` (PNG).
+
+Long experiments are resumable: :meth:`RunContext.cell` stores each unit of work (one outer fold of
+one method on one data set, say) as a small JSON file under ``OUT/cells/`` and, with ``resume=True``
+(``krein reproduce NAME --resume``), returns the stored value instead of recomputing it, so a run that
+was stopped continues where it stopped. Experiments declared with ``selectable=True`` also accept a
+subset of their tasks (``--only NAME ...``, :meth:`RunContext.select`).
 """
 
 from __future__ import annotations
@@ -45,6 +51,8 @@ class Experiment:
         The paper, table or figure it reproduces.
     quick_minutes, full_minutes : float
         Expected run time on 2 cores of the ``--quick`` and of the full form.
+    selectable : bool
+        Whether the experiment runs a subset of its tasks through :meth:`RunContext.select`.
     """
 
     name: str
@@ -53,15 +61,16 @@ class Experiment:
     paper: str
     quick_minutes: float
     full_minutes: float
+    selectable: bool = False
 
 
-def experiment(name, *, description, paper, quick_minutes, full_minutes):
+def experiment(name, *, description, paper, quick_minutes, full_minutes, selectable=False):
     """Decorator registering ``run(ctx)`` as the experiment ``name``."""
 
     def register(run):
         if name in _REGISTRY and _REGISTRY[name].run is not run:
             raise ValueError(f"An experiment named {name!r} is already registered.")
-        _REGISTRY[name] = Experiment(name, run, description, paper, quick_minutes, full_minutes)
+        _REGISTRY[name] = Experiment(name, run, description, paper, quick_minutes, full_minutes, selectable)
         return run
 
     return register
@@ -283,10 +292,16 @@ class RunContext:
     show_progress : bool, default=True
     command : str, optional
         Command line recorded in the results files (default: ``sys.argv``).
+    resume : bool, default=False
+        Reuse the cells stored under ``out/cells`` by an earlier run with the same options
+        (:meth:`cell`).
+    only : sequence of str, optional
+        Run only these tasks (:meth:`select`).
     """
 
     def __init__(
-        self, *, quick, out, n_jobs=1, random_state=0, console=None, show_progress=True, command=None
+        self, *, quick, out, n_jobs=1, random_state=0, console=None, show_progress=True, command=None,
+        resume=False, only=None,
     ):
         from rich.console import Console
 
@@ -297,13 +312,23 @@ class RunContext:
         self.console = console if console is not None else Console()
         self.show_progress = show_progress
         self.command = command
+        self.resume = bool(resume)
+        self.only = None if only is None else tuple(only)
         self.written: list[Path] = []
 
     @contextmanager
     def progress(self, total, description):
-        """Context manager yielding ``advance(n=1)``; shows a rich progress bar when enabled."""
+        """Context manager yielding ``advance(n=1)``.
+
+        Shows a rich progress bar on a terminal; elsewhere (a log file, CI) it prints a plain line
+        with the count, the elapsed time and an estimate of the time left, at most every 30 seconds
+        and at the end.
+        """
         if not self.show_progress:
             yield lambda n=1: None
+            return
+        if not self.console.is_terminal:
+            yield _progress_lines(self.console, total, description)
             return
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
@@ -317,6 +342,42 @@ class RunContext:
         ) as bar:
             task = bar.add_task(description, total=total)
             yield lambda n=1: bar.advance(task, n)
+
+    def cell(self, key, compute):
+        """The value of one unit of work, computed by ``compute()`` or, when resuming, read back.
+
+        The value (anything JSON can hold: numbers, lists, dicts of them) is written to
+        ``out/cells/<key>.json`` with the seed and the quick flag. With ``resume`` a stored cell
+        is returned instead of calling ``compute``; a cell stored by a run with another seed or the
+        other form is an error rather than a silent mix of two protocols.
+        """
+        if not key or any(c in key for c in '/\\\0'):
+            raise ValueError(f"A cell key must be a non-empty file name, got {key!r}.")
+        path = self.out / "cells" / f"{key}.json"
+        if self.resume and path.is_file():
+            stored = json.loads(path.read_text())
+            if (stored["seed"], stored["quick"]) != (self.random_state, self.quick):
+                raise ValueError(
+                    f"{path} was computed with seed={stored['seed']}, quick={stored['quick']}; this run "
+                    f"has seed={self.random_state}, quick={self.quick}. Use another --out folder."
+                )
+            return stored["value"]
+        value = compute()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        record = {"seed": self.random_state, "quick": self.quick, "value": value, **provenance(self.command)}
+        path.write_text(json.dumps(record, indent=1, default=_jsonable))
+        return json.loads(json.dumps(value, default=_jsonable))
+
+    def select(self, names):
+        """``names`` restricted to :attr:`only` (all of them when ``only`` is None), in order."""
+        if self.only is None:
+            return tuple(names)
+        unknown = sorted(set(self.only) - set(names))
+        if unknown:
+            raise ValueError(
+                f"Unknown task(s) {', '.join(unknown)} for --only; choose from {', '.join(names)}."
+            )
+        return tuple(name for name in names if name in self.only)
 
     def cross_validate(self, estimator, X, y, cv, scoring):
         """Per-fold test scores and fit times of ``estimator`` (``sklearn.model_selection``).
@@ -399,6 +460,27 @@ class RunContext:
         plt.close(figure)
         self.written.append(path)
         return path
+
+
+def _progress_lines(console, total, description):
+    """``advance(n=1)`` printing ``description: k/total, elapsed, left`` as plain lines."""
+    start = last = time.perf_counter()
+    done = 0
+
+    def advance(n=1):
+        nonlocal done, last
+        done += n
+        now = time.perf_counter()
+        if now - last < 30.0 and done < total:
+            return
+        last = now
+        elapsed = now - start
+        left = elapsed / done * (total - done) if done else float("nan")
+        console.print(
+            f"{description}: {done}/{total}, {elapsed / 60:.1f} min elapsed, about {left / 60:.1f} min left"
+        )
+
+    return advance
 
 
 def _jsonable(value):
