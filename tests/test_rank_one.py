@@ -4,7 +4,13 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from krein.optimize._rank_one import rank_one_eigh, rank_one_positive_part
+from krein.optimize._rank_one import (
+    rank_one_eigh,
+    rank_one_positive_part,
+    rank_one_smoothed_part,
+    smoothed_positive_part,
+    smoothed_square,
+)
 
 
 def _cases():
@@ -72,3 +78,58 @@ def test_rank_one_errors():
         rank_one_eigh(np.zeros(2), np.ones(3), 1.0)
     with pytest.raises(ValueError, match="non-negative"):
         rank_one_positive_part(np.zeros(2), np.ones(2), -1.0)
+    with pytest.raises(ValueError, match="smoothing"):
+        rank_one_smoothed_part(np.zeros(2), np.ones(2), 1.0, -0.1)
+
+
+@pytest.mark.parametrize("eps", [1e-3, 0.5])
+@pytest.mark.parametrize(
+    "name,d,u,rho", [c for c in _cases() if c[3] > 0], ids=[c[0] for c in _cases() if c[3] > 0]
+)
+def test_smoothed_part_matches_eigh(name, d, u, rho, eps):
+    """Σλ₊², Σg_ε(λ) and φ_ε(X)u (Sec. 3 smoothing) against an explicit eigendecomposition."""
+    values, vectors = scipy.linalg.eigh(np.diag(d) + rho * np.outer(u, u))
+    positive = np.maximum(values, 0)
+    sum_squares, smoothed_sum, action = rank_one_smoothed_part(d, u, rho, eps)
+    np.testing.assert_allclose(sum_squares, positive @ positive, rtol=1e-10)
+    np.testing.assert_allclose(smoothed_sum, np.sum(smoothed_square(values, eps)), rtol=1e-10, atol=1e-12)
+    expected = (vectors * smoothed_positive_part(values, eps)) @ (vectors.T @ u)
+    np.testing.assert_allclose(action, expected, atol=1e-10 * max(1, np.abs(expected).max()))
+
+
+@pytest.mark.parametrize("shift", [-2.0, 0.0, 2.0])
+@pytest.mark.parametrize("eps", [0.0, 1e-2, 1.0, 5.0])
+def test_smoothed_part_on_either_side_and_at_zero_smoothing(shift, eps):
+    # Mostly negative / balanced / mostly positive spectra and bands (0, ε) of every width select
+    # different sides; ε = 0 gives rank_one_positive_part.
+    rng = np.random.default_rng(2)
+    d = np.sort(rng.standard_normal(80) + shift)
+    u = rng.standard_normal(80)
+    values, vectors = scipy.linalg.eigh(np.diag(d) + 0.2 * np.outer(u, u))
+    sum_squares, smoothed_sum, action = rank_one_smoothed_part(d, u, 0.2, eps)
+    np.testing.assert_allclose(smoothed_sum, np.sum(smoothed_square(values, eps)), rtol=1e-10)
+    expected = (vectors * smoothed_positive_part(values, eps)) @ (vectors.T @ u)
+    np.testing.assert_allclose(action, expected, atol=1e-9)
+    if eps == 0:
+        reference_squares, reference_action = rank_one_positive_part(d, u, 0.2)
+        assert smoothed_sum == pytest.approx(reference_squares, rel=1e-12)
+        np.testing.assert_allclose(action, reference_action, atol=1e-12)
+        np.testing.assert_allclose(sum_squares, reference_squares, rtol=1e-12)
+
+
+def test_smoothing_functions():
+    """φ_ε = max_{0≤v≤1}(vt − εv²/2) and g_ε = 2∫₀ᵗφ_ε: closed forms, g_ε' = 2φ_ε, the ε-bounds."""
+    eps = 0.3
+    t = np.linspace(-1.0, 2.0, 3001)
+    v = np.linspace(0.0, 1.0, 20001)
+    by_definition = np.max(v[None, :] * t[:, None] - eps * v[None, :] ** 2 / 2, axis=1)
+    np.testing.assert_allclose(smoothed_positive_part(t, eps), by_definition, atol=1e-8)
+    g = smoothed_square(t, eps)
+    h = 1e-6
+    derivative = (smoothed_square(t + h, eps) - smoothed_square(t - h, eps)) / (2 * h)
+    np.testing.assert_allclose(derivative, 2 * smoothed_positive_part(t, eps), atol=1e-8)
+    positive = np.maximum(t, 0)
+    assert np.all(positive**2 - g >= -1e-15) and np.all(positive**2 - g <= eps * positive + 1e-15)
+    assert np.all(positive - smoothed_positive_part(t, eps) <= eps / 2 + 1e-15)
+    np.testing.assert_array_equal(smoothed_positive_part(t, 0.0), positive)
+    np.testing.assert_array_equal(smoothed_square(t, 0.0), positive**2)

@@ -7,9 +7,11 @@ from sklearn.pipeline import make_pipeline
 from sklearn.svm import SVC
 
 from krein.kernels import Gaussian, Sigmoid
+from krein.optimize._rank_one import smoothed_positive_part, smoothed_square
 from krein.spectral import SpectrumTransformer
 from krein.svm import DCASVC, IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR, KreinSVC, ModifiedSVC
-from krein.svm._proxy import KernelSpectrum, ProxyKernelProblem
+from krein.svm._indefinite import _svc_value
+from krein.svm._proxy import KernelSpectrum, ProxyKernelProblem, solve_proxy_problem
 
 
 def _data(n=20, seed=0):
@@ -56,6 +58,138 @@ def test_objective_and_gradient(weights):
         for e in np.eye(y.size)
     ]
     np.testing.assert_allclose(gradient, numeric, rtol=1e-6, atol=1e-6)
+
+
+def _smoothed_by_definition(K, y, alpha, rho, eps, weights=None):
+    """``(f, f_ε, ∇f_ε)`` of the smoothed (7) (Sec. 3) from an explicit eigendecomposition of X."""
+    h = np.ones(y.size) if weights is None else weights
+    omega = np.sqrt(h)
+    z = y * alpha / omega
+    Kt = K * np.outer(omega, omega)
+    values, vectors = scipy.linalg.eigh(Kt + np.outer(z, z) / (4 * rho))
+    base = alpha.sum() + rho * np.sum(Kt**2)
+    value = base - rho * np.sum(np.maximum(values, 0) ** 2)
+    smoothed = base - rho * np.sum(smoothed_square(values, eps))
+    K_eps = (vectors * smoothed_positive_part(values, eps)) @ vectors.T
+    return value, smoothed, 1 - y / omega * (K_eps @ z), values
+
+
+@pytest.mark.parametrize("weights", [None, "random"])
+@pytest.mark.parametrize("eps", [1e-2, 0.3])
+def test_smoothed_objective_and_gradient(weights, eps):
+    """f_ε and ∇f_ε = p − Mᵀ(Σφ_ε(λᵢ)vᵢvᵢᵀz) against eigh and against central finite differences of f_ε;
+    the true f comes back from the same eigenvalues."""
+    X, y, K = _data()
+    rng = np.random.default_rng(1)
+    h = rng.uniform(0.5, 2.0, y.size) if weights else None
+    problem = _problem(K, y, rho=0.3, weights=h)
+    for _ in range(3):
+        alpha = rng.uniform(0, 1, y.size)
+        value, smoothed, gradient = problem.smoothed_value_and_gradient(alpha, eps)
+        ref_value, ref_smoothed, ref_gradient, _ = _smoothed_by_definition(K, y, alpha, 0.3, eps, h)
+        assert value == pytest.approx(ref_value, rel=1e-12)
+        assert value == pytest.approx(problem.value_and_gradient(alpha)[0], rel=1e-12)
+        assert smoothed == pytest.approx(ref_smoothed, rel=1e-12)
+        np.testing.assert_allclose(gradient, ref_gradient, rtol=1e-10, atol=1e-10)
+        step = 1e-6
+        numeric = np.array([
+            (problem.smoothed_value_and_gradient(alpha + step * e, eps)[1]
+             - problem.smoothed_value_and_gradient(alpha - step * e, eps)[1]) / (2 * step)
+            for e in np.eye(y.size)
+        ])  # fmt: skip
+        assert np.linalg.norm(gradient - numeric) <= 1e-6 * np.linalg.norm(gradient)
+
+
+def test_smoothing_bound_and_limit():
+    """0 ≤ f_ε − f = ρΣ(λ₊² − g_ε(λ)) ≤ ρεΣλ₊, and ε → 0 recovers f and ∇f."""
+    X, y, K = _data()
+    rho = 0.3
+    problem = _problem(K, y, rho=rho)
+    rng = np.random.default_rng(5)
+    for _ in range(5):
+        alpha = rng.uniform(0, 1, y.size)
+        f, gradient = problem.value_and_gradient(alpha)
+        for eps in [1e-3, 1e-1, 1.0, 10.0]:
+            value, smoothed, _ = problem.smoothed_value_and_gradient(alpha, eps)
+            _, _, _, lam = _smoothed_by_definition(K, y, alpha, rho, eps)
+            positive = np.maximum(lam, 0)
+            excess = rho * np.sum(positive**2 - smoothed_square(lam, eps))
+            assert smoothed - value == pytest.approx(excess, rel=1e-8, abs=1e-10)
+            assert 0 <= smoothed - value <= rho * eps * positive.sum()
+        trace_positive = np.maximum(_smoothed_by_definition(K, y, alpha, rho, 1.0)[3], 0).sum()
+        previous = np.inf
+        for eps in [1e-2, 1e-4, 1e-6, 1e-8]:
+            value, smoothed, smoothed_gradient = problem.smoothed_value_and_gradient(alpha, eps)
+            assert value == pytest.approx(f, rel=1e-12)
+            assert -1e-12 <= smoothed - f <= rho * eps * trace_positive + 1e-12
+            # 0 ≤ max(0, ·) − φ_ε ≤ ε/2, so ‖∇f_ε − ∇f‖ ≤ (ε/2)·max|coef|·‖z‖ (|coef| = 1 here)
+            distance = np.abs(smoothed_gradient - gradient).max()
+            assert distance <= eps / 2 * np.linalg.norm(alpha) + 1e-12 and distance <= previous
+            previous = distance
+        value, smoothed, smoothed_gradient = problem.smoothed_value_and_gradient(alpha, 0.0)
+        assert value == smoothed == f
+        np.testing.assert_array_equal(smoothed_gradient, gradient)
+
+
+@pytest.mark.parametrize("solver", ["projected_gradient", "accpm"])
+def test_smoothed_fit_certifies_the_true_problem(solver):
+    """With ε > 0 the solvers follow f_ε, but the gap and the value are those of (7): the fit reaches a
+    relative duality gap ≤ tol of (7), and its value is within the smoothing bound of the ε = 0 one."""
+    X, y, K = _data()
+    rho, tol, eps = 0.5, 1e-6, 1e-3
+    labels = y.astype(float)
+    upper = np.ones(y.size)
+    problem = ProxyKernelProblem(
+        KernelSpectrum(K), rho, np.ones(y.size), np.arange(y.size), labels, labels, upper, 0.0,
+        _svc_value(labels, upper, 1e-6),
+    )  # fmt: skip
+    kwargs = {"solver": solver, "max_iter": 3000, "tol": tol}
+    plain = solve_proxy_problem(problem, **kwargs)
+    smooth = solve_proxy_problem(problem, smoothing=eps, **kwargs)
+    assert plain.converged and smooth.converged and smooth.gap_history[-1] <= tol
+    # The reported value is f (not f_ε) at the returned point, and the upper bound certifies (7).
+    value, smoothed, _ = problem.smoothed_value_and_gradient(smooth.beta, eps)
+    assert smooth.value == value and smooth.smoothing_excess == pytest.approx(smoothed - value)
+    _, _, _, lam = _smoothed_by_definition(K, y, smooth.beta, rho, eps)
+    assert 0 < smooth.smoothing_excess <= rho * eps * np.maximum(lam, 0).sum()
+    assert smooth.value <= plain.upper_bound and plain.value <= smooth.upper_bound
+    scale = max(1.0, abs(plain.value - problem.constant()))
+    assert plain.value - smooth.value <= min(smooth.smoothing_excess, 2 * tol * scale)
+    # The estimator reports the same certified optimum.
+    fits = [IndefiniteSVC(kernel="precomputed", rho=rho, smoothing=e, **kwargs).fit(K, y) for e in [0.0, eps]]
+    assert fits[1].gap_history_[-1] <= tol
+    assert abs(fits[1].objective_ - fits[0].objective_) <= 2 * tol * scale
+    np.testing.assert_array_equal(fits[1].predict(K), fits[0].predict(K))
+
+
+def test_smoothed_svr_and_one_class_certify_and_smoothing_zero_is_default():
+    X, y, K = _data(n=20)
+    kwargs = {"kernel": "precomputed", "rho": 0.5, "tol": 1e-6, "max_iter": 3000}
+    svr = IndefiniteSVR(smoothing=1e-3, **kwargs).fit(K, X[:, 0])
+    assert svr.gap_history_[-1] <= 1e-6
+    for solver in ["projected_gradient", "accpm"]:
+        fits = [IndefiniteOneClassSVM(solver=solver, smoothing=e, **kwargs).fit(K) for e in [0.0, 1e-3]]
+        assert fits[1].gap_history_[-1] <= 1e-6
+        assert fits[1].objective_ == pytest.approx(fits[0].objective_, rel=2e-6)
+    # smoothing=0.0 is the default method (same iterates); a PSD kernel (PerturbSVM (22)) is not smoothed.
+    default = IndefiniteSVC(kernel="precomputed", rho=0.5).fit(K, y)
+    explicit = IndefiniteSVC(kernel="precomputed", rho=0.5, smoothing=0.0).fit(K, y)
+    np.testing.assert_array_equal(default.dual_coef_, explicit.dual_coef_)
+    np.testing.assert_array_equal(default.gap_history_, explicit.gap_history_)
+    K_psd = X @ X.T + 1.0
+    psd = [IndefiniteSVC(kernel="precomputed", rho=0.5, smoothing=e).fit(K_psd, y) for e in [0.0, 0.1]]
+    np.testing.assert_array_equal(psd[0].dual_coef_, psd[1].dual_coef_)
+
+
+def test_smoothing_errors():
+    X, y, K = _data()
+    with pytest.raises(ValueError, match="exchange"):
+        IndefiniteSVC(kernel="precomputed", solver="exchange", smoothing=1e-3).fit(K, y)
+    with pytest.raises(ValueError, match="smoothing"):
+        IndefiniteSVC(kernel="precomputed", smoothing=-1.0).fit(K, y)
+    # Too much smoothing cannot close the gap of (7): the warning says so and quantifies it.
+    with pytest.warns(Warning, match="smoothing=0.3"):
+        IndefiniteSVC(kernel="precomputed", rho=0.5, tol=1e-8, max_iter=20, smoothing=0.3).fit(K, y)
 
 
 def test_three_solvers_agree():

@@ -147,6 +147,12 @@ def accpm_maximize(oracle, signs, upper, rhs, *, max_iter, callback, max_cuts=No
         cut_rates = region.cuts[:-1] @ direction
         ratios.append(cut[:-1] / np.maximum(-cut_rates, 1e-300))
         step = 0.5 * min(float(np.min(r)) if r.size else np.inf for r in ratios)
-        x = region.center(x + step * direction)
-        region.prune(x, max_cuts)
+        try:
+            x = region.center(x + step * direction)
+            region.prune(x, max_cuts)
+        except np.linalg.LinAlgError:
+            # The localization set has shrunk to rounding level around the maximizer of the function
+            # whose gradients make the cuts (e.g. a smoothed objective whose maximizer does not close
+            # the caller's gap): the barrier Hessian is numerically singular and no cut can help.
+            break
     return x_best, f_best, iteration

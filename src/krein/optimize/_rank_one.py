@@ -30,7 +30,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["RankOneEigen", "rank_one_eigh", "rank_one_positive_part"]
+__all__ = [
+    "RankOneEigen",
+    "rank_one_eigh",
+    "rank_one_positive_part",
+    "rank_one_smoothed_part",
+    "smoothed_positive_part",
+    "smoothed_square",
+]
 
 _c_int_p = ctypes.POINTER(ctypes.c_int)
 _c_double_p = ctypes.POINTER(ctypes.c_double)
@@ -300,3 +307,125 @@ def rank_one_positive_part(d, u, rho):
         action[p] = c * a_p - s * a_j
         action[j] = s * a_p + c * a_j
     return sum_squares, action
+
+
+def smoothed_positive_part(t, smoothing):
+    """``φ_ε(t) = max_{0≤v≤1} (v t − ε v²/2)``: the Moreau–Yosida smoothing of ``max(0, t)`` (Sec. 3).
+
+    ``φ_ε(t) = 0`` for ``t ≤ 0``, ``t²/(2ε)`` for ``0 ≤ t ≤ ε`` and ``t − ε/2`` for ``t ≥ ε``: convex,
+    nondecreasing, 1-Lipschitz and C¹, with ``max(0, t) − ε/2 ≤ φ_ε(t) ≤ max(0, t)``. ``ε = 0`` gives
+    ``max(0, t)``.
+    """
+    t = np.asarray(t, dtype=float)
+    if smoothing == 0:
+        return np.maximum(t, 0.0)
+    return np.where(t <= 0, 0.0, np.where(t >= smoothing, t - smoothing / 2, t * t / (2 * smoothing)))
+
+
+def smoothed_square(t, smoothing):
+    """``g_ε(t) = 2∫₀ᵗ φ_ε``, the smoothed ``max(0, t)²`` whose derivative is ``2φ_ε``.
+
+    ``g_ε(t) = 0`` for ``t ≤ 0``, ``t³/(3ε)`` for ``0 ≤ t ≤ ε`` and ``t² − εt + ε²/3`` for ``t ≥ ε``:
+    convex, nondecreasing and C², with ``0 ≤ max(0, t)² − g_ε(t) ≤ ε max(0, t)``. ``ε = 0`` gives
+    ``max(0, t)²``.
+    """
+    t = np.asarray(t, dtype=float)
+    if smoothing == 0:
+        return np.maximum(t, 0.0) ** 2
+    eps = smoothing
+    return np.where(t <= 0, 0.0, np.where(t >= eps, t * t - eps * t + eps**2 / 3, t**3 / (3 * eps)))
+
+
+def rank_one_smoothed_part(d, u, rho, smoothing):
+    """``Σ λ₊²``, ``Σ g_ε(λ)`` and ``φ_ε(X) u`` for ``X = diag(d) + ρ u uᵀ`` (ρ ≥ 0), in O(n²).
+
+    The smoothed counterpart of :func:`rank_one_positive_part` (Luss & d'Aspremont 2009, Sec. 3,
+    "Smoothing"): ``φ_ε`` and ``g_ε`` are :func:`smoothed_positive_part` and :func:`smoothed_square`,
+    and ``φ_ε(X) = Σᵢ φ_ε(λᵢ) vᵢvᵢᵀ``. As there, only one side of the spectrum is solved. A root
+    whose pole lies at or above ε is itself ≥ ε (roots lie above their poles when ρ ≥ 0), where
+    ``φ_ε(λ) = λ − ε/2`` and ``g_ε(λ) = λ² − ελ + ε²/3`` are polynomials; so either the roots that can
+    be positive are solved, or those that can lie below ε (poles < ε) and the rest is recovered from
+    ``X − (ε/2)I``, ``‖X‖²_F``, ``tr X`` and their count. The cost is
+    ``O(n·min(#{λ > 0}, #{poles < ε}))``.
+
+    Parameters
+    ----------
+    d : ndarray of shape (n,)
+        Ascending diagonal.
+    u : ndarray of shape (n,)
+    rho : float
+        Non-negative update weight.
+    smoothing : float
+        ε ≥ 0 (ε = 0 gives the values of :func:`rank_one_positive_part`).
+
+    Returns
+    -------
+    sum_squares : float
+        ``Σᵢ max(λᵢ(X), 0)²`` (unsmoothed, from the same eigenvalues).
+    smoothed_sum : float
+        ``Σᵢ g_ε(λᵢ(X))``.
+    action : ndarray of shape (n,)
+        ``φ_ε(X) u``.
+    """
+    d, u = _check_inputs(d, u, rho)
+    if rho < 0:
+        raise ValueError(f"rho must be non-negative, got {rho}.")
+    if not (np.isfinite(smoothing) and smoothing >= 0):
+        raise ValueError(f"smoothing must be a finite non-negative number, got {smoothing}.")
+    eps = float(smoothing)
+    norm = np.linalg.norm(u)
+    if rho == 0 or norm == 0:
+        positive_d = np.maximum(d, 0.0)
+        return (
+            float(positive_d @ positive_d),
+            float(np.sum(smoothed_square(d, eps))),
+            smoothed_positive_part(d, eps) * u,
+        )
+    diag, z, weight, kept, rotations = _deflate(d, u / norm, rho * norm**2)
+    deflated = ~kept
+    positive_diag = np.maximum(diag[deflated], 0.0)
+    sum_squares = float(positive_diag @ positive_diag)
+    smoothed_sum = float(np.sum(smoothed_square(diag[deflated], eps)))
+    negligible = deflated & (u != 0) & ~np.isin(np.arange(d.size), [r[0] for r in rotations])
+    action = np.where(negligible, smoothed_positive_part(diag, eps) * u, 0.0)
+    kept_index = np.flatnonzero(kept)
+    if kept_index.size:
+        poles = diag[kept_index]
+        z_norm = np.linalg.norm(z[kept_index])
+        zk = z[kept_index] / z_norm
+        rk = weight * z_norm**2
+        u_kept = norm * z_norm * zk
+        lower = np.flatnonzero(poles < eps)  # every root below ε has its pole below ε
+        upper = np.flatnonzero(np.append(poles[1:] > 0, True))  # every positive root
+        use_lower = lower.size <= upper.size
+        roots, deltas = _secular_roots(poles, zk, rk, lower if use_lower else upper)
+        if not use_lower:
+            select = roots > 0
+            roots, deltas = roots[select], deltas[select]
+        vectors = zk[None, :] / deltas  # rows: unnormalized eigenvectors (diag − λ)⁻¹ z
+        vectors /= np.sqrt(np.einsum("ij,ij->i", vectors, vectors))[:, None]
+        coordinates = vectors @ u_kept
+        phi = smoothed_positive_part(roots, eps)
+        positive_roots = np.maximum(roots, 0.0)
+        sum_squares += float(positive_roots @ positive_roots)
+        smoothed_sum += float(np.sum(smoothed_square(roots, eps)))
+        if use_lower:
+            # The roots not solved are all ≥ ε: sum their λ², λ and count from the whole block.
+            rest_squares = poles @ poles + 2 * rk * (poles @ zk**2) + rk**2 - float(roots @ roots)
+            rest_sum = poles.sum() + rk - roots.sum()
+            rest_count = poles.size - roots.size
+            sum_squares += rest_squares
+            smoothed_sum += rest_squares - eps * rest_sum + rest_count * eps**2 / 3
+            # φ_ε(X)u = (X − (ε/2)I)u + Σ_solved (φ_ε(λ) − λ + ε/2) v vᵀu
+            action[kept_index] = (
+                (poles - eps / 2) * u_kept
+                + rk * zk * (zk @ u_kept)
+                + ((phi - roots + eps / 2) * coordinates) @ vectors
+            )
+        else:
+            action[kept_index] = (phi * coordinates) @ vectors
+    for p, j, c, s in reversed(rotations):
+        a_p, a_j = action[p], action[j]
+        action[p] = c * a_p - s * a_j
+        action[j] = s * a_p + c * a_j
+    return sum_squares, smoothed_sum, action

@@ -32,6 +32,7 @@ _COMMON_CONSTRAINTS = {
     "max_iter": [Interval(Integral, 1, None, closed="left")],
     "tol": [Interval(Real, 0, None, closed="neither")],
     "step_size": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
+    "smoothing": [Interval(Real, 0, None, closed="left")],
     "gap_interval": [Interval(Integral, 1, None, closed="left")],
     "verbose": ["verbose"],
 }
@@ -41,6 +42,15 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
     """Shared fitting loop: one proxy-kernel problem per task, one eigendecomposition for all."""
 
     _max_kernel_magnitude = LIBSVM_MAX_KERNEL
+
+    def _validate_params(self):
+        super()._validate_params()
+        if self.smoothing > 0 and self.solver == "exchange":
+            raise ValueError(
+                f"smoothing={self.smoothing} does not apply to solver='exchange': the exchange method "
+                "(Sec. 3.4) solves (8) by quadratically constrained LPs on cutting kernels and uses no "
+                "gradient of (7) to smooth. Use smoothing=0, or solver='projected_gradient' or 'accpm'."
+            )
 
     def _svm_tol(self):
         # libsvm stalls on the rank-deficient proxy kernels with KKT tolerances far below 1e-6
@@ -54,12 +64,21 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
             tol=self.tol,
             step_size=self.step_size,
             gap_interval=self.gap_interval,
+            smoothing=self.smoothing,
             verbose=self.verbose,
         )
         if not solution.converged:
+            note = ""
+            if solution.smoothing_excess > 0:
+                note = (
+                    f" With smoothing={self.smoothing} the smoothed objective exceeds (7) by "
+                    f"{solution.smoothing_excess:.3g} at the returned point, which bounds how close the "
+                    "smoothed maximizer gets to the optimum of (7); a smaller smoothing may be needed."
+                )
             warnings.warn(
-                f"{type(self).__name__} ({self.solver}) stopped after max_iter={self.max_iter} iterations "
-                f"with relative duality gap {solution.gap_history[-1]:.3g} > tol={self.tol}.",
+                f"{type(self).__name__} ({self.solver}) stopped after {solution.n_iter} iterations "
+                f"(max_iter={self.max_iter}) "
+                f"with relative duality gap {solution.gap_history[-1]:.3g} > tol={self.tol}.{note}",
                 ConvergenceWarning,
                 stacklevel=3,
             )
@@ -97,9 +116,10 @@ _ATTRIBUTES_DOC = """
     proxy_kernel_ : ndarray of shape (n_train, n_train) or (n_tasks, n_train, n_train)
         The learned proxy kernel ``K*`` of Theorem 1 (Theorem 3 with penalty weights).
     gap_history_ : ndarray (or list of ndarrays, one per task)
-        Relative duality gaps ``(upper − f)/max(1, |f|)`` at each check.
+        Relative duality gaps ``(upper − f)/max(1, |f − f₀|)`` of the unsmoothed problem (7) at each
+        check (``f₀ = ρ‖(K₀)₋‖²_F``, the value of ``f`` at α = 0; see :func:`solve_proxy_problem`).
     objective_ : float or ndarray
-        Objective value of (7) at the solution.
+        Objective value of (7) at the solution (the unsmoothed one, also with ``smoothing > 0``).
     n_iter_ : int or ndarray
         Iterations of the solver.
     kernel_ : Kernel or "precomputed"
@@ -131,6 +151,18 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
         Relative duality-gap tolerance (Sec. 2.4).
     step_size : "auto" or float, default="auto"
         Projected-gradient steps: backtracking, or the schedule ``step_size / k`` of Sec. 3.2.
+    smoothing : float, default=0.0
+        ε ≥ 0 of the Moreau–Yosida smoothing of Sec. 3 ("Smoothing"), applied to the eigenvalue
+        clipping: ``max(0, t)`` becomes ``φ_ε(t) = max_{0≤v≤1}(vt − εv²/2)`` (0, t²/2ε, t − ε/2 for
+        t ≤ 0, 0 ≤ t ≤ ε, t ≥ ε), so projected gradient and ACCPM follow
+        ``f_ε(α) = eᵀα + ρ(‖K₀‖²_F − Σ g_ε(λᵢ))``, ``g_ε(λ) = 2∫₀^λ φ_ε``, with gradient
+        ``e − Y(Σ φ_ε(λᵢ)vᵢvᵢᵀ)Yα``, where λᵢ, vᵢ are the eigenpairs of ``K₀ + (Yα)(Yα)ᵀ/4ρ`` (ε = 0:
+        problem (7) and ``K*``). Then ``f ≤ f_ε ≤ f + ρε Σ max(λᵢ, 0)``. The stopping rule,
+        ``gap_history_`` and ``objective_`` stay those of the unsmoothed problem (7), so ε must be
+        small enough for the smoothed maximizer to be within ``tol`` of the optimum. ``0`` (default)
+        is the unsmoothed method. Not applied to a positive semidefinite kernel (PerturbSVM (22) has
+        no ``max{0, ·}`` term); with ``solver="exchange"`` (which uses no gradient) any ε > 0 raises a
+        ``ValueError``. Each iteration stays O(n²).
     gap_interval : int, default=10
         Projected-gradient iterations between duality-gap checks (each is an SVM solve).
     class_weight : dict, "balanced" or None, default=None
@@ -153,6 +185,7 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
         max_iter=1000,
         tol=1e-3,
         step_size="auto",
+        smoothing=0.0,
         gap_interval=10,
         class_weight=None,
         verbose=0,
@@ -164,6 +197,7 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
         self.max_iter = max_iter
         self.tol = tol
         self.step_size = step_size
+        self.smoothing = smoothing
         self.gap_interval = gap_interval
         self.class_weight = class_weight
         self.verbose = verbose
@@ -244,7 +278,7 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
     C : float, default=1.0
     epsilon : float, default=0.1
         Width of the insensitive tube.
-    rho, solver, max_iter, tol, step_size, gap_interval, verbose
+    rho, solver, max_iter, tol, step_size, smoothing, gap_interval, verbose
         As in :class:`IndefiniteSVC`.
     """
 
@@ -264,6 +298,7 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
         max_iter=1000,
         tol=1e-3,
         step_size="auto",
+        smoothing=0.0,
         gap_interval=10,
         verbose=0,
     ):
@@ -275,6 +310,7 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
         self.max_iter = max_iter
         self.tol = tol
         self.step_size = step_size
+        self.smoothing = smoothing
         self.gap_interval = gap_interval
         self.verbose = verbose
 
@@ -322,7 +358,7 @@ class IndefiniteOneClassSVM(OutlierMixin, _ProxyKernelEstimator):
     kernel : Kernel, str or "precomputed", default="gaussian"
     nu : float in (0, 1], default=0.5
         Upper bound on the fraction of training errors.
-    rho, solver, max_iter, tol, step_size, gap_interval, verbose
+    rho, solver, max_iter, tol, step_size, smoothing, gap_interval, verbose
         As in :class:`IndefiniteSVC`.
     """
 
@@ -340,6 +376,7 @@ class IndefiniteOneClassSVM(OutlierMixin, _ProxyKernelEstimator):
         max_iter=1000,
         tol=1e-3,
         step_size="auto",
+        smoothing=0.0,
         gap_interval=10,
         verbose=0,
     ):
@@ -350,6 +387,7 @@ class IndefiniteOneClassSVM(OutlierMixin, _ProxyKernelEstimator):
         self.max_iter = max_iter
         self.tol = tol
         self.step_size = step_size
+        self.smoothing = smoothing
         self.gap_interval = gap_interval
         self.verbose = verbose
 

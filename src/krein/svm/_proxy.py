@@ -11,13 +11,39 @@ kernel ``K̃* = (K̃₀ + z̃z̃ᵀ/4ρ)₊`` (Theorem 1; (24) after scaling bac
 ``ρ‖K̃₀‖² − ρ‖(K̃₀ + z̃z̃ᵀ/4ρ)₊‖²`` (complete the square in the proof of Theorem 1) gives the
 objective of (7) as
 
-    f(β) = pᵀβ + ρ (‖K̃₀‖²_F − Σᵢ max(λᵢ(K̃₀ + z̃z̃ᵀ/4ρ), 0)²),
+    f(β) = pᵀβ + ρ (‖K̃₀‖²_F − Σᵢ max(λᵢ(X), 0)²),   X = K̃₀ + z̃z̃ᵀ/4ρ,
 
-a concave function with Lipschitz gradient ``∇f = p − Mᵀ(K* z)`` (Danskin; ``λ ↦ λ₊²`` is C¹, so the
-Moreau–Yosida smoothing of Sec. 3 is not needed in this form). In the eigenbasis of ``K̃₀`` each
-evaluation is a rank-one eigen-update (Sec. 3.1, :mod:`krein.optimize._rank_one`), O(n²). For a
-positive semidefinite ``K₀`` the projection is the identity and ``f`` is the fourth-order penalized
-SVM (22) of Sec. 4.3 (PerturbSVM), with no eigendecomposition at all.
+a concave function with gradient ``∇f = p − Mᵀ(K* z)`` (Danskin; ``∂λᵢ/∂z̃ = vᵢvᵢᵀz̃/2ρ`` by (11)). In
+the eigenbasis of ``K̃₀`` each evaluation is a rank-one eigen-update (Sec. 3.1,
+:mod:`krein.optimize._rank_one`), O(n²). For a positive semidefinite ``K₀`` the projection is the
+identity and ``f`` is the fourth-order penalized SVM (22) of Sec. 4.3 (PerturbSVM), with no
+eigendecomposition at all.
+
+Smoothing (Sec. 3). ``λ ↦ max(λ, 0)²`` is C¹, so ``f`` is differentiable, but its gradient involves
+``max(0, λ)``, which is not: ``∇f`` is not differentiable wherever an eigenvalue of ``X`` crosses
+zero. The paper replaces ``max(0, t)`` by its Moreau–Yosida smoothing
+``φ_ε(t) = max_{0≤v≤1}(vt − εv²/2)`` (0 for t ≤ 0, t²/2ε on [0, ε], t − ε/2 for t ≥ ε) "in both
+algorithms". Here it is applied to the eigenvalue clipping: ``max(λ, 0)²`` becomes
+``g_ε(λ) = 2∫₀^λ φ_ε`` (0, λ³/3ε, λ² − ελ + ε²/3 on the same pieces), and
+
+    f_ε(β) = pᵀβ + ρ (‖K̃₀‖²_F − Σᵢ g_ε(λᵢ(X))),   ∇f_ε = p − Mᵀ(K*_ε z),   K*_ε = Σᵢ φ_ε(λᵢ) vᵢvᵢᵀ,
+
+since ``∂/∂z̃ Σ g_ε(λᵢ(X)) = Σ g_ε'(λᵢ) vᵢvᵢᵀz̃/2ρ`` and ``g_ε' = 2φ_ε``. ``f_ε`` is concave (``g_ε``
+convex and nondecreasing makes ``Σ g_ε(λ(·))`` a convex, Loewner-monotone spectral function, and
+``z̃ ↦ z̃z̃ᵀ`` is matrix-convex), its gradient is Lipschitz with the constant of ``∇f`` (``φ_ε`` is
+1-Lipschitz, as ``max(0, ·)`` is) and now also C¹ (``φ_ε`` is C¹). Since
+``0 ≤ max(λ, 0)² − g_ε(λ) ≤ ε max(λ, 0)`` (exactly ``λ² − λ³/3ε`` on [0, ε] and ``ελ − ε²/3`` above),
+
+    f(β) ≤ f_ε(β) ≤ f(β) + ρε Σᵢ max(λᵢ(X), 0) = f(β) + ρε tr(X₊),
+
+so a maximizer of ``f_ε`` is within ``ρε tr(X₊)`` (at that point) of the optimum of (7). Each
+evaluation stays O(n²) (:func:`~krein.optimize._rank_one.rank_one_smoothed_part`) and returns ``f``
+from the same eigenvalues. Smoothing changes the function the projected-gradient and ACCPM iterations
+follow, not the problem: the iterate kept, ``objective_`` and the duality gap are those of ``f``.
+For a positive semidefinite ``K₀`` (PerturbSVM) ``X ⪰ 0`` for every β, (22) has no ``max{0, ·}``
+term and is a polynomial, so ``smoothing`` is not applied there. The exchange method (Sec. 3.4)
+solves (8) by a QCLP on cutting kernels, without gradients of ``f``: smoothing has no meaning for it
+and :func:`solve_proxy_problem` rejects ``smoothing > 0`` with it.
 
 The stopping rule is the duality gap of Sec. 2.4/3.2: for any PSD ``K``,
 ``ω(K) + ρ‖K̃ − K̃₀‖²`` bounds the optimum from above, where ``ω(K)`` is an SVM solved by libsvm on
@@ -34,7 +60,7 @@ import scipy.linalg
 from ..optimize._accpm import accpm_maximize
 from ..optimize._exchange import exchange_maximize
 from ..optimize._projection import project_box_hyperplane
-from ..optimize._rank_one import rank_one_eigh, rank_one_positive_part
+from ..optimize._rank_one import rank_one_eigh, rank_one_positive_part, rank_one_smoothed_part
 from ..spectral import eigendecompose
 
 __all__ = [
@@ -137,6 +163,26 @@ class ProxyKernelProblem:
         gradient = self.linear - self.z_coef * action[self.z_index]
         return float(value), gradient
 
+    def smoothed_value_and_gradient(self, beta, smoothing):
+        """``(f(β), f_ε(β), ∇f_ε(β))`` with ε = ``smoothing`` (module docstring), in O(n²).
+
+        ``f`` and ``f_ε`` come from the same eigenvalues of ``K̃₀ + z̃z̃ᵀ/4ρ``. With ``smoothing = 0``
+        or a positive semidefinite ``K₀`` (nothing to smooth) this is ``(f, f, ∇f)`` from
+        :meth:`value_and_gradient`.
+        """
+        if smoothing == 0 or self.spectrum.psd:
+            value, gradient = self.value_and_gradient(beta)
+            return value, value, gradient
+        spectrum = self.spectrum
+        z = self.scaled_z(beta)
+        V = spectrum.vectors
+        sum_squares, smoothed_sum, action = rank_one_smoothed_part(
+            spectrum.values, V.T @ z, 1 / (4 * self.rho), smoothing
+        )
+        base = self.linear @ beta + self.rho * spectrum.norm_squared
+        gradient = self.linear - self.z_coef * (V @ action)[self.z_index]
+        return float(base - self.rho * sum_squares), float(base - self.rho * smoothed_sum), gradient
+
     def proxy(self, beta):
         """The scaled proxy kernel ``K̃*`` at β and an orthonormal basis of its range (or None if PSD).
 
@@ -230,6 +276,7 @@ class ProxySolution:
     gap_history: np.ndarray
     n_iter: int
     converged: bool
+    smoothing_excess: float = 0.0  # f_ε(β) − f(β) at the returned β: the price of smoothing there
 
 
 def _relative_gap(upper, lower, offset):
@@ -238,7 +285,9 @@ def _relative_gap(upper, lower, offset):
     return (upper - lower) / max(1.0, abs(lower - offset))
 
 
-def solve_proxy_problem(problem, *, solver, max_iter, tol, step_size="auto", gap_interval=10, verbose=0):
+def solve_proxy_problem(
+    problem, *, solver, max_iter, tol, step_size="auto", gap_interval=10, smoothing=0.0, verbose=0
+):
     """Maximize ``f`` by projected gradient, ACCPM or the exchange method.
 
     The duality gap ``min(upper bounds) − max f`` (relative to ``max(1, |f − f₀|)``, where
@@ -258,12 +307,28 @@ def solve_proxy_problem(problem, *, solver, max_iter, tol, step_size="auto", gap
         a float ``t`` gives the paper's schedule ``t/k`` (Sec. 3.2 uses 5/k).
     gap_interval : int
         Projected-gradient iterations between two duality-gap checks.
+    smoothing : float
+        ε ≥ 0 of the Moreau–Yosida smoothing of Sec. 3 (module docstring): projected gradient and
+        ACCPM follow ``f_ε`` and ``∇f_ε``, while the iterate kept, its value and the duality gap are
+        those of ``f``. ``0`` is the unsmoothed method; ``> 0`` with ``solver="exchange"`` raises.
     verbose : int
 
     Returns
     -------
     ProxySolution
     """
+    if smoothing < 0:
+        raise ValueError(f"smoothing must be non-negative, got {smoothing}.")
+    if smoothing > 0 and solver == "exchange":
+        raise ValueError(
+            f"smoothing={smoothing} does not apply to solver='exchange': the exchange method solves (8) "
+            "by quadratically constrained LPs on cutting kernels and uses no gradient of (7) to smooth. "
+            "Use smoothing=0 or solver='projected_gradient'/'accpm'."
+        )
+
+    def oracle(beta):  # (f, f_ε, ∇f_ε)
+        return problem.smoothed_value_and_gradient(beta, smoothing)
+
     state = {"best_upper": np.inf, "history": [], "beta": None, "value": -np.inf}
     offset = problem.constant()
 
@@ -291,15 +356,21 @@ def solve_proxy_problem(problem, *, solver, max_iter, tol, step_size="auto", gap
     if not converged:
         if solver == "projected_gradient":
             converged, n_iter = _projected_gradient(
-                problem, svm_beta, max_iter, step_size, gap_interval, check_gap
+                problem, oracle, svm_beta, max_iter, step_size, gap_interval, check_gap
             )
         elif solver == "accpm":
 
             def accpm_callback(iteration, beta, value):
                 return check_gap(beta, value)[0]
 
+            def accpm_oracle(beta):
+                # Cuts from ∇f_ε; ACCPM uses the value only to keep its best center, which must be
+                # the best for the true objective f.
+                value, _, gradient = oracle(beta)
+                return value, gradient
+
             beta, value, n_iter = accpm_maximize(
-                problem.value_and_gradient, problem.signs, problem.upper, problem.rhs,
+                accpm_oracle, problem.signs, problem.upper, problem.rhs,
                 max_iter=max_iter, callback=accpm_callback,
             )  # fmt: skip
             converged = state["history"][-1] <= tol
@@ -316,6 +387,10 @@ def solve_proxy_problem(problem, *, solver, max_iter, tol, step_size="auto", gap
             converged = state["history"][-1] <= tol
         else:  # pragma: no cover - validated by the estimators
             raise ValueError(f"Unknown solver {solver!r}.")
+    excess = 0.0
+    if smoothing > 0:
+        true_value, smoothed_value, _ = oracle(state["beta"])
+        excess = smoothed_value - true_value
     return ProxySolution(
         beta=state["beta"],
         value=state["value"],
@@ -323,13 +398,18 @@ def solve_proxy_problem(problem, *, solver, max_iter, tol, step_size="auto", gap
         gap_history=np.asarray(state["history"]),
         n_iter=max(n_iter, 1),  # the SVM solve at the start counts as the first iteration
         converged=bool(converged),
+        smoothing_excess=float(excess),
     )
 
 
-def _projected_gradient(problem, beta, max_iter, step_size, gap_interval, check_gap):
-    """Algorithm 1 (projected gradient ascent); returns ``(converged, n_iter)``."""
+def _projected_gradient(problem, oracle, beta, max_iter, step_size, gap_interval, check_gap):
+    """Algorithm 1 (projected gradient ascent); returns ``(converged, n_iter)``.
+
+    ``oracle(β) -> (f, f_ε, ∇f_ε)``: the steps and the backtracking follow ``f_ε`` (``= f`` unless
+    smoothing), the duality-gap checks get the true value ``f``.
+    """
     project = lambda x: project_box_hyperplane(x, problem.signs, problem.upper, problem.rhs)  # noqa: E731
-    value, gradient = problem.value_and_gradient(beta)
+    _, value, gradient = oracle(beta)
     # Initial step 1/L with L ≥ curvature of the SVM part: max |λ(K̃₀)| times the largest |coef|².
     spectrum = problem.spectrum
     scale = (np.max(np.abs(spectrum.values)) if not spectrum.psd else np.linalg.norm(spectrum.K, 2)) * np.max(
@@ -341,7 +421,7 @@ def _projected_gradient(problem, beta, max_iter, step_size, gap_interval, check_
             while True:
                 candidate = project(beta + step * gradient)
                 move = candidate - beta
-                candidate_value, candidate_gradient = problem.value_and_gradient(candidate)
+                candidate_true, candidate_value, candidate_gradient = oracle(candidate)
                 model = value + gradient @ move - (move @ move) / (2 * step)
                 if candidate_value >= model - 1e-12 * max(1.0, abs(value)) or step < 1e-20:
                     break
@@ -349,9 +429,9 @@ def _projected_gradient(problem, beta, max_iter, step_size, gap_interval, check_
             step *= 1.5
         else:
             candidate = project(beta + (step_size / iteration) * gradient)
-            candidate_value, candidate_gradient = problem.value_and_gradient(candidate)
+            candidate_true, candidate_value, candidate_gradient = oracle(candidate)
         beta, value, gradient = candidate, candidate_value, candidate_gradient
         if iteration % gap_interval == 0 or iteration == max_iter:
-            if check_gap(beta, value)[0]:
+            if check_gap(beta, candidate_true)[0]:
                 return True, iteration
     return False, max_iter
