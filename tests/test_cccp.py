@@ -91,3 +91,38 @@ def test_divergence_is_reported():
 
     with pytest.raises(FloatingPointError, match="diverged"):
         concave_convex_procedure(Unbounded(), np.ones(8), max_outer_iter=10_000)
+
+
+def test_plain_gradient_steps_reach_the_known_minimizer_monotonically():
+    problem = LeastSquaresDC()
+    common = {"inexact_tol": 1e-15, "max_outer_iter": 500, "max_inner_iter": 10_000, "tol": 1e-15}
+    preconditioned = concave_convex_procedure(problem, np.zeros(8), **common)
+    # the absolute step 1/L is the majorizer's step here (P = L·I); η = 4/L overshoots and is halved
+    L = problem.metric[0]
+    for learning_rate in (1.0 / L, 0.1 / L, 4.0 / L):
+        result = concave_convex_procedure(
+            problem, np.zeros(8), step="plain", learning_rate=learning_rate, **common
+        )
+        np.testing.assert_allclose(result.x, problem.minimizer, atol=1e-7)
+        assert np.all(np.diff(result.objective_history) <= 1e-14)
+    assert result.n_inner_iter >= preconditioned.n_inner_iter
+
+
+def test_plain_stochastic_steps_are_eq_12():
+    problem = LeastSquaresDC()
+    x0 = np.ones(8)
+    result = concave_convex_procedure(
+        problem, x0, inner="sgd", step="plain", learning_rate=0.01, inexact_tol=1e9, max_outer_iter=1,
+        random_state=0,
+    )  # fmt: skip
+    # one epoch of single-sample steps x ← x − η (ĝ − ∇h(x₀)), replayed with the same permutation
+    x, linear = x0.copy(), problem.concave(x0)[1]
+    for j in np.random.RandomState(0).permutation(problem.n_samples):
+        x = x - 0.01 * (problem.convex_batch_gradient(x, np.array([j])) - linear)
+    np.testing.assert_allclose(result.x, x, rtol=1e-12)
+    assert result.n_inner_iter == 1
+
+
+def test_unknown_step_is_an_error():
+    with pytest.raises(ValueError, match="step"):
+        concave_convex_procedure(LeastSquaresDC(), np.zeros(8), step="newton")

@@ -209,6 +209,60 @@ def test_initializations_start_from_the_paper_values(tl1_problem, init):
     assert model.objective_history_[0][0] == pytest.approx(objective(K, 2.0 * y - 1, start, 1e-2), rel=1e-9)
 
 
+def test_plain_step_decreases_the_objective_monotonically(tl1_problem):
+    X, y, K = tl1_problem
+    common = {"lam": 1e-2, "max_outer_iter": 30, "step": "plain"}
+    for solver in ("cccp", "ccicp"):
+        # η = 5 is beyond 2/L (L ≈ 2.4 near α = 0) on the steepest direction: the halving safeguard engages
+        for learning_rate in (None, 5.0):
+            model = IndefiniteLogisticRegression(solver=solver, learning_rate=learning_rate, **common).fit(
+                X, y
+            )
+            history = model.objective_history_[0]
+            assert history.size == 31
+            assert np.all(np.diff(history) <= 1e-12)
+            assert history[-1] < history[0] - 0.05
+            alpha = model.dual_coef_[:, 0]
+            assert history[-1] == pytest.approx(objective(K, 2.0 * y - 1, alpha, 1e-2), rel=1e-10)
+    # ε = 1: one plain gradient step per subproblem, i.e. α₁ = −0.02 ∇F(0) = 0.02 K y/(2n) (gradient (10))
+    y_pm = 2.0 * y - 1
+    one = IndefiniteLogisticRegression(kernel="precomputed", solver="ccicp", step="plain", max_outer_iter=1)
+    one.fit(K, y)
+    assert one.n_inner_iter_[0] == 1
+    np.testing.assert_allclose(one.dual_coef_[:, 0], 0.02 * K @ y_pm / (2 * 80), atol=1e-12)
+
+
+def test_plain_step_cccp_reaches_the_default_stationary_point():
+    # a small PSD problem with a well-conditioned spectrum, so that plain steps converge too
+    rng = np.random.default_rng(6)
+    n = 30
+    y = (rng.uniform(size=n) > 0.4).astype(int)
+    Q = np.linalg.qr(rng.normal(size=(n, n)))[0]
+    K = (Q * np.linspace(0.5, 5.0, n)) @ Q.T
+    K = 0.5 * (K + K.T)
+    common = {"kernel": "precomputed", "lam": 0.1, "solver": "cccp", "inexact_tol": 1e-15,
+              "max_inner_iter": 100_000, "tol": 1e-15}  # fmt: skip
+    default = IndefiniteLogisticRegression(**common).fit(K, y)
+    plain = IndefiniteLogisticRegression(step="plain", learning_rate=1.0, **common).fit(K, y)
+    assert default.tau_ == plain.tau_ == 0.0  # PSD: one exact subproblem is all of KLR
+    assert plain.n_inner_iter_[0] > 10 * default.n_inner_iter_[0]  # plain steps: many per subproblem
+    assert default.objective_gradient_norm(K, y)[0] < 1e-9
+    # the rule |ΔF_k| ≤ ε stops plain steps at a gradient of about √ε
+    assert plain.objective_gradient_norm(K, y)[0] < 1e-7
+    assert plain.objective_history_[0][-1] == pytest.approx(default.objective_history_[0][-1], abs=1e-13)
+    np.testing.assert_allclose(plain.dual_coef_, default.dual_coef_, atol=1e-6)
+    # and both agree with an independent solver: scipy L-BFGS on objective (5) directly
+    y_pm = 2.0 * y - 1
+
+    def fun(alpha):
+        margins = y_pm * (K @ alpha)
+        gradient = K @ (0.1 * alpha - y_pm * expit(-margins) / n)
+        return objective(K, y_pm, alpha, 0.1), gradient
+
+    reference = minimize(fun, np.zeros(n), jac=True, method="L-BFGS-B", options={"gtol": 1e-12, "ftol": 0})
+    np.testing.assert_allclose(plain.dual_coef_[:, 0], reference.x, atol=1e-6)
+
+
 def test_errors_name_the_argument(tl1_problem):
     X, y, K = tl1_problem
     with pytest.raises(ValueError, match="tau"):
@@ -219,6 +273,10 @@ def test_errors_name_the_argument(tl1_problem):
         IndefiniteLogisticRegression().fit(X, np.zeros(80))
     with pytest.raises(ValueError, match="solver"):
         IndefiniteLogisticRegression(solver="newton").fit(X, y)
+    with pytest.raises(ValueError, match="'step' parameter"):
+        IndefiniteLogisticRegression(step="newton").fit(X, y)
+    with pytest.raises(ValueError, match="learning_rate"):
+        IndefiniteLogisticRegression(step="plain", learning_rate=0.0).fit(X, y)
     with pytest.raises(FloatingPointError, match="diverged"):  # (6) is unbounded below: τ tiny, λ large
         IndefiniteLogisticRegression(lam=10.0, tau=0.5, max_outer_iter=5000).fit(X, y)
 

@@ -23,6 +23,8 @@ __all__ = ["IndefiniteLogisticRegression"]
 _DEFAULT_INEXACT_TOL = {"cccp": 1e-10, "ccicp": 1.0, "ccicp-sgd": 1e-4}
 #: ``ε`` of CCICP-SGD-I (Sec. V-G).
 _SGD_INEXACT_TOL = 1.0
+#: Default learning rate per step rule: the majorization-minimization step, and the paper's ``η = 0.02``.
+_DEFAULT_LEARNING_RATE = {"majorizer": 1.0, "plain": 0.02}
 #: Share Σμ⁺/Σ|μ| of the spectrum below which the positive part K₊ of the decomposition counts as vanished.
 _VANISHING_POSITIVE_SHARE = 1e-8
 
@@ -123,11 +125,29 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
     tol : float, default=0.0
         Stop early once an outer iteration changes ``F`` by at most ``tol`` (``0``: always run
         ``max_outer_iter`` iterations, as Algorithm 1).
-    learning_rate : float, default=1.0
-        Step relative to the diagonal majorizer ``P = λ(μ⁺+τ) + μ²/(4n)`` of the subproblem's Hessian
-        (see :mod:`krein.optimize._cccp`): ``1`` is the majorization-minimization step of gradient
-        descent (monotone for any value in (0, 1]); for SGD, roughly the progress of one such step per
-        epoch. The paper's absolute ``η = 0.02`` is not scale free; relative steps are.
+    step : {"majorizer", "plain"}, default="majorizer"
+        Rule of the inner gradient steps on the subproblem ``F_k`` (9), in the coordinates of the
+        eigenvectors of ``K`` (plain steps there are plain steps in ``α``, since ``V`` is orthonormal):
+
+        - ``"majorizer"``: preconditioned by the diagonal majorizer ``P = λ(μ⁺+τ) + μ²/(4n) ⪰ ∇²F_k``
+          (see :mod:`krein.optimize._cccp`), ``α ← α − η P⁻¹ ∇F_k(α)`` with a relative ``η``; scale
+          free, and one step nearly solves a subproblem, so CCCP and CCICP cost about the same.
+        - ``"plain"``: the paper's step, Algorithm 1 line 9 (GD) ``α ← α − η ∇F_k(α)`` with the
+          gradient (10) and an absolute ``η``, and Eq. (12) (SGD) ``α ← α − η_e ĝ`` on each mini-batch.
+          A tight ``ε`` then needs many steps per subproblem, which is what CCICP-GD (``ε = 1``,
+          Algorithm 1 lines 7–13) saves (Table IV). Not scale free: ``η`` must suit the kernel's size,
+          and since the rule ``|ΔF_k| ≤ ε`` also stops on short steps, a small ``η`` can end a
+          subproblem far from its minimizer even with ``ε = 1e-4``.
+
+        In both rules a gradient-descent step that would increase ``F_k`` is halved until it does not,
+        so CCCP stays monotone (Algorithm 1 has no such safeguard; SGD steps are not safeguarded).
+        Gradient-descent steps do not decay: the paper's ``η := ρη`` per step (line 11) sums to the
+        finite total step ``η/(1 − ρ)``, with which a subproblem cannot be solved. SGD decays per epoch.
+    learning_rate : float or None, default=None
+        Step ``η``. With ``step="majorizer"``, relative to ``P``: ``1`` is the majorization-minimization
+        step of gradient descent (monotone for any value in (0, 1]); for SGD, roughly the progress of
+        one such step per epoch. With ``step="plain"``, absolute. ``None``: 1 for ``"majorizer"``,
+        0.02 (the paper's Algorithm 1, line 1) for ``"plain"``.
     decay : float, default=0.8
         Per-epoch decay ``ρ`` of the SGD step (Algorithm 1, line 11); gradient descent does not decay.
     tau : float or None, default=None
@@ -184,7 +204,8 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
         "max_outer_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_inner_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
-        "learning_rate": [Interval(numbers.Real, 0, None, closed="neither")],
+        "step": [StrOptions({"majorizer", "plain"})],
+        "learning_rate": [Interval(numbers.Real, 0, None, closed="neither"), None],
         "decay": [Interval(numbers.Real, 0, 1, closed="right")],
         "tau": [Interval(numbers.Real, 0, None, closed="left"), None],
         "sgd_inexact": ["boolean"],
@@ -203,7 +224,8 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
         max_outer_iter=20,
         max_inner_iter=1000,
         tol=0.0,
-        learning_rate=1.0,
+        step="majorizer",
+        learning_rate=None,
         decay=0.8,
         tau=None,
         sgd_inexact=False,
@@ -219,6 +241,7 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
         self.max_outer_iter = max_outer_iter
         self.max_inner_iter = max_inner_iter
         self.tol = tol
+        self.step = step
         self.learning_rate = learning_rate
         self.decay = decay
         self.tau = tau
@@ -274,6 +297,9 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
             )
         rng = check_random_state(self.random_state)
         inner = "sgd" if self.solver == "ccicp-sgd" else "gd"
+        learning_rate = self.learning_rate
+        if learning_rate is None:
+            learning_rate = _DEFAULT_LEARNING_RATE[self.step]
         coefficients, histories, n_iter, n_inner = [], [], [], []
         for task in range(Y.shape[1]):
             problem = _LogisticDC(vectors, values, Y[:, task], float(self.lam), self.tau_)
@@ -282,11 +308,12 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
                 problem,
                 start,
                 inner=inner,
+                step=self.step,
                 inexact_tol=self._inexact_tol(),
                 max_outer_iter=self.max_outer_iter,
                 max_inner_iter=self.max_inner_iter,
                 tol=self.tol,
-                learning_rate=self.learning_rate,
+                learning_rate=learning_rate,
                 decay=self.decay,
                 batch_size=self.batch_size,
                 random_state=rng,

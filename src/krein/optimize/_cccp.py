@@ -22,10 +22,19 @@ The inner solvers:
   line 11) and the loop stops when one epoch changes ``F_k`` by at most ``ε`` (CCICP-SGD with a
   small ``ε``; the paper's CCICP-SGD-I with ``ε = 1``). Monotone only in expectation (Lemma 2).
 
-The step sizes are relative to the majorizer ``P``, so they are scale free: the paper's absolute
-``η = 0.02`` with decay ``ρ = 0.8`` *per gradient step* makes the total step length finite
-(``Σ η_t = η / (1 − ρ)``), so that gradient descent cannot reach a stationary point of a subproblem;
-here the gradient steps do not decay and the learning rate restarts for each subproblem.
+With ``step="plain"`` both solvers drop the preconditioner (``P = I``) and take the paper's own steps:
+``x ← x − η ∇F_k(x)`` with an absolute ``η`` (Algorithm 1, line 9; the halving safeguard stays, so
+``F_k`` never increases and the outer sequence stays monotone) and, for ``"sgd"``, Eq. (12)
+``x ← x − η_e ĝ`` per mini-batch (not scaled by ``b/n``; no safeguard). Such steps are not scale
+free: the steepest direction of ``F_k`` bounds the step that decreases ``F_k`` (longer ones are
+halved), so the flat directions advance slowly and a subproblem solved to a tight ``ε`` takes many
+steps, which is where the paper's CCCP-GD spends its time.
+
+The default steps are relative to the majorizer ``P``, so they are scale free. In both modes the
+gradient steps do not decay and the learning rate restarts for each subproblem: the paper's decay
+``ρ = 0.8`` *per gradient step* (Algorithm 1, line 11) makes the total step length finite
+(``Σ η_t = η / (1 − ρ)``), so that gradient descent cannot reach a stationary point of a subproblem.
+The stochastic step decays per epoch instead.
 """
 
 from __future__ import annotations
@@ -102,12 +111,13 @@ def _surrogate(problem, linear):
     return value_and_gradient
 
 
-def _gradient_descent(surrogate, metric, x, value, *, inexact_tol, learning_rate, max_iter):
-    """Preconditioned gradient descent with the early termination rule of Algorithm 1."""
+def _gradient_descent(surrogate, preconditioner, x, value, *, inexact_tol, learning_rate, max_iter):
+    """Gradient descent in the metric ``preconditioner`` (an array, or ``1.0`` for plain steps) with the
+    early termination rule of Algorithm 1."""
     gradient = surrogate(x)[1]
     steps = 0
     while steps < max_iter:
-        direction = gradient / metric
+        direction = gradient / preconditioner
         step = learning_rate
         for _ in range(_MAX_HALVINGS):
             candidate = x - step * direction
@@ -126,18 +136,22 @@ def _gradient_descent(surrogate, metric, x, value, *, inexact_tol, learning_rate
 
 
 def _stochastic_gradient(
-    problem, surrogate, linear, x, value, *, inexact_tol, learning_rate, decay, batch_size, max_epochs, rng
-):
+    problem, surrogate, linear, x, value, *, step, inexact_tol, learning_rate, decay, batch_size, max_epochs,
+    rng,
+):  # fmt: skip
     """Mini-batch SGD (Eq. 12) in epochs with a per-epoch geometric step decay."""
     n = problem.n_samples
-    scale = learning_rate * min(batch_size, n) / n
+    if step == "majorizer":
+        scale, preconditioner = learning_rate * min(batch_size, n) / n, problem.metric
+    else:  # Eq. (12): the absolute step on each mini-batch gradient
+        scale, preconditioner = learning_rate, 1.0
     epochs = 0
     while epochs < max_epochs:
         order = rng.permutation(n)
         for start in range(0, n, batch_size):
             batch = order[start : start + batch_size]
             gradient = problem.convex_batch_gradient(x, batch) - linear
-            x = x - scale * gradient / problem.metric
+            x = x - scale * gradient / preconditioner
         epochs += 1
         scale *= decay
         new_value = surrogate(x)[0]
@@ -152,6 +166,7 @@ def concave_convex_procedure(
     x0,
     *,
     inner="gd",
+    step="majorizer",
     inexact_tol=1e-10,
     max_outer_iter=20,
     max_inner_iter=1000,
@@ -171,6 +186,9 @@ def concave_convex_procedure(
         Starting point.
     inner : {"gd", "sgd"}, default="gd"
         Solver of the convex subproblems (module docstring).
+    step : {"majorizer", "plain"}, default="majorizer"
+        Steps in the metric of ``problem.metric`` (relative ``learning_rate``), or the paper's plain
+        steps ``η ∇F_k`` (``"gd"``) and ``η ĝ`` per mini-batch (``"sgd"``) with an absolute ``η``.
     inexact_tol : float, default=1e-10
         ``ε`` of the early termination rule: the inner loop stops once one gradient step (one epoch
         for ``"sgd"``) changes the subproblem value by at most ``ε``.
@@ -182,8 +200,9 @@ def concave_convex_procedure(
         Stop the outer loop early once an outer iteration changes ``F`` by at most ``tol``
         (``0`` runs all ``max_outer_iter`` iterations, as Algorithm 1 does).
     learning_rate : float, default=1.0
-        Step ``η`` relative to the majorizer (``1`` is the majorization-minimization step of ``"gd"``;
-        for ``"sgd"``, about ``η`` such steps' worth of progress per epoch).
+        Step ``η``. With ``step="majorizer"``, relative to the majorizer (``1`` is the
+        majorization-minimization step of ``"gd"``; for ``"sgd"``, about ``η`` such steps' worth of
+        progress per epoch); with ``step="plain"``, absolute (the paper uses ``0.02``).
     decay : float, default=0.8
         Per-epoch factor ``ρ`` of the stochastic step (ignored by ``"gd"``).
     batch_size : int, default=1
@@ -200,8 +219,8 @@ def concave_convex_procedure(
     with np.errstate(over="raise", invalid="raise"):
         try:
             return _run(
-                problem, np.array(x0, dtype=float), inner, inexact_tol, max_outer_iter, max_inner_iter, tol,
-                learning_rate, decay, batch_size, check_random_state(random_state), callback,
+                problem, np.array(x0, dtype=float), inner, step, inexact_tol, max_outer_iter, max_inner_iter,
+                tol, learning_rate, decay, batch_size, check_random_state(random_state), callback,
             )  # fmt: skip
         except FloatingPointError as error:
             raise FloatingPointError(
@@ -212,9 +231,13 @@ def concave_convex_procedure(
 
 
 def _run(
-    problem, x, inner, inexact_tol, max_outer_iter, max_inner_iter, tol, learning_rate, decay, batch_size,
-    rng, callback,
+    problem, x, inner, step, inexact_tol, max_outer_iter, max_inner_iter, tol, learning_rate, decay,
+    batch_size, rng, callback,
 ):  # fmt: skip
+    if inner not in ("gd", "sgd"):
+        raise ValueError(f"inner must be 'gd' or 'sgd', got {inner!r}.")
+    if step not in ("majorizer", "plain"):
+        raise ValueError(f"step must be 'majorizer' or 'plain', got {step!r}.")
     history = [problem.objective(x)]
     n_inner = 0
     for k in range(max_outer_iter):
@@ -223,17 +246,15 @@ def _run(
         value = surrogate(x)[0]
         if inner == "gd":
             x, value, steps = _gradient_descent(
-                surrogate, problem.metric, x, value,
+                surrogate, problem.metric if step == "majorizer" else 1.0, x, value,
                 inexact_tol=inexact_tol, learning_rate=learning_rate, max_iter=max_inner_iter,
             )  # fmt: skip
-        elif inner == "sgd":
+        else:
             x, value, steps = _stochastic_gradient(
-                problem, surrogate, linear, x, value,
+                problem, surrogate, linear, x, value, step=step,
                 inexact_tol=inexact_tol, learning_rate=learning_rate, decay=decay,
                 batch_size=batch_size, max_epochs=max_inner_iter, rng=rng,
             )  # fmt: skip
-        else:
-            raise ValueError(f"inner must be 'gd' or 'sgd', got {inner!r}.")
         n_inner += steps
         history.append(problem.objective(x))
         if callback is not None:
