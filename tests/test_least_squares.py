@@ -9,7 +9,7 @@ from sklearn.base import clone
 from sklearn.datasets import load_iris
 
 import krein.least_squares._estimators as estimators_module
-from krein.kernels import APPENDIX_D_KERNELS, Sigmoid, initial_kernel
+from krein.kernels import APPENDIX_D_KERNELS, Gaussian, Sigmoid, initial_kernel
 from krein.least_squares import (
     KreinRidge,
     KreinRidgeClassifier,
@@ -221,6 +221,21 @@ def test_hypergradient_of_other_models(model):
     if isinstance(model, VarianceConstrainedKreinClassifier):
         y = (y > 0).astype(int)
     _finite_difference_check(model, X[:30], y[:30], X[30:], y[30:])
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0], ids=["mostly-negative", "mostly-positive"])
+def test_hypergradient_on_lopsided_spectra(sign):
+    """Both orders of the Cauchy-block products in the kernel part of the hypergradient."""
+    X, y = _data(6)
+    kernel = sign * (Gaussian(1.5) - 0.3 * Gaussian(0.4))
+    values = np.linalg.eigvalsh(kernel(X[:30]))
+    n_positive, n_negative = np.sum(values > 0), np.sum(values < 0)
+    assert (n_positive, n_negative) == ((10, 20) if sign > 0 else (20, 10))
+    for regularization in ("decomposition", "krein"):
+        model = VarianceConstrainedKrein(
+            kernel, lambda_plus=0.05, lambda_minus=0.02, radius=0.5, regularization=regularization
+        )
+        _finite_difference_check(model, X[:30], y[:30], X[30:], y[30:])
 
 
 def test_hypergradient_with_precomputed_kernel():
