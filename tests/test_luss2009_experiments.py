@@ -39,3 +39,11 @@ def test_quick_runs(name, tmp_path):
         gaps = json.loads((tmp_path / "figure1_gap.json").read_text())["gaps"]
         # ACCPM drives the gap down on every subset
         assert all(run[-1] < run[0] for run in gaps["accpm"])
+
+
+def test_figure2_sizes_beyond_the_3v5_pair_use_all_digits():
+    [(K, y)] = list(_simpson_subsets(400, 1, 0))
+    assert K.shape == (400, 400) and set(np.unique(y)) == {-1, 1}
+    np.testing.assert_allclose(K, K.T)
+    with pytest.raises(ValueError, match="exceeds the 1797"):
+        next(_simpson_subsets(2000, 1, 0))
