@@ -319,12 +319,8 @@ def solve_proxy_problem(
     """
     if smoothing < 0:
         raise ValueError(f"smoothing must be non-negative, got {smoothing}.")
-    if smoothing > 0 and solver == "exchange":
-        raise ValueError(
-            f"smoothing={smoothing} does not apply to solver='exchange': the exchange method solves (8) "
-            "by quadratically constrained LPs on cutting kernels and uses no gradient of (7) to smooth. "
-            "Use smoothing=0 or solver='projected_gradient'/'accpm'."
-        )
+    if smoothing > 0 and solver == "exchange":  # the estimators explain this to users
+        raise ValueError("smoothing > 0 does not apply to solver='exchange'.")
 
     def oracle(beta):  # (f, f_ε, ∇f_ε)
         return problem.smoothed_value_and_gradient(beta, smoothing)
