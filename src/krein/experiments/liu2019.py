@@ -143,7 +143,7 @@ def table3_scores(X, y, *, methods, n_repetitions, grid, random_state=0, n_jobs=
     description="IKLR (CCICP-GD/SGD) vs KLR(RBF), flip/clip/shift+KLR, TDCASVM, KSVM on UCI sets, TL1 kernel",
     paper="Liu et al. 2019, Table III",
     quick_minutes=2,
-    full_minutes=90,
+    full_minutes=45,
 )
 def run_table3(ctx):
     datasets = ("haberman", "heart", "monk-2") if ctx.quick else TABLE3_DATASETS
@@ -223,7 +223,7 @@ def solver_comparison(X, y, *, n_repetitions, max_train, grid, random_state=0, n
     description="CCCP-GD vs CCICP-GD vs CCICP-SGD: accuracy, training and test time on larger sets",
     paper="Liu et al. 2019, Table IV",
     quick_minutes=1,
-    full_minutes=40,
+    full_minutes=10,
 )
 def run_table4(ctx):
     datasets = ("banana",) if ctx.quick else TABLE4_DATASETS
@@ -371,7 +371,7 @@ def objective_curves(X, y, *, lam, max_outer_iter=20, random_state=0):
     description="Objective (6) vs outer iteration for CCCP-GD, CCICP-GD and CCICP-SGD (PNG)",
     paper="Liu et al. 2019, Fig. 3",
     quick_minutes=0.5,
-    full_minutes=3,
+    full_minutes=1,
 )
 def run_figure3(ctx):
     import matplotlib.pyplot as plt

@@ -116,7 +116,7 @@ def _select_and_test(estimator, grid, kernels, y_train, y_test, cv, n_jobs):
     "digits 3-vs-5 (Simpson, tangent distance) and pima/german (sigmoid)",
     paper=PAPER + ", Table 2",
     quick_minutes=4,
-    full_minutes=60,
+    full_minutes=35,
 )
 def run_table2(ctx):
     cv = StratifiedKFold(5, shuffle=True, random_state=ctx.random_state)
@@ -160,7 +160,7 @@ def _digits_pair(a, b, noise, rng):
     description="PerturbSVM (Sec. 4.3) vs SVM on clean and noisy digit pairs, linear and Gaussian kernels",
     paper=PAPER + ", Table 3",
     quick_minutes=2,
-    full_minutes=20,
+    full_minutes=1,
 )
 def run_table3(ctx):
     cv = StratifiedKFold(5, shuffle=True, random_state=ctx.random_state)
@@ -232,7 +232,7 @@ def _simpson_subsets(n, repeats, random_state):
     description="Relative duality gap vs iteration for projected gradient and ACCPM (Simpson, digits 3-vs-5)",
     paper=PAPER + ", Figure 1",
     quick_minutes=1,
-    full_minutes=10,
+    full_minutes=3,
 )
 def run_figure1(ctx):
     import matplotlib.pyplot as plt
@@ -271,7 +271,7 @@ def run_figure1(ctx):
     description="Total fit time vs n for projected gradient, ACCPM and the exchange method (C = 10)",
     paper=PAPER + ", Figure 2",
     quick_minutes=1,
-    full_minutes=20,
+    full_minutes=10,
 )
 def run_figure2(ctx):
     import matplotlib.pyplot as plt
