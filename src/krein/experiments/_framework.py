@@ -365,7 +365,9 @@ class RunContext:
         value = compute()
         path.parent.mkdir(parents=True, exist_ok=True)
         record = {"seed": self.random_state, "quick": self.quick, "value": value, **provenance(self.command)}
-        path.write_text(json.dumps(record, indent=1, default=_jsonable))
+        partial = path.with_suffix(".partial")  # written then renamed: a stopped run leaves no torn cell
+        partial.write_text(json.dumps(record, indent=1, default=_jsonable))
+        partial.replace(path)
         return json.loads(json.dumps(value, default=_jsonable))
 
     def select(self, names):
