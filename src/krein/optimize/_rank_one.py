@@ -263,49 +263,7 @@ def rank_one_positive_part(d, u, rho):
     action : ndarray of shape (n,)
         ``X₊ u``.
     """
-    d, u = _check_inputs(d, u, rho)
-    if rho < 0:
-        raise ValueError(f"rho must be non-negative, got {rho}.")
-    norm = np.linalg.norm(u)
-    positive_d = np.maximum(d, 0.0)
-    if rho == 0 or norm == 0:
-        return float(positive_d @ positive_d), positive_d * u
-    diag, z, weight, kept, rotations = _deflate(d, u / norm, rho * norm**2)
-    deflated = ~kept
-    positive_diag = np.maximum(diag[deflated], 0.0)
-    sum_squares = float(positive_diag @ positive_diag)
-    # In the rotated coordinates u vanishes on the rotated-away components; on the negligible ones
-    # (never rotated) the deflated eigenpair (dⱼ, eⱼ) contributes max(dⱼ, 0) uⱼ.
-    negligible = deflated & (u != 0) & ~np.isin(np.arange(d.size), [r[0] for r in rotations])
-    action = np.where(negligible, np.maximum(diag, 0.0) * u, 0.0)
-    kept_index = np.flatnonzero(kept)
-    if kept_index.size:
-        poles = diag[kept_index]
-        z_norm = np.linalg.norm(z[kept_index])
-        zk = z[kept_index] / z_norm
-        rk = weight * z_norm**2
-        u_kept = norm * z_norm * zk
-        lower = np.flatnonzero(poles < 0)
-        upper = np.flatnonzero(np.append(poles[1:] > 0, True))
-        use_lower = lower.size <= upper.size
-        roots, deltas = _secular_roots(poles, zk, rk, lower if use_lower else upper)
-        select = roots < 0 if use_lower else roots > 0
-        roots, deltas = roots[select], deltas[select]
-        vectors = zk[None, :] / deltas  # rows: unnormalized eigenvectors (diag − λ)⁻¹ z
-        vectors /= np.sqrt(np.einsum("ij,ij->i", vectors, vectors))[:, None]
-        side = roots * (vectors @ u_kept)
-        side_action = side @ vectors
-        if use_lower:
-            full = poles @ poles + 2 * rk * (poles @ zk**2) + rk**2
-            sum_squares += full - float(roots @ roots)
-            action[kept_index] = poles * u_kept + rk * zk * (zk @ u_kept) - side_action
-        else:
-            sum_squares += float(roots @ roots)
-            action[kept_index] = side_action
-    for p, j, c, s in reversed(rotations):
-        a_p, a_j = action[p], action[j]
-        action[p] = c * a_p - s * a_j
-        action[j] = s * a_p + c * a_j
+    sum_squares, _, action = rank_one_smoothed_part(d, u, rho, 0.0)  # φ₀ = max(0, ·)
     return sum_squares, action
 
 
