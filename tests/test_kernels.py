@@ -88,6 +88,41 @@ def test_gradient_matches_central_differences(kernel, rectangular):
         assert np.linalg.norm(G[:, :, i] - fd) / scale <= 1e-6, (i, np.linalg.norm(G[:, :, i] - fd) / scale)
 
 
+CONTRACTION_KERNELS = GRADIENT_KERNELS + [
+    ARDGaussian(ETA, eta_bounds="fixed"),
+    ARDSigmoid(2.0),
+    ARDGaussian(ETA * 3) * Epanechnikov(ETA * 4),
+    2.0 * ARDSigmoid(ETA) - ARDGaussian(ETA) ** 2,
+]
+
+
+@pytest.mark.parametrize("kernel", CONTRACTION_KERNELS, ids=lambda k: repr(k)[:40])
+@pytest.mark.parametrize("rectangular", [False, True])
+def test_contract_gradient_equals_inner_products_with_the_tensor(kernel, rectangular):
+    # Per-feature kernels contract by one GEMM (expanded squares); the reference is the tensor.
+    B = Y if rectangular else None
+    M = RNG.normal(size=(X.shape[0], (Y if rectangular else X).shape[0]))
+    _, G = kernel(X, B, eval_gradient=True)
+    expected = np.einsum("ab,abk->k", M, G)
+    got = kernel.contract_gradient(M, X, B)
+    assert got.shape == (kernel.n_dims,)
+    np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12 * np.abs(M).sum())
+
+
+def test_contract_gradient_on_far_away_points_keeps_the_gram_diagonal_exact():
+    # Coordinates of 1e4 with bandwidth 1: expanding (x − y)² would cancel to ~1e-8 per entry, but
+    # only the diagonal (x = y) has non-negligible kernel values, and there the difference is 0.
+    far = X + 1e4
+    kernel = ARDGaussian(np.ones(4))
+    expected = np.einsum("ab,abk->k", np.ones((13, 13)), kernel(far, eval_gradient=True)[1])
+    np.testing.assert_allclose(kernel.contract_gradient(np.ones((13, 13)), far), expected, atol=1e-12)
+
+
+def test_contract_gradient_checks_the_shape_of_M():
+    with pytest.raises(ValueError, match=r"M has shape \(13, 13\) but K\(X, Y\) has shape \(13, 7\)"):
+        Gaussian(1.0).contract_gradient(np.ones((13, 13)), X, Y)
+
+
 def test_fixed_hyperparameters_leave_theta():
     kernel = DeltaGaussian(0.5, 2.0, eta1_bounds="fixed")
     assert kernel.n_dims == 1

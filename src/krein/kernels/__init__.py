@@ -99,6 +99,5 @@ def make_kernel(kernel, name="kernel"):
             f"of {sorted(KERNEL_NAMES)}."
         )
     raise TypeError(
-        f"{name} must be a krein.kernels.Kernel, a kernel name or 'precomputed', "
-        f"got {type(kernel).__name__}."
+        f"{name} must be a krein.kernels.Kernel, a kernel name or 'precomputed', got {type(kernel).__name__}."
     )

@@ -77,6 +77,9 @@ class Sum(_Binary):
         K2, G2 = self.k2._value_and_gradient(X, Y)
         return K1 + K2, np.concatenate([G1, G2], axis=2)
 
+    def _contract_gradient(self, X, Y, M):
+        return np.concatenate([self.k1._contract_gradient(X, Y, M), self.k2._contract_gradient(X, Y, M)])
+
     def _diag(self, X):
         return self.k1._diag(X) + self.k2._diag(X)
 
@@ -96,6 +99,9 @@ class Difference(_Binary):
         K1, G1 = self.k1._value_and_gradient(X, Y)
         K2, G2 = self.k2._value_and_gradient(X, Y)
         return K1 - K2, np.concatenate([G1, -G2], axis=2)
+
+    def _contract_gradient(self, X, Y, M):
+        return np.concatenate([self.k1._contract_gradient(X, Y, M), -self.k2._contract_gradient(X, Y, M)])
 
     def _diag(self, X):
         return self.k1._diag(X) - self.k2._diag(X)
@@ -119,6 +125,13 @@ class Product(_Binary):
         K2, G2 = self.k2._value_and_gradient(X, Y)
         gradient = np.concatenate([G1 * K2[:, :, None], G2 * K1[:, :, None]], axis=2)
         return K1 * K2, gradient
+
+    def _contract_gradient(self, X, Y, M):
+        # ∂(K1 ∘ K2) = ∂K1 ∘ K2 + K1 ∘ ∂K2, and ⟨M, ∂K1 ∘ K2⟩ = ⟨M ∘ K2, ∂K1⟩.
+        K1, K2 = self.k1._block(X, Y), self.k2._block(X, Y)
+        return np.concatenate(
+            [self.k1._contract_gradient(X, Y, M * K2), self.k2._contract_gradient(X, Y, M * K1)]
+        )
 
     def _diag(self, X):
         return self.k1._diag(X) * self.k2._diag(X)
@@ -173,6 +186,11 @@ class Scaled(Kernel):
         parts = [K[:, :, None]] if not self._own_hyperparameters()[0].fixed else []
         return K, np.concatenate(parts + [float(self.scale) * G1], axis=2)
 
+    def _contract_gradient(self, X, Y, M):
+        scale = float(self.scale)
+        own = [] if self._own_hyperparameters()[0].fixed else [scale * np.sum(M * self.kernel._block(X, Y))]
+        return np.concatenate([own, scale * self.kernel._contract_gradient(X, Y, M)])
+
     def _diag(self, X):
         return float(self.scale) * self.kernel._diag(X)
 
@@ -210,6 +228,10 @@ class Power(Kernel):
         K1, G1 = self.kernel._value_and_gradient(X, Y)
         p = int(self.exponent)
         return K1**p, (p * K1 ** (p - 1))[:, :, None] * G1
+
+    def _contract_gradient(self, X, Y, M):
+        p = int(self.exponent)
+        return self.kernel._contract_gradient(X, Y, M * (p * self.kernel._block(X, Y) ** (p - 1)))
 
     def _diag(self, X):
         return self.kernel._diag(X) ** int(self.exponent)

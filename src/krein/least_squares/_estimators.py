@@ -179,8 +179,13 @@ class _KreinLeastSquares(KernelEstimatorMixin):
         target_means = self._target_means(Y)
         Y = Y - target_means
         representation, self.landmark_indices_ = nystroem_representation(
-            self.kernel_, X, n_components=self.n_components, landmarks=self.landmarks,
-            random_state=self.random_state, working_memory=self.working_memory, y=Y,
+            self.kernel_,
+            X,
+            n_components=self.n_components,
+            landmarks=self.landmarks,
+            random_state=self.random_state,
+            working_memory=self.working_memory,
+            y=Y,
         )
         if not is_precomputed(self.kernel):
             self.X_fit_ = X
@@ -295,8 +300,10 @@ class _KreinLeastSquares(KernelEstimatorMixin):
         points = self.landmark_indices_ if precomputed else self._landmark_points
         args = (self.kernel_, points, self.dual_coef_, self.intercept_, self.working_memory)
         if not _is_dask(X):
-            X = check_precomputed_test_kernel(X, self) if precomputed else validate_data(
-                self, X, reset=False, dtype=np.float64
+            X = (
+                check_precomputed_test_kernel(X, self)
+                if precomputed
+                else validate_data(self, X, reset=False, dtype=np.float64)
             )
             return _decision_in_blocks(X, *args)
         X = _check_dask_data(X, self.n_features_in_, type(self).__name__)
@@ -385,17 +392,11 @@ class _KreinLeastSquares(KernelEstimatorMixin):
         fixed_kernel = kernel == "precomputed" or not kernel.n_dims
         if fixed_kernel and cache is not None and "problem" in cache:
             problem, K_val = cache["problem"], cache["K_val"]
-            K_grad = K_val_grad = None
         else:
             if kernel == "precomputed":
                 K, K_val = check_square_kernel(X_train, "X_train"), np.asarray(X_val, dtype=float)
-                K_grad = K_val_grad = None
-            elif kernel.n_dims:
-                K, K_grad = kernel(X_train, eval_gradient=True)
-                K_val, K_val_grad = kernel(X_val, X_train, eval_gradient=True)
             else:
                 K, K_val = kernel(X_train), kernel(X_val, X_train)
-                K_grad = K_val_grad = None
             column_means = None
             if self.center:
                 K, column_means = center_kernel(K)
@@ -405,7 +406,13 @@ class _KreinLeastSquares(KernelEstimatorMixin):
             if fixed_kernel and cache is not None:
                 cache.update(problem=problem, K_val=K_val)
         solution = self._solve(problem, warn=False)
-        return problem.validation_loss_and_gradient(solution, K_val, Y_val, K_grad, K_val_grad)
+        if fixed_kernel:
+            return problem.validation_loss_and_gradient(solution, K_val, Y_val)
+
+        def kernel_gradient(G, G_val):  # ∂K and ∂K_val enter only through inner products
+            return kernel.contract_gradient(G, X_train) + kernel.contract_gradient(G_val, X_val, X_train)
+
+        return problem.validation_loss_and_gradient(solution, K_val, Y_val, kernel_gradient)
 
 
 class _RegressorTargets:
@@ -491,7 +498,9 @@ class _ClassifierTargets:
         scores = self.decision_function(X)
         if _is_dask(scores):
             return scores.map_blocks(
-                decision_to_labels, self.classes_, dtype=self.classes_.dtype,
+                decision_to_labels,
+                self.classes_,
+                dtype=self.classes_.dtype,
                 **({} if scores.ndim == 1 else {"drop_axis": 1}),
             )
         return decision_to_labels(scores, self.classes_)
@@ -597,8 +606,16 @@ class KreinRidge(_RidgeMixin, _RegressorTargets, _KreinLeastSquares, RegressorMi
     """
 
     def __init__(
-        self, kernel="gaussian", *, lambda_plus=1e-2, lambda_minus=1e-2, center=True, n_components=None,
-        landmarks="uniform", random_state=None, working_memory=None,
+        self,
+        kernel="gaussian",
+        *,
+        lambda_plus=1e-2,
+        lambda_minus=1e-2,
+        center=True,
+        n_components=None,
+        landmarks="uniform",
+        random_state=None,
+        working_memory=None,
     ):
         self.kernel = kernel
         self.lambda_plus = lambda_plus
@@ -631,8 +648,16 @@ class KreinRidgeClassifier(
     """
 
     def __init__(
-        self, kernel="gaussian", *, lambda_plus=1e-2, lambda_minus=1e-2, center=True, n_components=None,
-        landmarks="uniform", random_state=None, working_memory=None,
+        self,
+        kernel="gaussian",
+        *,
+        lambda_plus=1e-2,
+        lambda_minus=1e-2,
+        center=True,
+        n_components=None,
+        landmarks="uniform",
+        random_state=None,
+        working_memory=None,
     ):
         self.kernel = kernel
         self.lambda_plus = lambda_plus
@@ -693,9 +718,18 @@ class VarianceConstrainedKrein(
     }
 
     def __init__(
-        self, kernel="gaussian", *, lambda_plus=1e-2, lambda_minus=1e-2, radius=None,
-        regularization="decomposition", center=True, n_components=None, landmarks="uniform",
-        random_state=None, working_memory=None,
+        self,
+        kernel="gaussian",
+        *,
+        lambda_plus=1e-2,
+        lambda_minus=1e-2,
+        radius=None,
+        regularization="decomposition",
+        center=True,
+        n_components=None,
+        landmarks="uniform",
+        random_state=None,
+        working_memory=None,
     ):
         self.kernel = kernel
         self.lambda_plus = lambda_plus
@@ -734,9 +768,18 @@ class VarianceConstrainedKreinClassifier(
     _parameter_constraints = VarianceConstrainedKrein._parameter_constraints
 
     def __init__(
-        self, kernel="gaussian", *, lambda_plus=1e-2, lambda_minus=1e-2, radius=None,
-        regularization="decomposition", center=True, n_components=None, landmarks="uniform",
-        random_state=None, working_memory=None,
+        self,
+        kernel="gaussian",
+        *,
+        lambda_plus=1e-2,
+        lambda_minus=1e-2,
+        radius=None,
+        regularization="decomposition",
+        center=True,
+        n_components=None,
+        landmarks="uniform",
+        random_state=None,
+        working_memory=None,
     ):
         self.kernel = kernel
         self.lambda_plus = lambda_plus

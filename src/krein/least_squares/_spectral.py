@@ -119,8 +119,13 @@ class SpectralProblem:
         if radius is None:
             denominator = (c + sigma)[:, None] * np.ones(n_targets)
             return SpectralSolution(
-                c, b / denominator, denominator, -np.ones(n_targets), np.full(n_targets, np.nan),
-                np.zeros(n_targets, bool), None,
+                c,
+                b / denominator,
+                denominator,
+                -np.ones(n_targets),
+                np.full(n_targets, np.nan),
+                np.zeros(n_targets, bool),
+                None,
             )
         radius = np.broadcast_to(np.asarray(radius, dtype=float), (n_targets,)).copy()
         w = c / sigma
@@ -152,7 +157,7 @@ class SpectralProblem:
         return alpha, self.target_means - self.column_means @ alpha
 
     # ------------------------------------------------------------------ hypergradients
-    def validation_loss_and_gradient(self, solution, K_val, y_val, K_grad=None, K_val_grad=None):
+    def validation_loss_and_gradient(self, solution, K_val, y_val, kernel_gradient=None):
         """Validation mean squared error and its gradient (Sec. 3.3, Eq. (8), Appendix E.2).
 
         Parameters
@@ -162,10 +167,11 @@ class SpectralProblem:
         K_val : ndarray of shape (m, n)
             Uncentred validation-versus-training kernel rows.
         y_val : ndarray of shape (m, t)
-        K_grad : ndarray of shape (n, n, p), optional
-            ∂K/∂θ of the uncentred training kernel (log kernel hyperparameters).
-        K_val_grad : ndarray of shape (m, n, p), optional
-            ∂K_val/∂θ.
+        kernel_gradient : callable, optional
+            ``kernel_gradient(G, G_val)`` returns ``⟨G, ∂K/∂θ⟩ + ⟨G_val, ∂K_val/∂θ⟩`` for the ``p``
+            log kernel hyperparameters θ, with K the uncentred training kernel (for example
+            through :meth:`krein.kernels.Kernel.contract_gradient`). The gradient is linear in
+            ∂K, so one call serves all targets.
 
         Returns
         -------
@@ -185,9 +191,10 @@ class SpectralProblem:
             )
         U, sigma, c = rep.vectors, rep.values, solution.weights
         constrained = solution.radius is not None
-        n_kernel = 0 if K_grad is None else K_grad.shape[2]
         n_targets = y_val.shape[1]
-        total_loss, total_gradient = 0.0, np.zeros(2 + constrained + n_kernel)
+        total_loss, total_gradient = 0.0, np.zeros(2 + constrained)
+        if kernel_gradient is not None:
+            G_train, G_val = np.zeros((self.n_samples, self.n_samples)), np.zeros(K_val.shape)
         alphas, intercepts = self.dual_coef(solution)
         for j in range(n_targets):
             alpha, a, b = alphas[:, j], solution.alpha_hat[:, j], self.projections[:, j]
@@ -213,23 +220,20 @@ class SpectralProblem:
             if constrained:
                 R2 = self.n_samples * solution.radius[j] ** 2
                 gradient.append(T * R2 / D)
-            if n_kernel:
-                gradient.extend(
-                    self._kernel_gradient(
-                        U, sigma, c, f, mu, b, u, tau, t_hat, T, D, self.targets[:, j], K_grad
-                    )
-                    + (2.0 / m) * np.einsum("i,ijk,j->k", error, K_val_grad, alpha)
-                    - (
-                        (2.0 / m) * error.sum() * np.einsum("abk,b->k", K_grad, alpha) / self.n_samples
-                        if self.column_means is not None
-                        else 0.0
-                    )
-                )
             total_gradient += np.asarray(gradient)
+            if kernel_gradient is not None:
+                G_train += self._implicit_gradient_matrix(
+                    U, sigma, c, f, mu, b, u, tau, t_hat, T, D, self.targets[:, j]
+                )
+                G_val += (2.0 / m) * np.outer(error, alpha)  # the explicit K_val in the predictions
+                if self.column_means is not None:  # the training column means in the intercept
+                    G_train -= ((2.0 / m) * error.sum() / self.n_samples) * alpha[None, :]
+        if kernel_gradient is not None:
+            total_gradient = np.concatenate([total_gradient, kernel_gradient(G_train, G_val)])
         return total_loss / n_targets, total_gradient / n_targets
 
-    def _kernel_gradient(self, U, sigma, c, f, mu, b, u, tau, t_hat, T, D, y, K_grad):
-        """⟨G, ∂K_c/∂θ⟩ for the implicit part of the gradient (α through K_c, and μ through r).
+    def _implicit_gradient_matrix(self, U, sigma, c, f, mu, b, u, tau, t_hat, T, D, y):
+        """The ``G`` with ``⟨G, ∂K/∂θ⟩`` the implicit part of the gradient (α through K_c, μ through r).
 
         ``G = V (Γ ∘ (τ̂ ŷᵀ)) Vᵀ`` with Γ the divided differences of ``f(σ) = 1/(c(σ) − μσ)`` over the
         full eigenbasis V = [U, W] of K_c, eigenvalues outside U treated as zero (the model has no
@@ -271,4 +275,4 @@ class SpectralProblem:
         if self.column_means is not None:  # ⟨G, H dK H⟩ = ⟨H G H, dK⟩
             G -= G.mean(axis=0)[None, :]
             G -= G.mean(axis=1)[:, None]
-        return np.einsum("ab,abk->k", G, K_grad)
+        return G
