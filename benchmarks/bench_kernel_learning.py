@@ -53,13 +53,16 @@ def main():
 
     print(f"n = {args.n}, d = {args.d}, p = {args.p} Gaussian base kernels, lam = {args.lam}")
     sk_time, _ = timed(
-        lambda: [KernelRidge(kernel="rbf", gamma=1.0 / (2 * eta**2), alpha=args.lam).fit(X, y) for eta in etas]
+        lambda: [
+            KernelRidge(kernel="rbf", gamma=1.0 / (2 * eta**2), alpha=args.lam).fit(X, y) for eta in etas
+        ]
     )
     print(f"  sklearn KernelRidge, {args.p} independent fits:           {sk_time:8.2f} s")
 
     for solver in ("pgd", "riia"):
-        model = KernelLearningRidge(kernels=kernels, solver=solver, lam=args.lam, max_iter=args.max_iter,
-                                    tol=1e-4, beta=1.0)
+        model = KernelLearningRidge(
+            kernels=kernels, solver=solver, lam=args.lam, max_iter=args.max_iter, tol=1e-4, beta=1.0
+        )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             kl_time, _ = timed(lambda model=model: model.fit(X, y))
@@ -74,12 +77,16 @@ def main():
     eval_time, _ = timed(lambda: objective.evaluate(mu), repeat=3)
     A = np.tensordot(mu, stack, axes=1) + args.lam * np.eye(args.n)
     chol_time, _ = timed(lambda: cho_factor(A, lower=True, check_finite=False), repeat=3)
-    print(f"  one objective evaluation (d = 1): {eval_time * 1e3:7.1f} ms; one Cholesky: {chol_time * 1e3:7.1f} ms;"
-          f"   ratio = {eval_time / chol_time:.2f}")
+    print(
+        f"  one objective evaluation (d = 1): {eval_time * 1e3:7.1f} ms; one Cholesky: {chol_time * 1e3:7.1f} ms;"
+        f"   ratio = {eval_time / chol_time:.2f}"
+    )
     objective2 = RidgeObjective(KernelCombination(stack, 2), y, args.lam)
     eval2_time, _ = timed(lambda: objective2.evaluate(mu), repeat=3)
-    print(f"  one objective evaluation (d = 2): {eval2_time * 1e3:7.1f} ms;"
-          f"   ratio to one Cholesky = {eval2_time / chol_time:.2f}")
+    print(
+        f"  one objective evaluation (d = 2): {eval2_time * 1e3:7.1f} ms;"
+        f"   ratio to one Cholesky = {eval2_time / chol_time:.2f}"
+    )
 
 
 if __name__ == "__main__":

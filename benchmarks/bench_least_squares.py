@@ -47,26 +47,40 @@ def main():
 
     eigh = best_time(lambda: scipy.linalg.eigh(K), args.repeats)
     vc = best_time(
-        lambda: VarianceConstrainedKrein("precomputed", lambda_plus=1e-3, lambda_minus=1e-2, radius=0.5).fit(K, y),
+        lambda: VarianceConstrainedKrein("precomputed", lambda_plus=1e-3, lambda_minus=1e-2, radius=0.5).fit(
+            K, y
+        ),
         args.repeats,
     )
     grid = [
         {"lambda_plus": a, "lambda_minus": b, "radius": r}
-        for a in np.logspace(-4, -1, 5) for b in np.logspace(-4, -1, 5) for r in (0.3, 0.6)
+        for a in np.logspace(-4, -1, 5)
+        for b in np.logspace(-4, -1, 5)
+        for r in (0.3, 0.6)
     ]
     path = best_time(lambda: VarianceConstrainedKrein("precomputed").fit_path(K, y, grid), args.repeats)
-    ridge = best_time(lambda: KreinRidge("precomputed", lambda_plus=1e-3, lambda_minus=1e-3).fit(K, y), args.repeats)
+    ridge = best_time(
+        lambda: KreinRidge("precomputed", lambda_plus=1e-3, lambda_minus=1e-3).fit(K, y), args.repeats
+    )
     alpha = args.n * 1e-3  # the same regularization for λ₊ = λ₋ on the flip spectrum
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # scikit-learn warns that it falls back to lstsq
-        sklearn_ridge = best_time(lambda: KernelRidge(alpha=alpha, kernel="precomputed").fit(K, y), args.repeats)
+        sklearn_ridge = best_time(
+            lambda: KernelRidge(alpha=alpha, kernel="precomputed").fit(K, y), args.repeats
+        )
 
     print(f"scipy.linalg.eigh                         {eigh:8.3f} s")
-    print(f"VarianceConstrainedKrein.fit              {vc:8.3f} s   ratio to eigh {vc / eigh:5.2f}  (target ≤ 1.3)")
-    print(f"fit_path, {len(grid)} (λ₊, λ₋, r) settings      {path:8.3f} s   ratio to eigh {path / eigh:5.2f}  (target ≤ 1.5)")
+    print(
+        f"VarianceConstrainedKrein.fit              {vc:8.3f} s   ratio to eigh {vc / eigh:5.2f}  (target ≤ 1.3)"
+    )
+    print(
+        f"fit_path, {len(grid)} (λ₊, λ₋, r) settings      {path:8.3f} s   ratio to eigh {path / eigh:5.2f}  (target ≤ 1.5)"
+    )
     print(f"KreinRidge.fit                            {ridge:8.3f} s")
-    print(f"sklearn KernelRidge(precomputed).fit      {sklearn_ridge:8.3f} s   "
-          f"KernelRidge / KreinRidge {sklearn_ridge / ridge:5.2f}  (target > 1)")
+    print(
+        f"sklearn KernelRidge(precomputed).fit      {sklearn_ridge:8.3f} s   "
+        f"KernelRidge / KreinRidge {sklearn_ridge / ridge:5.2f}  (target > 1)"
+    )
 
 
 if __name__ == "__main__":

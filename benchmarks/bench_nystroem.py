@@ -78,7 +78,7 @@ def gram_by_gemm(n, d, m):
     gram = np.zeros((right.shape[1],) * 2)
     step = block_rows(m, WORKING_MEMORY, copies=2)
     for first in range(0, n, step):
-        features = kernel(X[first:first + step], Z) @ right
+        features = kernel(X[first : first + step], Z) @ right
         gram += features.T @ features
     return time.perf_counter() - start, _rss_mib() - base, float(np.trace(gram))
 
@@ -90,8 +90,14 @@ def streamed_krein_ridge(n, d, m, lambda_plus=1e-3, lambda_minus=1e-3):
     X, y = _data(n, d)
     base = _rss_mib()
     start = time.perf_counter()
-    model = KreinRidge(_delta_gauss(d), lambda_plus=lambda_plus, lambda_minus=lambda_minus, n_components=m,
-                       random_state=0, working_memory=WORKING_MEMORY).fit(X, y)
+    model = KreinRidge(
+        _delta_gauss(d),
+        lambda_plus=lambda_plus,
+        lambda_minus=lambda_minus,
+        n_components=m,
+        random_state=0,
+        working_memory=WORKING_MEMORY,
+    ).fit(X, y)
     seconds = time.perf_counter() - start
     assert model.representation_.vectors is None  # streamed: no n×r array was held
     return seconds, _rss_mib() - base, "KreinRidge(n_components=1000, working_memory=...).fit"
@@ -105,8 +111,9 @@ def krein_classifier(n, d, m, eta):
     X, y = _data(n, d, classes=True)
     base = _rss_mib()
     start = time.perf_counter()
-    model = KreinRidgeClassifier(Gaussian(eta), lambda_plus=1e-4, lambda_minus=1e-4, n_components=m,
-                                 random_state=0).fit(X, y)
+    model = KreinRidgeClassifier(
+        Gaussian(eta), lambda_plus=1e-4, lambda_minus=1e-4, n_components=m, random_state=0
+    ).fit(X, y)
     seconds = time.perf_counter() - start
     return seconds, _rss_mib() - base, float(model.score(X[:20000], y[:20000]))
 
@@ -119,8 +126,10 @@ def sklearn_classifier(n, d, m, eta):
     X, y = _data(n, d, classes=True)
     base = _rss_mib()
     start = time.perf_counter()
-    model = make_pipeline(Nystroem(kernel="rbf", gamma=1 / (2 * eta**2), n_components=m, random_state=0),
-                          RidgeClassifier(alpha=1e-4 * n)).fit(X, y)
+    model = make_pipeline(
+        Nystroem(kernel="rbf", gamma=1 / (2 * eta**2), n_components=m, random_state=0),
+        RidgeClassifier(alpha=1e-4 * n),
+    ).fit(X, y)
     seconds = time.perf_counter() - start
     return seconds, _rss_mib() - base, float(model.score(X[:20000], y[:20000]))
 
@@ -149,13 +158,23 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every n by this factor")
     parser.add_argument("--cases", type=int, nargs="*", default=[1, 2, 3])
-    parser.add_argument("--repeat", type=int, default=1,
-                        help="alternate the two sides this many times and keep each one's fastest run")
-    parser.add_argument("--blas-threads", type=int, default=None,
-                        help="BLAS threads for both sides (e.g. 1 on a machine shared with other jobs)")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="alternate the two sides this many times and keep each one's fastest run",
+    )
+    parser.add_argument(
+        "--blas-threads",
+        type=int,
+        default=None,
+        help="BLAS threads for both sides (e.g. 1 on a machine shared with other jobs)",
+    )
     args = parser.parse_args()
     d, m = 20, 1000
-    print(f"BLAS threads: {args.blas_threads or 'library default'}; fastest of {args.repeat} alternating runs")
+    print(
+        f"BLAS threads: {args.blas_threads or 'library default'}; fastest of {args.repeat} alternating runs"
+    )
 
     if 1 in args.cases:
         n = int(1_000_000 * args.scale)
@@ -166,32 +185,51 @@ def main():
         print(f"[1] n={n}, d={d}, m={m}, DELTA-GAUSS, working_memory={WORKING_MEMORY} MiB ({how})")
         print(f"    chunked GEMM Gram: {gemm_s:.1f} s; streamed Kreĭn ridge fit: {fit_s:.1f} s")
         print(f"    time ratio fit / GEMM Gram = {fit_s / gemm_s:.2f} (target ≤ 2)")
-        print(f"    peak memory beyond the data ({data_mib:.0f} MiB): fit {fit_mib:.0f} MiB, "
-              f"GEMM Gram {gemm_mib:.0f} MiB (target ≤ 1536 MiB)")
+        print(
+            f"    peak memory beyond the data ({data_mib:.0f} MiB): fit {fit_mib:.0f} MiB, "
+            f"GEMM Gram {gemm_mib:.0f} MiB (target ≤ 1536 MiB)"
+        )
 
     if 2 in args.cases:
         n = int(200_000 * args.scale)
         eta = np.sqrt(d)
         (ours_s, ours_mib, ours_acc), (peer_s, peer_mib, peer_acc) = _measure_pair(
-            krein_classifier, sklearn_classifier, (n, d, m, eta), (n, d, m, eta), args.blas_threads, args.repeat
+            krein_classifier,
+            sklearn_classifier,
+            (n, d, m, eta),
+            (n, d, m, eta),
+            args.blas_threads,
+            args.repeat,
         )
         print(f"[2] n={n}, d={d}, m={m}, Gaussian(eta={eta:.2f}) for both")
-        print(f"    KreinRidgeClassifier: {ours_s:.1f} s, {ours_mib:.0f} MiB, train acc {ours_acc:.3f}; "
-              f"sklearn Nystroem+RidgeClassifier: {peer_s:.1f} s, {peer_mib:.0f} MiB, train acc {peer_acc:.3f}")
-        print(f"    time ratio krein / sklearn = {ours_s / peer_s:.2f} (target ≤ 1); "
-              f"memory ratio = {ours_mib / peer_mib:.2f}")
+        print(
+            f"    KreinRidgeClassifier: {ours_s:.1f} s, {ours_mib:.0f} MiB, train acc {ours_acc:.3f}; "
+            f"sklearn Nystroem+RidgeClassifier: {peer_s:.1f} s, {peer_mib:.0f} MiB, train acc {peer_acc:.3f}"
+        )
+        print(
+            f"    time ratio krein / sklearn = {ours_s / peer_s:.2f} (target ≤ 1); "
+            f"memory ratio = {ours_mib / peer_mib:.2f}"
+        )
 
     if 3 in args.cases:
         n = int(100_000 * args.scale)
         (one_s, one_mib, (one_top, one_orth)), (gs_s, gs_mib, (gs_top, gs_orth)) = _measure_pair(
-            eigendecomposition, eigendecomposition, ("one-shot", n, d, m), ("gisbrecht-schleif", n, d, m),
-            args.blas_threads, args.repeat,
+            eigendecomposition,
+            eigendecomposition,
+            ("one-shot", n, d, m),
+            ("gisbrecht-schleif", n, d, m),
+            args.blas_threads,
+            args.repeat,
         )
-        print(f"[3] n={n}, m={m}, DELTA-GAUSS: one-shot {one_s:.2f} s ({one_mib:.0f} MiB), "
-              f"Gisbrecht–Schleif {gs_s:.2f} s ({gs_mib:.0f} MiB)")
-        print(f"    time ratio Gisbrecht–Schleif / one-shot = {gs_s / one_s:.2f} (flop counts predict ~2); "
-              f"top eigenvalue {one_top:.6g} vs {gs_top:.6g}; "
-              f"max |ŨᵀŨ − I| (top 50) {one_orth:.1e} vs {gs_orth:.1e}")
+        print(
+            f"[3] n={n}, m={m}, DELTA-GAUSS: one-shot {one_s:.2f} s ({one_mib:.0f} MiB), "
+            f"Gisbrecht–Schleif {gs_s:.2f} s ({gs_mib:.0f} MiB)"
+        )
+        print(
+            f"    time ratio Gisbrecht–Schleif / one-shot = {gs_s / one_s:.2f} (flop counts predict ~2); "
+            f"top eigenvalue {one_top:.6g} vs {gs_top:.6g}; "
+            f"max |ŨᵀŨ − I| (top 50) {one_orth:.1e} vs {gs_orth:.1e}"
+        )
 
 
 if __name__ == "__main__":

@@ -59,12 +59,15 @@ def balanced_problem(n, seed=0):
 def pg_iteration_vs_eigh(n):
     for label, (K, y) in (("sigmoid kernel", sigmoid_problem(n)), ("50/50 spectrum", balanced_problem(n))):
         values = np.linalg.eigvalsh(K)
-        print(f"[1] n = {n}: {label}, {np.mean(values < 0):.0%} negative eigenvalues, "
-              f"iota = {np.abs(values[values < 0]).sum() / np.abs(values).sum():.3f}")
+        print(
+            f"[1] n = {n}: {label}, {np.mean(values < 0):.0%} negative eigenvalues, "
+            f"iota = {np.abs(values[values < 0]).sum() / np.abs(values).sum():.3f}"
+        )
         t_eigh = best_of(lambda: scipy.linalg.eigh(K))  # noqa: B023
         labels = y.astype(float)
-        problem = ProxyKernelProblem(KernelSpectrum(K), 10.0, np.ones(n), np.arange(n), labels, labels,
-                                     np.full(n, 1.0), 0.0, None)
+        problem = ProxyKernelProblem(
+            KernelSpectrum(K), 10.0, np.ones(n), np.arange(n), labels, labels, np.full(n, 1.0), 0.0, None
+        )
         alpha = project_box_hyperplane(np.random.default_rng(1).uniform(0, 1, n), labels, 1.0)
 
         def iteration():
@@ -72,8 +75,10 @@ def pg_iteration_vs_eigh(n):
             project_box_hyperplane(alpha + 1e-3 * gradient, labels, 1.0)  # noqa: B023
 
         t_iter = best_of(iteration, repeat=5)
-        print(f"    scipy.linalg.eigh: {t_eigh:.3f} s; one PG iteration: {t_iter * 1e3:.1f} ms; "
-              f"ratio iteration/eigh = 1/{t_eigh / t_iter:.1f} (target: at most 1/20)")
+        print(
+            f"    scipy.linalg.eigh: {t_eigh:.3f} s; one PG iteration: {t_iter * 1e3:.1f} ms; "
+            f"ratio iteration/eigh = 1/{t_eigh / t_iter:.1f} (target: at most 1/20)"
+        )
 
 
 def fit_vs_svc(n):
@@ -85,10 +90,14 @@ def fit_vs_svc(n):
     clipped = SpectrumTransformer("clip").fit_transform(K)
     t_clip = time.perf_counter() - start
     t_svc = best_of(lambda: SVC(kernel="precomputed").fit(clipped, y), repeat=1)
-    print(f"[2] n = {n}: IndefiniteSVC fit {t_fit:.2f} s ({model.n_iter_} iterations, gap "
-          f"{model.gap_history_[-1]:.1e}); SVC on clipped kernel {t_svc:.2f} s (+ clipping {t_clip:.2f} s)")
-    print(f"    ratio IndefiniteSVC / (clip + SVC) = {t_fit / (t_clip + t_svc):.1f}; "
-          f"IndefiniteSVC / SVC alone = {t_fit / t_svc:.1f}")
+    print(
+        f"[2] n = {n}: IndefiniteSVC fit {t_fit:.2f} s ({model.n_iter_} iterations, gap "
+        f"{model.gap_history_[-1]:.1e}); SVC on clipped kernel {t_svc:.2f} s (+ clipping {t_clip:.2f} s)"
+    )
+    print(
+        f"    ratio IndefiniteSVC / (clip + SVC) = {t_fit / (t_clip + t_svc):.1f}; "
+        f"IndefiniteSVC / SVC alone = {t_fit / t_svc:.1f}"
+    )
 
 
 def solvers_vs_n(sizes, exchange_sizes):
@@ -104,7 +113,9 @@ def solvers_vs_n(sizes, exchange_sizes):
             start = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                IndefiniteSVC(kernel="precomputed", C=10.0, rho=10.0, tol=1e-3, solver=solver, max_iter=2000).fit(K, y)
+                IndefiniteSVC(
+                    kernel="precomputed", C=10.0, rho=10.0, tol=1e-3, solver=solver, max_iter=2000
+                ).fit(K, y)
             row.append(f"{time.perf_counter() - start:7.2f}")
         print(f"    {n:<5} " + " ".join(row))
 

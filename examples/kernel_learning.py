@@ -37,8 +37,10 @@ def main(seed=0):
         model.fit(X_train, y_train)
         history = model.objective_history_
         errors[f"learned, degree {degree}"] = error(model, X_test, y_test)
-        print(f"degree {degree}: F(μ) {history[0]:.4g} → {history[-1]:.4g} in {model.n_iter_} iterations; "
-              f"μ = {np.round(model.weights_, 3)}; test error {error(model, X_test, y_test):.3f}")
+        print(
+            f"degree {degree}: F(μ) {history[0]:.4g} → {history[-1]:.4g} in {model.n_iter_} iterations; "
+            f"μ = {np.round(model.weights_, 3)}; test error {error(model, X_test, y_test):.3f}"
+        )
     for eta, kernel in zip(BANDWIDTHS, kernels, strict=True):  # each base kernel alone (scikit-learn)
         single = KernelRidge(alpha=0.1, kernel="precomputed").fit(kernel(X_train), y_train)
         test_error = np.mean(np.sign(single.predict(kernel(X_test, X_train))) != y_test)

@@ -34,14 +34,22 @@ def main(n=1_000_000, d=5, n_landmarks=100, lam=1e-6, working_memory=64, seed=0)
     kernel = DeltaGaussian(eta1=1.0, eta2=2.0)  # exp(−‖x−x'‖²/2) − exp(−‖x−x'‖²/8): indefinite
 
     start = time.perf_counter()
-    model = KreinRidge(kernel, lambda_plus=lam, lambda_minus=lam, n_components=n_landmarks,
-                       random_state=seed, working_memory=working_memory).fit(X, y)
+    model = KreinRidge(
+        kernel,
+        lambda_plus=lam,
+        lambda_minus=lam,
+        n_components=n_landmarks,
+        random_state=seed,
+        working_memory=working_memory,
+    ).fit(X, y)
     seconds = time.perf_counter() - start
 
     values = model.eigenvalues_  # signed eigenvalues of the rank-m approximation K̃
     rmse = np.sqrt(np.mean((model.predict(X_test) - y_test) ** 2))
-    print(f"n = {n:,} points, m = {n_landmarks} landmarks, blocks of ≤ {working_memory} MiB: "
-          f"fit {seconds:.1f} s")
+    print(
+        f"n = {n:,} points, m = {n_landmarks} landmarks, blocks of ≤ {working_memory} MiB: "
+        f"fit {seconds:.1f} s"
+    )
     print(f"signed spectrum of K̃: {np.sum(values > 0)} positive, {np.sum(values < 0)} negative eigenvalues")
     print(f"test RMSE {rmse:.3f} (standard deviation of the test targets {y_test.std():.3f})")
     return rmse, y_test.std()

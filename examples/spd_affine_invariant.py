@@ -33,17 +33,21 @@ def main(seed=0):
     sigma2 = np.median(D_train[np.triu_indices_from(D_train, k=1)] ** 2)  # bandwidth from training data
     K_train, K_test = geodesic_gaussian(D_train, sigma2), geodesic_gaussian(D_test, sigma2)
     summary = spectrum_summary(K_train)
-    print(f"japanesevowels: {covariances.shape[1]}×{covariances.shape[2]} covariances, {len(train)} train; "
-          f"affine-invariant Gaussian kernel: {summary['n_negative']} negative eigenvalues "
-          f"(smallest {summary['min_eigenvalue']:.3g}), ι = {summary['indefiniteness']:.1e}")
+    print(
+        f"japanesevowels: {covariances.shape[1]}×{covariances.shape[2]} covariances, {len(train)} train; "
+        f"affine-invariant Gaussian kernel: {summary['n_negative']} negative eigenvalues "
+        f"(smallest {summary['min_eigenvalue']:.3g}), ι = {summary['indefiniteness']:.1e}"
+    )
 
     model = IndefiniteLogisticRegression(kernel="precomputed", lam=1e-2, random_state=seed)
     model.fit(K_train, labels[train])
     probabilities = model.predict_proba(K_test)  # one column per class, rows sum to 1
     true_class = np.searchsorted(model.classes_, labels[test])
     accuracy = model.score(K_test, labels[test])
-    print(f"IKLR test accuracy {accuracy:.3f}; mean probability of the true "
-          f"class {probabilities[np.arange(len(test)), true_class].mean():.3f}")
+    print(
+        f"IKLR test accuracy {accuracy:.3f}; mean probability of the true "
+        f"class {probabilities[np.arange(len(test)), true_class].mean():.3f}"
+    )
     return accuracy, probabilities
 
 

@@ -36,8 +36,10 @@ def main(n_samples=600, seed=0):
     D_train /= scale
     D_test = edit_distances(list(strings[test]), list(strings[train])) / scale
     K_train = DoubleCentering().fit_transform(D_train)
-    print(f"splice strings: {len(train)} train, {len(test)} test; ι of the training kernel = "
-          f"{indefiniteness(K_train):.3f}")
+    print(
+        f"splice strings: {len(train)} train, {len(test)} test; ι of the training kernel = "
+        f"{indefiniteness(K_train):.3f}"
+    )
 
     krein = make_pipeline(DoubleCentering(), KreinRidgeClassifier(kernel="precomputed"))
     krein_grid = {

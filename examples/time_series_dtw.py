@@ -26,8 +26,10 @@ def main(seed=0):
     series, labels = np.asarray(data.data, dtype=float), np.asarray(data.target)
     D = dtw_distances(series)  # all pairs once; cross-validation slices train × train and test × train
     summary = spectrum_summary(DoubleCentering().fit_transform(D))
-    print(f"gunpoint: {len(labels)} series of length {series.shape[1]}; {summary['n_negative']} negative "
-          f"eigenvalues, ι = {summary['indefiniteness']:.3f}")
+    print(
+        f"gunpoint: {len(labels)} series of length {series.shape[1]}; {summary['n_negative']} negative "
+        f"eigenvalues, ι = {summary['indefiniteness']:.3f}"
+    )
 
     folds = StratifiedKFold(n_splits=5, shuffle=True, random_state=seed)
     models = {

@@ -52,9 +52,12 @@ def test_only_is_refused_by_experiments_without_tasks(tmp_path):
 def test_only_runs_a_subset(tmp_path, monkeypatch):
     from krein.experiments import oglic2018
 
-    monkeypatch.setattr(oglic2018, "QUICK_SEARCH", {"inner_folds": 2, "n_restarts": 1, "restart_iter": 2,
-                                                     "max_iter": 2})
-    assert main(["reproduce", "oglic2018-table3", "--quick", "--only", "haberman", "--out", str(tmp_path)]) == 0
+    monkeypatch.setattr(
+        oglic2018, "QUICK_SEARCH", {"inner_folds": 2, "n_restarts": 1, "restart_iter": 2, "max_iter": 2}
+    )
+    assert (
+        main(["reproduce", "oglic2018-table3", "--quick", "--only", "haberman", "--out", str(tmp_path)]) == 0
+    )
     assert (tmp_path / "oglic2018-table3-classification.md").is_file()
     assert not (tmp_path / "oglic2018-table3-regression.md").exists()
     assert len(list((tmp_path / "cells").glob("haberman-*.json"))) == 18  # 6 kernels × 3 folds

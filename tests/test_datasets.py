@@ -30,7 +30,10 @@ def _readme_table():
         if len(cells) == 7 and cells[1] in ("classification", "regression"):
             name, task, kind, n, d, k, counts = cells
             rows[name] = {
-                "task": task, "kind": kind, "n": int(n), "d": d,
+                "task": task,
+                "kind": kind,
+                "n": int(n),
+                "d": d,
                 "classes": None if k == "-" else int(k),
                 "counts": None if counts == "-" else [int(c) for c in counts.split("/")],
             }
@@ -211,8 +214,15 @@ def test_make_krein_regression_errors():
 
 @pytest.mark.parametrize(
     "name, method",
-    [("heart", None), ("splice-strings", None), ("gunpoint", None), ("basicmotions", None),
-     ("digits-3v5", None), ("digits-3v5", "tangent"), ("japanesevowels", None)],
+    [
+        ("heart", None),
+        ("splice-strings", None),
+        ("gunpoint", None),
+        ("basicmotions", None),
+        ("digits-3v5", None),
+        ("digits-3v5", "tangent"),
+        ("japanesevowels", None),
+    ],
 )
 def test_natural_kernel(name, method):
     K, y, desc = natural_kernel(name, method=method, max_samples=60, random_state=0)

@@ -53,8 +53,7 @@ def naive_dtw(a, b) -> float:
 
 def naive_hausdorff(P, Q) -> float:
     def h(X, Y):
-        return max(min(sum((x - y) ** 2 for x, y in zip(p, q, strict=True)) ** 0.5 for q in Y)
-                   for p in X)
+        return max(min(sum((x - y) ** 2 for x, y in zip(p, q, strict=True)) ** 0.5 for q in Y) for p in X)
 
     return max(h(P, Q), h(Q, P))
 
@@ -91,8 +90,7 @@ def test_edit_distances_tiles_and_threads_agree():
     tiled = edit_distances(A, working_memory=1e-4, n_jobs=2)
     assert_allclose(tiled, full)
     norm = edit_distances(A[:5], A[5:9], normalized=True)
-    ref = np.array([[naive_levenshtein(a, b) / max(len(a), len(b), 1) for b in A[5:9]]
-                    for a in A[:5]])
+    ref = np.array([[naive_levenshtein(a, b) / max(len(a), len(b), 1) for b in A[5:9]] for a in A[:5]])
     assert_allclose(norm, ref)
 
 
@@ -148,8 +146,10 @@ def test_hausdorff_matches_naive(variant):
     if variant == "max":
         ref = np.array([[naive_hausdorff(p.tolist(), q.tolist()) for q in B] for p in A])
     else:
+
         def hbar(P, Q):
             return cdist(P, Q).min(axis=1).mean()
+
         ref = np.array([[max(hbar(p, q), hbar(q, p)) for q in B] for p in A])
     assert_allclose(D, ref, rtol=1e-12)
     S = hausdorff_distances(A, variant=variant, working_memory=1e-5)
@@ -173,8 +173,7 @@ def test_spd_distances_match_definitions():
     rng = np.random.default_rng(5)
     A, B = random_spd(rng, 5, 4), random_spd(rng, 3, 4)
     D = spd_distances(A, B)
-    ref = np.array([[np.sqrt(np.sum(np.log(eigh(b, a, eigvals_only=True)) ** 2)) for b in B]
-                    for a in A])
+    ref = np.array([[np.sqrt(np.sum(np.log(eigh(b, a, eigvals_only=True)) ** 2)) for b in B] for a in A])
     assert_allclose(D, ref, rtol=1e-10)
     L = spd_distances(A, B, metric="log_euclidean")
     ref_l = np.array([[np.linalg.norm(logm(a).real - logm(b).real) for b in B] for a in A])
@@ -197,8 +196,12 @@ def test_affine_invariant_distance_is_congruence_invariant(seed, d):
     # the log-Euclidean distance is only invariant under orthogonal congruence
     Q, _ = np.linalg.qr(rng.normal(size=(d, d)))
     R = Q @ S @ Q.T
-    assert_allclose(spd_distances(R, metric="log_euclidean"),
-                    spd_distances(S, metric="log_euclidean"), rtol=1e-7, atol=1e-8)
+    assert_allclose(
+        spd_distances(R, metric="log_euclidean"),
+        spd_distances(S, metric="log_euclidean"),
+        rtol=1e-7,
+        atol=1e-8,
+    )
 
 
 def test_spd_errors():
@@ -226,8 +229,10 @@ def test_geodesic_gaussian_kernels_on_japanese_vowels():
     sigma2 = np.median(D_ai[np.triu_indices_from(D_ai, 1)] ** 2)
     iota_ai, w_ai = _iota(np.exp(-(D_ai**2) / sigma2))
     iota_le, w_le = _iota(np.exp(-(D_le**2) / sigma2))
-    print(f"JapaneseVowels n=640: iota(Aff-I) = {iota_ai:.4f}, min eig {w_ai[0]:.3f}; "
-          f"iota(Log-E) = {iota_le:.2e}, min eig {w_le[0]:.2e}")
+    print(
+        f"JapaneseVowels n=640: iota(Aff-I) = {iota_ai:.4f}, min eig {w_ai[0]:.3f}; "
+        f"iota(Log-E) = {iota_le:.2e}, min eig {w_le[0]:.2e}"
+    )
     assert w_le[0] > -1e-9 * w_le[-1]
     assert iota_ai > 1e-3 and w_ai[0] < -0.1
 

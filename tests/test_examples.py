@@ -60,7 +60,9 @@ def test_million_points_low_rank_command_line():
     """The script's own entry point (argument parsing included), on a smaller n."""
     result = subprocess.run(
         [sys.executable, str(EXAMPLES / "million_points_low_rank.py"), "--n", "20000", "--landmarks", "40"],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 0, result.stderr
     assert "n = 20,000 points" in result.stdout and "test RMSE" in result.stdout

@@ -58,7 +58,10 @@ def test_gradient_matches_central_differences(degree, beta):
     assert state.value == pytest.approx(_direct_objective(stack, y, 0.3, mu, degree, beta), rel=1e-12)
     h = 1e-5
     numeric = np.array(
-        [(objective.evaluate(mu + h * e).value - objective.evaluate(mu - h * e).value) / (2 * h) for e in np.eye(4)]
+        [
+            (objective.evaluate(mu + h * e).value - objective.evaluate(mu - h * e).value) / (2 * h)
+            for e in np.eye(4)
+        ]
     )
     assert np.linalg.norm(state.gradient - numeric) <= 1e-6 * np.linalg.norm(numeric)
 
@@ -71,7 +74,10 @@ def test_hessian_matches_central_differences(degree):
     H = objective.hessian(objective.evaluate(mu))
     h = 1e-5
     numeric = np.column_stack(
-        [(objective.evaluate(mu + h * e).gradient - objective.evaluate(mu - h * e).gradient) / (2 * h) for e in np.eye(4)]
+        [
+            (objective.evaluate(mu + h * e).gradient - objective.evaluate(mu - h * e).gradient) / (2 * h)
+            for e in np.eye(4)
+        ]
     )
     assert np.linalg.norm(H - numeric) <= 1e-6 * np.linalg.norm(numeric)
 
@@ -88,7 +94,10 @@ def test_gradient_with_indefinite_base_kernel_uses_ldl_and_stays_exact():
     assert state.value == pytest.approx(_direct_objective(stack, y, 0.05, mu), rel=1e-10)
     h = 1e-6
     numeric = np.array(
-        [(objective.evaluate(mu + h * e).value - objective.evaluate(mu - h * e).value) / (2 * h) for e in np.eye(2)]
+        [
+            (objective.evaluate(mu + h * e).value - objective.evaluate(mu - h * e).value) / (2 * h)
+            for e in np.eye(2)
+        ]
     )
     assert np.linalg.norm(state.gradient - numeric) <= 1e-6 * np.linalg.norm(numeric)
 
@@ -108,6 +117,7 @@ def test_projection_matches_independent_solver(q):
         # independent: SLSQP from several starts on the same convex problem (for q = 1 in the smooth
         # split form |v − c| ≤ t, Σt ≤ radius)
         if q == 1:
+
             def fun(w, x=x):
                 return 0.5 * np.sum((w[:4] - x) ** 2)
 
@@ -117,18 +127,27 @@ def test_projection_matches_independent_solver(q):
             ]
             bounds = [(0, None)] * 8
         else:
+
             def fun(w, x=x):
                 return 0.5 * np.sum((w - x) ** 2)
 
-            constraints = [{"type": "ineq", "fun": lambda v, r=radius, c=center: r**q - np.sum(np.abs(v - c) ** q)}]
+            constraints = [
+                {"type": "ineq", "fun": lambda v, r=radius, c=center: r**q - np.sum(np.abs(v - c) ** q)}
+            ]
             bounds = [(0, None)] * 4
         starts = [np.clip(center + rng.normal(scale=0.1, size=4), 0, None) for _ in range(3)]
         if q == 1:
             starts = [np.r_[s, np.zeros(4)] for s in starts]
         best = min(
             (
-                minimize(fun, start, method="SLSQP", bounds=bounds, constraints=constraints,
-                         options={"ftol": 1e-14, "maxiter": 500})
+                minimize(
+                    fun,
+                    start,
+                    method="SLSQP",
+                    bounds=bounds,
+                    constraints=constraints,
+                    options={"ftol": 1e-14, "maxiter": 500},
+                )
                 for start in starts
             ),
             key=lambda r: r.fun,
@@ -144,7 +163,9 @@ def test_projection_matches_independent_solver(q):
 def test_iia_fixed_point_satisfies_theorem_2_1():
     X, y = _data()
     stack = _stack(X)
-    model = KernelLearningRidge(kernels=_kernels(), solver="iia", lam=0.3, Lambda=0.8, tol=1e-13, max_iter=2000)
+    model = KernelLearningRidge(
+        kernels=_kernels(), solver="iia", lam=0.3, Lambda=0.8, tol=1e-13, max_iter=2000
+    )
     model.fit(X, y)
     mu0 = np.ones(4)
     alpha = _dual(stack, y, 0.3, model.weights_)
@@ -157,7 +178,9 @@ def test_riia_fixed_point_satisfies_theorem_2_2_and_minimizes_problem_7():
     X, y = _data()
     stack = _stack(X)
     lam, beta = 0.3, 0.05
-    model = KernelLearningRidge(kernels=_kernels(), solver="riia", lam=lam, beta=beta, tol=1e-13, max_iter=5000)
+    model = KernelLearningRidge(
+        kernels=_kernels(), solver="riia", lam=lam, beta=beta, tol=1e-13, max_iter=5000
+    )
     model.fit(X, y)
     alpha = _dual(stack, y, lam, model.weights_)
     v = np.einsum("i,kij,j->k", alpha, stack, alpha)
@@ -167,8 +190,14 @@ def test_riia_fixed_point_satisfies_theorem_2_2_and_minimizes_problem_7():
         a = _dual(stack, y, lam, mu)
         return y @ a + beta * mu @ mu, -np.einsum("i,kij,j->k", a, stack, a) + 2 * beta * mu
 
-    reference = minimize(F, np.ones(4), jac=True, method="L-BFGS-B", bounds=[(0, None)] * 4,
-                         options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 10000})
+    reference = minimize(
+        F,
+        np.ones(4),
+        jac=True,
+        method="L-BFGS-B",
+        bounds=[(0, None)] * 4,
+        options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 10000},
+    )
     assert model.objective_history_[-1] <= reference.fun * (1 + 1e-9)
     assert model.objective_history_[-1] == pytest.approx(reference.fun, rel=1e-8)
     np.testing.assert_allclose(model.weights_, reference.x, rtol=1e-4, atol=1e-6)
@@ -205,8 +234,9 @@ def test_pgd_iterates_are_feasible_and_objective_decreases(q):
 @pytest.mark.parametrize("degree", [1, 2])
 def test_estimator_objective_history_is_monotone(degree):
     X, y = _data()
-    model = KernelLearningRidge(kernels=_kernels(), degree=degree, solver="pgd", lam=0.1, step_size=5.0,
-                                max_iter=40, tol=1e-9)
+    model = KernelLearningRidge(
+        kernels=_kernels(), degree=degree, solver="pgd", lam=0.1, step_size=5.0, max_iter=40, tol=1e-9
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model.fit(X, y)
@@ -229,10 +259,14 @@ def test_pgd_iia_and_trust_region_reach_the_minimum_of_problem_6():
     mu0 = np.ones(4)
     reference = min(
         (
-            minimize(lambda mu: _direct_objective(stack, y, lam, mu), start, method="SLSQP",
-                     bounds=[(0, None)] * 4,
-                     constraints=[{"type": "ineq", "fun": lambda mu: radius**2 - np.sum((mu - mu0) ** 2)}],
-                     options={"ftol": 1e-15, "maxiter": 1000})
+            minimize(
+                lambda mu: _direct_objective(stack, y, lam, mu),
+                start,
+                method="SLSQP",
+                bounds=[(0, None)] * 4,
+                constraints=[{"type": "ineq", "fun": lambda mu: radius**2 - np.sum((mu - mu0) ** 2)}],
+                options={"ftol": 1e-15, "maxiter": 1000},
+            )
             for start in (mu0, mu0 + 0.3)
         ),
         key=lambda r: r.fun,
@@ -247,8 +281,9 @@ def test_pgd_iia_and_trust_region_reach_the_minimum_of_problem_6():
 def test_trust_region_quadratic_combination_is_a_riemannian_stationary_point():
     X, y = _data()
     stack = _stack(X)
-    model = KernelLearningRidge(kernels=_kernels(), degree=2, solver="trust_region", lam=0.5, Lambda=0.7,
-                                tol=1e-11, max_iter=200).fit(X, y)
+    model = KernelLearningRidge(
+        kernels=_kernels(), degree=2, solver="trust_region", lam=0.5, Lambda=0.7, tol=1e-11, max_iter=200
+    ).fit(X, y)
     objective = RidgeObjective(KernelCombination(stack, 2), y, lam=0.5)
     state = objective.evaluate(model.weights_)
     u = (model.weights_ - 1.0) / 0.7
@@ -257,15 +292,17 @@ def test_trust_region_quadratic_combination_is_a_riemannian_stationary_point():
     assert np.linalg.norm(riemannian) <= 1e-8 * (1 + abs(state.value))
     assert np.all(np.diff(model.objective_history_) <= 0)
     # and it is at least as good as PGD from the same centre
-    pgd = KernelLearningRidge(kernels=_kernels(), degree=2, solver="qpgd", lam=0.5, Lambda=0.7, tol=1e-10,
-                              max_iter=2000).fit(X, y)
+    pgd = KernelLearningRidge(
+        kernels=_kernels(), degree=2, solver="qpgd", lam=0.5, Lambda=0.7, tol=1e-10, max_iter=2000
+    ).fit(X, y)
     assert model.objective_history_[-1] <= pgd.objective_history_[-1] * (1 + 1e-6)
 
 
 def test_rpgd_quadratic_descends_and_stays_nonnegative():
     X, y = _data()
-    model = KernelLearningRidge(kernels=_kernels(), degree=2, solver="rqpgd", lam=0.2, beta=0.5, tol=1e-10,
-                                max_iter=300).fit(X, y)
+    model = KernelLearningRidge(
+        kernels=_kernels(), degree=2, solver="rqpgd", lam=0.2, beta=0.5, tol=1e-10, max_iter=300
+    ).fit(X, y)
     assert np.all(model.weights_ >= 0)
     assert np.all(np.diff(model.objective_history_) <= 0)
     # first-order optimality on μ ≥ 0: ∇F_k = 0 where μ_k > 0 and ≥ 0 where μ_k = 0
@@ -317,14 +354,22 @@ def test_svm_gradient_matches_central_differences_and_value_is_the_dual_optimum(
     K = np.tensordot(mu, stack, axes=1) + 0.5 * np.eye(50)
     Q = Y * K * Y.T
     y = Y[:, 0]
-    reference = minimize(lambda a: -(2 * a.sum() - a @ Q @ a), np.full(50, 0.1), jac=lambda a: -(2 - 2 * Q @ a),
-                         method="SLSQP", bounds=[(0, None)] * 50,
-                         constraints=[{"type": "eq", "fun": lambda a: a @ y, "jac": lambda a: y}],
-                         options={"ftol": 1e-14, "maxiter": 1000})
+    reference = minimize(
+        lambda a: -(2 * a.sum() - a @ Q @ a),
+        np.full(50, 0.1),
+        jac=lambda a: -(2 - 2 * Q @ a),
+        method="SLSQP",
+        bounds=[(0, None)] * 50,
+        constraints=[{"type": "eq", "fun": lambda a: a @ y, "jac": lambda a: y}],
+        options={"ftol": 1e-14, "maxiter": 1000},
+    )
     assert state.value == pytest.approx(-reference.fun, rel=1e-6)
     h = 1e-4
     numeric = np.array(
-        [(objective.evaluate(mu + h * e).value - objective.evaluate(mu - h * e).value) / (2 * h) for e in np.eye(3)]
+        [
+            (objective.evaluate(mu + h * e).value - objective.evaluate(mu - h * e).value) / (2 * h)
+            for e in np.eye(3)
+        ]
     )
     assert np.linalg.norm(state.gradient - numeric) <= 1e-5 * np.linalg.norm(numeric)
 
@@ -340,7 +385,9 @@ def test_svc_learns_monotonically_and_predicts_like_libsvm_on_the_learned_kernel
     K = sum(m * k(Xtr) for m, k in zip(mu, kernels, strict=True))
     Kt = sum(m * k(Xte, Xtr) for m, k in zip(mu, kernels, strict=True))
     reference = SVC(kernel="precomputed", C=1e6, tol=1e-8).fit(K + 0.5 * np.eye(60), ytr)
-    np.testing.assert_allclose(model.decision_function(Xte), reference.decision_function(Kt), rtol=1e-3, atol=1e-3)
+    np.testing.assert_allclose(
+        model.decision_function(Xte), reference.decision_function(Kt), rtol=1e-3, atol=1e-3
+    )
     np.testing.assert_array_equal(model.predict(Xte), reference.predict(Kt))
     assert model.score(Xtr, ytr) > 0.9
 

@@ -41,21 +41,28 @@ FORMULAS = [
     (ARDSigmoid(ETA), lambda a, b: np.tanh(np.sum(a * b / ETA**2))),
     (
         DeltaGaussian(0.6, 1.9),
-        lambda a, b: np.exp(-np.sum((a - b) ** 2) / (2 * 0.6**2)) - np.exp(-np.sum((a - b) ** 2) / (2 * 1.9**2)),
+        lambda a, b: (
+            np.exp(-np.sum((a - b) ** 2) / (2 * 0.6**2)) - np.exp(-np.sum((a - b) ** 2) / (2 * 1.9**2))
+        ),
     ),
     (Epanechnikov(ETA * 2), lambda a, b: max(0.0, 1 - np.sum((a - b) ** 2 / (2 * ETA) ** 2)) ** 2),
     (TruncatedL1(3.0), lambda a, b: max(3.0 - np.sum(np.abs(a - b)), 0.0)),
     (TruncatedL1(), lambda a, b: max(0.7 * 4 - np.sum(np.abs(a - b)), 0.0)),
     (Polynomial(3, 0.5, 2.0), lambda a, b: (0.5 * a @ b + 2.0) ** 3),
     (Linear(), lambda a, b: a @ b),
-    (Gaussian(0.8) - 0.5 * Sigmoid(1.7), lambda a, b: np.exp(-np.sum((a - b) ** 2) / 1.28) - 0.5 * np.tanh((a @ b - 0.5) / 2.89)),
+    (
+        Gaussian(0.8) - 0.5 * Sigmoid(1.7),
+        lambda a, b: np.exp(-np.sum((a - b) ** 2) / 1.28) - 0.5 * np.tanh((a @ b - 0.5) / 2.89),
+    ),
     (Gaussian(0.8) * Polynomial(2), lambda a, b: np.exp(-np.sum((a - b) ** 2) / 1.28) * (a @ b + 1) ** 2),
     (Sigmoid(1.7) ** 3, lambda a, b: np.tanh((a @ b - 0.5) / 2.89) ** 3),
     (Gaussian(0.8) + 2.0, lambda a, b: np.exp(-np.sum((a - b) ** 2) / 1.28) + 2.0),
 ]
 
 
-@pytest.mark.parametrize("kernel, formula", FORMULAS, ids=lambda k: repr(k)[:40] if isinstance(k, Kernel) else "")
+@pytest.mark.parametrize(
+    "kernel, formula", FORMULAS, ids=lambda k: repr(k)[:40] if isinstance(k, Kernel) else ""
+)
 def test_kernel_matches_formula(kernel, formula):
     np.testing.assert_allclose(kernel(X), pairwise(formula, X, X), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(kernel(X, Y), pairwise(formula, X, Y), rtol=1e-12, atol=1e-12)
@@ -174,8 +181,14 @@ def test_threaded_evaluation_equals_single_block():
 
 @pytest.mark.parametrize(
     "kernel, match",
-    [(Gaussian(-1.0), "eta"), (Gaussian(np.nan), "eta"), (ARDGaussian([1.0, 2.0]), "eta"), (Polynomial(0), "degree"),
-     (Polynomial(gamma=0.0), "gamma"), (TruncatedL1(-2.0), "rho")],
+    [
+        (Gaussian(-1.0), "eta"),
+        (Gaussian(np.nan), "eta"),
+        (ARDGaussian([1.0, 2.0]), "eta"),
+        (Polynomial(0), "degree"),
+        (Polynomial(gamma=0.0), "gamma"),
+        (TruncatedL1(-2.0), "rho"),
+    ],
 )
 def test_bad_hyperparameters_are_named(kernel, match):
     with pytest.raises((ValueError, TypeError), match=match):
@@ -221,7 +234,9 @@ def test_extreme_bandwidths_stay_finite():
 @settings(max_examples=30, deadline=None)
 @given(
     arrays(np.float64, st.tuples(st.integers(1, 8), st.integers(1, 4)), elements=st.floats(-5, 5)),
-    st.sampled_from([Gaussian(1.0), Sigmoid(2.0), DeltaGaussian(), Epanechnikov(3.0), TruncatedL1(2.0), Polynomial()]),
+    st.sampled_from(
+        [Gaussian(1.0), Sigmoid(2.0), DeltaGaussian(), Epanechnikov(3.0), TruncatedL1(2.0), Polynomial()]
+    ),
 )
 def test_kernel_symmetry_property(data, kernel):
     K = kernel(data)

@@ -78,6 +78,7 @@ def _vc_objective(K, y, lambda_plus, lambda_minus, regularization):
     sign = 1.0 if regularization == "decomposition" else -1.0
     R = (U * (lambda_plus * np.maximum(sigma, 0) + sign * lambda_minus * np.maximum(-sigma, 0))) @ U.T
     n = y.size
+
     def objective(a):
         return np.sum((K @ a - y) ** 2) / n + a @ R @ a
 
@@ -105,8 +106,12 @@ def test_global_optimality_against_local_solves(regularization, hard):
         phi0 = np.sum(np.divide(b, gap, out=np.zeros(n), where=gap > 0) ** 2)
         radius = 1.5 * np.sqrt(phi0 / n)
     model = VarianceConstrainedKrein(
-        "precomputed", lambda_plus=lambda_plus, lambda_minus=lambda_minus, radius=radius,
-        regularization=regularization, center=False,
+        "precomputed",
+        lambda_plus=lambda_plus,
+        lambda_minus=lambda_minus,
+        radius=radius,
+        regularization=regularization,
+        center=False,
     )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -116,14 +121,23 @@ def test_global_optimality_against_local_solves(regularization, hard):
     objective, gradient = _vc_objective(K, y, lambda_plus, lambda_minus, regularization)
     alpha = model.dual_coef_
     assert abs(np.sum((K @ alpha) ** 2) / n - radius**2) <= 1e-10 * radius**2
-    constraint = {"type": "eq", "fun": lambda a: np.sum((K @ a) ** 2) / n - radius**2,
-                  "jac": lambda a: 2 * K @ (K @ a) / n}
+    constraint = {
+        "type": "eq",
+        "fun": lambda a: np.sum((K @ a) ** 2) / n - radius**2,
+        "jac": lambda a: 2 * K @ (K @ a) / n,
+    }
     best = np.inf
     for _ in range(200):
         a0 = np.linalg.solve(K, rng.standard_normal(n))
         a0 *= radius * np.sqrt(n) / np.linalg.norm(K @ a0)
-        result = minimize(objective, a0, jac=gradient, method="SLSQP", constraints=[constraint],
-                          options={"ftol": 1e-13, "maxiter": 300})
+        result = minimize(
+            objective,
+            a0,
+            jac=gradient,
+            method="SLSQP",
+            constraints=[constraint],
+            options={"ftol": 1e-13, "maxiter": 300},
+        )
         if result.success and abs(constraint["fun"](result.x)) < 1e-8:
             best = min(best, result.fun)
     assert np.isfinite(best)
@@ -145,12 +159,19 @@ def test_variance_constraint_and_centering():
 
 def test_fit_path_reuses_one_eigendecomposition(monkeypatch):
     X, y = _data(2)
-    grid = [{"lambda_plus": a, "lambda_minus": b, "radius": r}
-            for a in (0.01, 0.1) for b in (0.01, 0.1) for r in (0.3, 0.6)]
+    grid = [
+        {"lambda_plus": a, "lambda_minus": b, "radius": r}
+        for a in (0.01, 0.1)
+        for b in (0.01, 0.1)
+        for r in (0.3, 0.6)
+    ]
     calls = []
     exact = estimators_module.SpectralRepresentation.exact
-    monkeypatch.setattr(estimators_module.SpectralRepresentation, "exact",
-                        classmethod(lambda cls, K, **kw: calls.append(1) or exact(K, **kw)))
+    monkeypatch.setattr(
+        estimators_module.SpectralRepresentation,
+        "exact",
+        classmethod(lambda cls, K, **kw: calls.append(1) or exact(K, **kw)),
+    )
     models = VarianceConstrainedKrein(Sigmoid(1.0)).fit_path(X, y, grid)
     assert len(calls) == 1
     for setting, model in zip(grid, models, strict=True):
@@ -188,7 +209,8 @@ def _finite_difference_check(estimator, X_train, y_train, X_val, y_val, step=1e-
         e = np.zeros_like(theta)
         e[i] = step
         values = [
-            clone(estimator).set_params(**estimator._params_from_vector(theta + s * e))
+            clone(estimator)
+            .set_params(**estimator._params_from_vector(theta + s * e))
             ._validation_loss_and_gradient(X_train, y_train, X_val, y_val)[0]
             for s in (1, -1)
         ]
@@ -210,8 +232,9 @@ def test_hypergradient_matches_finite_differences(name):
     "model",
     [
         KreinRidge(Sigmoid(1.3), lambda_plus=0.03, lambda_minus=0.1),
-        VarianceConstrainedKrein(Sigmoid(1.3), lambda_plus=0.03, lambda_minus=0.1, radius=0.4,
-                                 regularization="krein"),
+        VarianceConstrainedKrein(
+            Sigmoid(1.3), lambda_plus=0.03, lambda_minus=0.1, radius=0.4, regularization="krein"
+        ),
         VarianceConstrainedKreinClassifier(Sigmoid(1.3), lambda_plus=0.03, lambda_minus=0.1, radius=0.9),
     ],
     ids=["ridge", "omcs-krein", "classifier"],

@@ -41,18 +41,31 @@ def test_fixed_combination_ridge_is_kernel_ridge_on_the_sum():
     from sklearn.kernel_ridge import KernelRidge
 
     reference = KernelRidge(kernel="precomputed", alpha=0.5).fit(stack[:100, :100].sum(axis=2), y[:100])
-    np.testing.assert_allclose(unif.predict(stack[100:, :100]), reference.predict(stack[100:, :100].sum(axis=2)))
+    np.testing.assert_allclose(
+        unif.predict(stack[100:, :100]), reference.predict(stack[100:, :100].sum(axis=2))
+    )
 
 
 def test_li_tables_tiny(tmp_path):
-    config = TablesConfig(datasets=("sonar",), lams=(0.1, 1.0), Lambdas=(1.0,), betas=(1.0,), cv_folds=2,
-                          n_splits=2, max_iter=5)
+    config = TablesConfig(
+        datasets=("sonar",), lams=(0.1, 1.0), Lambdas=(1.0,), betas=(1.0,), cv_folds=2, n_splits=2, max_iter=5
+    )
     run_tables(_context(tmp_path), config)
     for name in ("cv_rmse", "test_rmse", "test_error"):
         assert (tmp_path / f"{name}.md").exists() and (tmp_path / f"{name}.csv").exists()
     summary = json.loads((tmp_path / "test_error.json").read_text())["summary"]
     methods = {row["method"] for row in summary}
-    assert {"PGD d=1", "IIA d=1", "rPGD d=1", "rIIA d=1", "PGD d=2", "rPGD d=2", "TR d=1", "BM", "UNIF"} <= methods
+    assert {
+        "PGD d=1",
+        "IIA d=1",
+        "rPGD d=1",
+        "rIIA d=1",
+        "PGD d=2",
+        "rPGD d=2",
+        "TR d=1",
+        "BM",
+        "UNIF",
+    } <= methods
     for row in summary:  # sonar with Gaussian kernels: far better than chance (the paper: 0.22-0.26)
         assert 0.0 < row["mean"] < 0.35, row
     rmse = json.loads((tmp_path / "test_rmse.json").read_text())["summary"]
@@ -70,6 +83,9 @@ def test_li_figures_tiny(tmp_path):
 
 @pytest.mark.parametrize("name", ["li-tables", "li-figures"])
 def test_quick_configs_are_smaller_than_full(name):
-    full, quick = (TablesConfig(), TablesConfig.quick()) if name == "li-tables" else (FiguresConfig(),
-                                                                                      FiguresConfig.quick())
+    full, quick = (
+        (TablesConfig(), TablesConfig.quick())
+        if name == "li-tables"
+        else (FiguresConfig(), FiguresConfig.quick())
+    )
     assert quick.n_splits < full.n_splits and len(quick.lams) < len(full.lams)

@@ -20,10 +20,14 @@ def regression():
 KERNEL = DeltaGaussian(1.0, 2.0)
 
 
-@pytest.mark.parametrize("estimator", [
-    KreinRidge(KERNEL, lambda_plus=1e-2, lambda_minus=1e-1, center=False),
-    VarianceConstrainedKrein(KERNEL, lambda_plus=1e-2, lambda_minus=1e-1, radius=0.5, center=False),
-], ids=lambda e: type(e).__name__)
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        KreinRidge(KERNEL, lambda_plus=1e-2, lambda_minus=1e-1, center=False),
+        VarianceConstrainedKrein(KERNEL, lambda_plus=1e-2, lambda_minus=1e-1, radius=0.5, center=False),
+    ],
+    ids=lambda e: type(e).__name__,
+)
 def test_every_point_a_landmark_gives_the_exact_model(regression, estimator):
     X, y, X_test = regression
     exact = estimator.fit(X, y).predict(X_test)
@@ -35,8 +39,9 @@ def test_low_rank_krein_ridge_matches_closed_form_on_nystroem_kernel(regression)
     """Kreĭn LSM on K̃ = K_XZ K_ZZ⁻¹ K_ZX: α = (H̃ + nΛ±)⁻¹ P̃ y, f(x) = k̃_xᵀ α (Sec. 2.4)."""
     X, y, X_test = regression
     lam_plus, lam_minus = 1e-2, 1e-1
-    model = KreinRidge(KERNEL, lambda_plus=lam_plus, lambda_minus=lam_minus, center=False, n_components=30,
-                       random_state=0).fit(X, y)
+    model = KreinRidge(
+        KERNEL, lambda_plus=lam_plus, lambda_minus=lam_minus, center=False, n_components=30, random_state=0
+    ).fit(X, y)
     Z = X[model.landmark_indices_]
     solve = np.linalg.solve(KERNEL(Z), KERNEL(Z, X))
     K_tilde = KERNEL(X, Z) @ solve
@@ -69,8 +74,9 @@ def test_similarity_features_ridge_normal_equations(regression):
     F = np.hstack([KERNEL(X, P), np.ones((len(X), 1))])
     penalty = len(X) * alpha * np.diag(np.r_[np.ones(25), 0.0])
     coef = np.linalg.solve(F.T @ F + penalty, F.T @ y)
-    np.testing.assert_allclose(model.predict(X_test), np.hstack([KERNEL(X_test, P), np.ones((15, 1))]) @ coef,
-                               rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(
+        model.predict(X_test), np.hstack([KERNEL(X_test, P), np.ones((15, 1))]) @ coef, rtol=1e-8, atol=1e-10
+    )
     by_matrix = SimilarityFeaturesRidge("precomputed", alpha=alpha, n_components=25, random_state=0)
     by_matrix.fit(KERNEL(X), y)
     np.testing.assert_allclose(by_matrix.predict(KERNEL(X_test, X)), model.predict(X_test), atol=1e-10)

@@ -33,8 +33,11 @@ def test_objective_is_the_fold_average_and_its_gradient_is_exact():
     assert loss == pytest.approx(np.mean(per_fold), rel=1e-12)
     step = 1e-5
     numeric = [
-        (_cross_validation_objective(theta + step * e, template, folds)[0]
-         - _cross_validation_objective(theta - step * e, template, folds)[0]) / (2 * step)
+        (
+            _cross_validation_objective(theta + step * e, template, folds)[0]
+            - _cross_validation_objective(theta - step * e, template, folds)[0]
+        )
+        / (2 * step)
         for e in np.eye(theta.size)
     ]
     np.testing.assert_allclose(gradient, numeric, rtol=1e-5, atol=1e-7)
@@ -49,7 +52,9 @@ def test_search_reaches_the_grid_optimum():
     folds = _folds(K, y, pairwise=True)
     template = KreinRidge("precomputed")
     grid = np.log(np.logspace(-6, 1, 25))
-    grid_losses = [_cross_validation_objective(np.array([a, b]), template, folds)[0] for a in grid for b in grid]
+    grid_losses = [
+        _cross_validation_objective(np.array([a, b]), template, folds)[0] for a in grid for b in grid
+    ]
     assert search.best_loss_ <= min(grid_losses) + 1e-9
     assert search.best_loss_ <= min(r["loss"] for r in search.restarts_)
     assert all(r["loss"] <= r["initial_loss"] for r in search.restarts_)
@@ -99,16 +104,21 @@ def test_fold_cache_reuses_the_eigendecomposition_of_a_fixed_kernel(monkeypatch)
     fold = _fold_data(K, y, np.arange(40), np.arange(40, 60), pairwise=True)
     calls = []
     exact = estimators_module.SpectralRepresentation.exact
-    monkeypatch.setattr(estimators_module.SpectralRepresentation, "exact",
-                        classmethod(lambda cls, K, **kw: calls.append(1) or exact(K, **kw)))
+    monkeypatch.setattr(
+        estimators_module.SpectralRepresentation,
+        "exact",
+        classmethod(lambda cls, K, **kw: calls.append(1) or exact(K, **kw)),
+    )
     results = [
-        VarianceConstrainedKrein("precomputed", lambda_plus=lp, radius=0.5)._validation_loss_and_gradient(*fold)
+        VarianceConstrainedKrein("precomputed", lambda_plus=lp, radius=0.5)._validation_loss_and_gradient(
+            *fold
+        )
         for lp in (0.01, 0.02, 0.01)
     ]
     assert len(calls) == 1
-    uncached = VarianceConstrainedKrein("precomputed", lambda_plus=0.01, radius=0.5)._validation_loss_and_gradient(
-        *fold[:4]
-    )
+    uncached = VarianceConstrainedKrein(
+        "precomputed", lambda_plus=0.01, radius=0.5
+    )._validation_loss_and_gradient(*fold[:4])
     assert results[0][0] == results[2][0] == uncached[0]
     np.testing.assert_array_equal(results[2][1], uncached[1])
     assert results[1][0] != results[0][0]
@@ -117,4 +127,6 @@ def test_fold_cache_reuses_the_eigendecomposition_of_a_fixed_kernel(monkeypatch)
 def test_bad_input_is_reported_not_optimized_over():
     X, y = _data()
     with pytest.raises(ValueError, match="symmetric"):
-        HypergradientSearchCV(KreinRidge("precomputed"), cv=3, n_restarts=1).fit(X @ X.T + np.triu(np.ones((60, 60))), y)
+        HypergradientSearchCV(KreinRidge("precomputed"), cv=3, n_restarts=1).fit(
+            X @ X.T + np.triu(np.ones((60, 60))), y
+        )

@@ -59,7 +59,9 @@ def test_precomputed_path_matches_kernel_path(data):
     by_kernel = IndefiniteNystroem(kernel, n_components=20, random_state=3).fit(X)
     by_matrix = IndefiniteNystroem("precomputed", n_components=20, random_state=3).fit(kernel(X))
     np.testing.assert_array_equal(by_kernel.component_indices_, by_matrix.component_indices_)
-    np.testing.assert_allclose(by_kernel.transform(X_test), by_matrix.transform(kernel(X_test, X)), atol=1e-12)
+    np.testing.assert_allclose(
+        by_kernel.transform(X_test), by_matrix.transform(kernel(X_test, X)), atol=1e-12
+    )
 
 
 def test_nystroem_formula_eq3_with_m_landmarks(data):
@@ -137,7 +139,9 @@ def _clustered_data(seed=0):
 def _median_error(kernel, X, K, m, method, reps=10):
     errors = []
     for seed in range(reps):
-        rep, _ = nystroem_representation(kernel, X, n_components=m, landmarks=method, rank=m, random_state=seed)
+        rep, _ = nystroem_representation(
+            kernel, X, n_components=m, landmarks=method, rank=m, random_state=seed
+        )
         errors.append(relative_error((rep.vectors * rep.values) @ rep.vectors.T, K))
     return np.median(errors)
 
@@ -210,8 +214,12 @@ def test_dask_fit_on_local_cluster_equals_in_memory(data):
     y = rng.normal(size=len(X))
     kernel = DeltaGaussian(1.0, 2.0)
     memory, idx = nystroem_representation(kernel, X, n_components=20, random_state=0)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster):
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster),
+    ):
         X_dask = da.from_array(X, chunks=(17, 3))
         y_dask = da.from_array(y, chunks=13)
         streamed, idx_d = nystroem_representation(kernel, X_dask, n_components=20, random_state=0, y=y_dask)
@@ -224,6 +232,7 @@ def test_dask_fit_on_local_cluster_equals_in_memory(data):
     def coefficients(rep, proj):
         return rep.dual_coef(proj * rep.values / (rep.values**2 + 1.0))
 
-    np.testing.assert_allclose(coefficients(streamed, projection), coefficients(memory, memory.project(y)),
-                               rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(
+        coefficients(streamed, projection), coefficients(memory, memory.project(y)), rtol=1e-8, atol=1e-10
+    )
     np.testing.assert_allclose(streamed.extension * signs, memory.extension, rtol=1e-8, atol=1e-10)

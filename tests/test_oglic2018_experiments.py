@@ -50,4 +50,6 @@ def test_table3_resumes_from_cells(tmp_path):
     path.write_text(json.dumps(record))
     resumed = run(True).summary()
     assert resumed[0]["mean"] != first[0]["mean"]
-    assert resumed[0]["mean"] == np.mean([99.0, json.loads((tmp_path / "cells" / cells[1]).read_text())["value"][0]])
+    assert resumed[0]["mean"] == np.mean(
+        [99.0, json.loads((tmp_path / "cells" / cells[1]).read_text())["value"][0]]
+    )

@@ -57,7 +57,9 @@ def test_skops_round_trip_with_explicit_trusted_types(subject):
     data = skops_io.dumps(estimator)
     untrusted = skops_io.get_untrusted_types(data=data)
     foreign = [name for name in untrusted if not name.startswith(TRUSTED_PACKAGES)]
-    assert not foreign, f"{subject.name} needs skops to trust types outside krein/numpy/scipy/sklearn: {foreign}"
+    assert not foreign, (
+        f"{subject.name} needs skops to trust types outside krein/numpy/scipy/sklearn: {foreign}"
+    )
     restored = skops_io.loads(data, trusted=untrusted)
     assert type(restored) is type(estimator)
     assert_same_outputs(estimator, restored, X_test)

@@ -17,11 +17,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 #: Per-estimator properties: a few examples each (there are many estimators).
-PER_ESTIMATOR = settings(max_examples=4, deadline=None, derandomize=True,
-                         suppress_health_check=[HealthCheck.too_slow])
+PER_ESTIMATOR = settings(
+    max_examples=4, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 #: Identities of the papers: more examples, each cheap.
-IDENTITY = settings(max_examples=20, deadline=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.too_slow])
+IDENTITY = settings(
+    max_examples=20, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 
 seeds = st.integers(0, 2**31 - 1)
 
@@ -31,7 +33,9 @@ ORDER_DEPENDENT = {"HypergradientSearchCV"}
 SUPERVISED = [s for s in subjects() if s.task in ("classifier", "regressor", "outlier")]
 CLASSIFIERS = [s for s in SUPERVISED if s.task == "classifier"]
 #: Regressors whose problem is invariant under (f, y) → (c f, c y) for every real c ≠ 0.
-HOMOGENEOUS_REGRESSORS = [s for s in SUPERVISED if s.cls.__name__ in ("KreinRidge", "VarianceConstrainedKrein")]
+HOMOGENEOUS_REGRESSORS = [
+    s for s in SUPERVISED if s.cls.__name__ in ("KreinRidge", "VarianceConstrainedKrein")
+]
 
 
 def scores(estimator, X):
@@ -55,8 +59,13 @@ def decided(estimator, X):
 def precise(subject):
     """Solver tolerances tight enough that a solution does not depend on the order of the work
     (libsvm's working-set choice, say) by more than the comparison allows."""
-    if subject.cls.__name__ in ("IndefiniteSVC", "IndefiniteSVR", "IndefiniteOneClassSVM", "KreinSVC",
-                                "ModifiedSVC"):
+    if subject.cls.__name__ in (
+        "IndefiniteSVC",
+        "IndefiniteSVR",
+        "IndefiniteOneClassSVM",
+        "KreinSVC",
+        "ModifiedSVC",
+    ):
         return {"tol": 1e-9}
     return {}
 
@@ -85,8 +94,9 @@ def permute(subject, X, X_test, order):
     return train[np.ix_(order, order)], test[:, order]
 
 
-@pytest.mark.parametrize("subject", [s for s in SUPERVISED if s.cls.__name__ not in ORDER_DEPENDENT],
-                         ids=lambda s: s.name)
+@pytest.mark.parametrize(
+    "subject", [s for s in SUPERVISED if s.cls.__name__ not in ORDER_DEPENDENT], ids=lambda s: s.name
+)
 @PER_ESTIMATOR
 @given(seed=seeds)
 def test_permuting_training_points_leaves_predictions_unchanged(subject, seed):
@@ -208,11 +218,14 @@ def test_theorem_1_proxy_kernel_is_the_inner_minimizer(seed, n, rho, C):
     K0, _ = random_indefinite_kernel(rng, n, 1)
     labels = np.where(rng.random(n) < 0.5, -1.0, 1.0)
     alpha = rng.uniform(0.0, C, n)
-    problem = ProxyKernelProblem(KernelSpectrum(K0), rho, np.ones(n), np.arange(n), labels, labels,
-                                 np.full(n, C), 0.0, None)
+    problem = ProxyKernelProblem(
+        KernelSpectrum(K0), rho, np.ones(n), np.arange(n), labels, labels, np.full(n, C), 0.0, None
+    )
     K_star, _ = problem.proxy(alpha)
     z = labels * alpha
-    np.testing.assert_allclose(K_star, psd_part(K0 + np.outer(z, z) / (4 * rho)), atol=1e-9 * (1 + np.abs(K0).max()))
+    np.testing.assert_allclose(
+        K_star, psd_part(K0 + np.outer(z, z) / (4 * rho)), atol=1e-9 * (1 + np.abs(K0).max())
+    )
     gradient = -0.5 * np.outer(z, z) + 2 * rho * (K_star - K0)
     scale = 1 + np.abs(gradient).max() + rho * np.abs(K0).max()
     assert np.linalg.eigvalsh(K_star).min() >= -1e-9 * scale
@@ -240,5 +253,6 @@ def test_theorem_1_holds_for_the_fitted_indefinite_svc(seed, rho):
     basis = U[:, values > 1e-9 * np.abs(values).max()]
     projector = basis @ basis.T
     np.testing.assert_allclose(projector @ c, c, atol=1e-8 * (1 + np.abs(c).max()))
-    np.testing.assert_allclose(projector @ (K_star - K0) @ projector, np.outer(c, c) / (4 * rho),
-                               atol=1e-8 * (1 + np.abs(K0).max()))
+    np.testing.assert_allclose(
+        projector @ (K_star - K0) @ projector, np.outer(c, c) / (4 * rho), atol=1e-8 * (1 + np.abs(K0).max())
+    )

@@ -48,14 +48,18 @@ def test_rank_one_update_matches_eigh(name, d, u, rho):
     np.testing.assert_allclose((vectors * signs)[:, simple], expected_vectors[:, simple], atol=1e-8)
 
 
-@pytest.mark.parametrize("name,d,u,rho", [c for c in _cases() if c[3] > 0], ids=[c[0] for c in _cases() if c[3] > 0])
+@pytest.mark.parametrize(
+    "name,d,u,rho", [c for c in _cases() if c[3] > 0], ids=[c[0] for c in _cases() if c[3] > 0]
+)
 def test_positive_part_matches_eigh(name, d, u, rho):
     M = np.diag(d) + rho * np.outer(u, u)
     values, vectors = scipy.linalg.eigh(M)
     positive = np.maximum(values, 0)
     sum_squares, action = rank_one_positive_part(d, u, rho)
     np.testing.assert_allclose(sum_squares, positive @ positive, rtol=1e-10)
-    np.testing.assert_allclose(action, (vectors * positive) @ (vectors.T @ u), atol=1e-10 * max(1, np.abs(action).max()))
+    np.testing.assert_allclose(
+        action, (vectors * positive) @ (vectors.T @ u), atol=1e-10 * max(1, np.abs(action).max())
+    )
 
 
 @pytest.mark.parametrize("shift", [-2.0, 0.0, 2.0])

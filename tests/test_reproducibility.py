@@ -64,7 +64,9 @@ def test_cross_validate_is_identical_across_n_jobs(tmp_path):
     for n_jobs in (1, 2):
         with parallel_config(backend="threading"):
             context = RunContext(quick=True, out=tmp_path, n_jobs=n_jobs, show_progress=False)
-            fold_scores, _ = context.cross_validate(KreinRidge(kernel="sigmoid"), X, y, cv, "neg_mean_squared_error")
+            fold_scores, _ = context.cross_validate(
+                KreinRidge(kernel="sigmoid"), X, y, cv, "neg_mean_squared_error"
+            )
         scores.append(fold_scores)
     assert scores[0].shape == (4,)
     np.testing.assert_array_equal(scores[0], scores[1])
@@ -98,8 +100,16 @@ def test_cli_stamps_seed_versions_and_command_into_every_file(tmp_path, monkeypa
     monkeypatch.setattr(sys, "argv", ["/some/bin/krein", *argv])
     assert main(argv) == 0
     written = sorted(p.name for p in tmp_path.iterdir())
-    assert written == ["extra.json", "figure.png", "rows.csv", "rows.json", "rows.md", "table.csv",
-                       "table.json", "table.md"]
+    assert written == [
+        "extra.json",
+        "figure.png",
+        "rows.csv",
+        "rows.json",
+        "rows.md",
+        "table.csv",
+        "table.json",
+        "table.md",
+    ]
     command = "krein " + " ".join(argv)
     for path in tmp_path.iterdir():
         if path.suffix == ".json":

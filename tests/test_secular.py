@@ -15,8 +15,12 @@ def _best_local_minimum(A, c, radius, rng, n_starts=200):
         x0 = rng.standard_normal(c.size)
         x0 *= radius / np.linalg.norm(x0)
         result = minimize(
-            lambda x: x @ A @ x - 2 * c @ x, x0, jac=lambda x: 2 * A @ x - 2 * c, method="SLSQP",
-            constraints=[constraint], options={"ftol": 1e-14, "maxiter": 500},
+            lambda x: x @ A @ x - 2 * c @ x,
+            x0,
+            jac=lambda x: 2 * A @ x - 2 * c,
+            method="SLSQP",
+            constraints=[constraint],
+            options={"ftol": 1e-14, "maxiter": 500},
         )
         if result.success and abs(result.x @ result.x - radius**2) < 1e-8 * radius**2:
             best = min(best, result.fun)

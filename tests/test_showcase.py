@@ -72,7 +72,10 @@ def test_files_and_console_table(tiny_run):
     assert saved["provenance"]["seed"] == 0
     stored = {(s["task"], s["method"]): s["values"] for s in saved["scores"]}
     assert stored == {key: cell.values for key, cell in table.cells.items()}
-    assert sorted(p.name for p in out.glob("*.png")) == ["showcase_gunpoint_dtw.png", "showcase_heart_sigmoid.png"]
+    assert sorted(p.name for p in out.glob("*.png")) == [
+        "showcase_gunpoint_dtw.png",
+        "showcase_heart_sigmoid.png",
+    ]
     setup = json.loads((out / "showcase_setup.json").read_text())
     assert set(setup["kernels"]) == set(table.tasks)
     markdown = (out / "showcase.md").read_text()

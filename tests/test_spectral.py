@@ -61,7 +61,11 @@ def test_indefiniteness_values():
 def test_spectrum_summary_counts():
     summary = spectrum_summary(np.array([-2.0, 0.0, 1.0, 3.0]))
     assert summary == {
-        "n": 4, "min_eigenvalue": -2.0, "max_eigenvalue": 3.0, "n_positive": 2, "n_negative": 1,
+        "n": 4,
+        "min_eigenvalue": -2.0,
+        "max_eigenvalue": 3.0,
+        "n_positive": 2,
+        "n_negative": 1,
         "indefiniteness": pytest.approx(2 / 6),
     }
 
@@ -104,7 +108,9 @@ def test_shift_and_square_follow_the_joint_matrix_heuristic():
     diagonal = KERNEL.diag(DATA[TEST])
     for i, row in enumerate(K_TEST):
         joint = np.block([[K_TRAIN, row[:, None]], [row[None, :], diagonal[i]]])
-        np.testing.assert_allclose(square.transform(row[None], diagonal=diagonal[i : i + 1])[0], (joint @ joint)[-1, :-1], atol=1e-10)
+        np.testing.assert_allclose(
+            square.transform(row[None], diagonal=diagonal[i : i + 1])[0], (joint @ joint)[-1, :-1], atol=1e-10
+        )
         shifted = reference_transform(joint, SPECTRAL_MAPS["shift"])
         np.testing.assert_allclose(shift.transform(row[None])[0], shifted[-1, :-1], atol=1e-10)
 
@@ -132,5 +138,9 @@ def test_exact_spectral_representation_drops_null_space():
         (representation.vectors * representation.values) @ representation.vectors.T, K, atol=1e-12
     )
     coef = RNG.normal(size=representation.rank)
-    np.testing.assert_allclose(K @ representation.dual_coef(coef), representation.vectors @ (representation.values * coef), atol=1e-12)
+    np.testing.assert_allclose(
+        K @ representation.dual_coef(coef),
+        representation.vectors @ (representation.values * coef),
+        atol=1e-12,
+    )
     np.testing.assert_allclose(representation.project(np.ones(8)), representation.vectors.T @ np.ones(8))

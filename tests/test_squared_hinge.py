@@ -65,12 +65,14 @@ def test_exact_model_minimizes_the_krein_squared_hinge_risk(binary):
 
     def risk(v):
         alpha, b = v[:-1], v[-1]
-        return (np.sum(np.maximum(0, 1 - labels * (K @ alpha + b)) ** 2)
-                + n * (lam_plus * alpha @ K_plus @ alpha + lam_minus * alpha @ K_minus @ alpha))
+        return np.sum(np.maximum(0, 1 - labels * (K @ alpha + b)) ** 2) + n * (
+            lam_plus * alpha @ K_plus @ alpha + lam_minus * alpha @ K_minus @ alpha
+        )
 
     ours = risk(np.r_[model.dual_coef_[:, 0], model.intercept_[0]])
-    reference = minimize(risk, np.zeros(n + 1), method="L-BFGS-B",
-                         options={"ftol": 1e-15, "gtol": 1e-10, "maxiter": 20000})
+    reference = minimize(
+        risk, np.zeros(n + 1), method="L-BFGS-B", options={"ftol": 1e-15, "gtol": 1e-10, "maxiter": 20000}
+    )
     assert ours <= reference.fun * (1 + 1e-7)
     np.testing.assert_allclose(model.decision_function(X), K @ model.dual_coef_[:, 0] + model.intercept_[0])
 
@@ -78,17 +80,22 @@ def test_exact_model_minimizes_the_krein_squared_hinge_risk(binary):
 def test_every_point_a_landmark_and_precomputed_give_the_exact_model(binary):
     X, y = binary
     exact = KreinSquaredHingeSVC(KERNEL, lambda_plus=1e-2, lambda_minus=5e-2).fit(X, y)
-    low_rank = KreinSquaredHingeSVC(KERNEL, lambda_plus=1e-2, lambda_minus=5e-2, n_components=len(X),
-                                    random_state=0).fit(X, y)
+    low_rank = KreinSquaredHingeSVC(
+        KERNEL, lambda_plus=1e-2, lambda_minus=5e-2, n_components=len(X), random_state=0
+    ).fit(X, y)
     X_test = X[:20] + 0.1
     np.testing.assert_allclose(low_rank.decision_function(X_test), exact.decision_function(X_test), atol=1e-6)
     by_matrix = KreinSquaredHingeSVC("precomputed", lambda_plus=1e-2, lambda_minus=5e-2).fit(KERNEL(X), y)
-    np.testing.assert_allclose(by_matrix.decision_function(KERNEL(X_test, X)), exact.decision_function(X_test),
-                               atol=1e-8)
+    np.testing.assert_allclose(
+        by_matrix.decision_function(KERNEL(X_test, X)), exact.decision_function(X_test), atol=1e-8
+    )
     low_rank_matrix = KreinSquaredHingeSVC("precomputed", n_components=30, random_state=0).fit(KERNEL(X), y)
     low_rank_points = KreinSquaredHingeSVC(KERNEL, n_components=30, random_state=0).fit(X, y)
-    np.testing.assert_allclose(low_rank_matrix.decision_function(KERNEL(X_test, X)),
-                               low_rank_points.decision_function(X_test), atol=1e-8)
+    np.testing.assert_allclose(
+        low_rank_matrix.decision_function(KERNEL(X_test, X)),
+        low_rank_points.decision_function(X_test),
+        atol=1e-8,
+    )
 
 
 def test_multiclass_one_vs_rest():

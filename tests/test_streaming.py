@@ -42,7 +42,9 @@ def make_data(n, task, seed=0, d=3):
 
 def model(cls, **params):
     extra = {"radius": 0.8} if "radius" in cls().get_params() else {}
-    return cls(KERNEL, lambda_plus=1e-3, lambda_minus=3e-3, n_components=30, random_state=0, **extra, **params)
+    return cls(
+        KERNEL, lambda_plus=1e-3, lambda_minus=3e-3, n_components=30, random_state=0, **extra, **params
+    )
 
 
 def decision(estimator, X):
@@ -103,13 +105,20 @@ def test_streamed_fit_rejects_bad_working_memory():
 def dask_client():
     pytest.importorskip("dask.array", reason="dask is an optional extra (pip install krein[dask])")
     distributed = pytest.importorskip("distributed", reason="dask.distributed is an optional extra")
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         yield client
 
 
-@pytest.mark.parametrize("cls, task", [ESTIMATORS[0], ESTIMATORS[1], ESTIMATORS[3]],
-                         ids=["KreinRidge", "KreinRidgeClassifier", "VarianceConstrainedKreinClassifier"])
+@pytest.mark.parametrize(
+    "cls, task",
+    [ESTIMATORS[0], ESTIMATORS[1], ESTIMATORS[3]],
+    ids=["KreinRidge", "KreinRidgeClassifier", "VarianceConstrainedKreinClassifier"],
+)
 def test_dask_fit_on_local_cluster_equals_in_memory_fit(dask_client, cls, task):
     import dask.array as da
 
@@ -171,8 +180,9 @@ def test_dask_input_is_validated(dask_client):
 def test_streamed_fit_never_allocates_an_n_by_m_array():
     n, m = 200_000, 100
     X, y = make_data(n, "regression", d=3)
-    estimator = KreinRidge(KERNEL, lambda_plus=1e-4, lambda_minus=1e-4, n_components=m, random_state=0,
-                           working_memory=1)
+    estimator = KreinRidge(
+        KERNEL, lambda_plus=1e-4, lambda_minus=1e-4, n_components=m, random_state=0, working_memory=1
+    )
     tracemalloc.start()
     try:
         estimator.fit(X, y)

@@ -197,7 +197,9 @@ def test_three_solvers_agree():
     X, y, K = _data(n=16)
     tol = 1e-6  # the exchange method's conic solver reaches ~5e-7 relative to the varying part of f
     fits = {
-        solver: IndefiniteSVC(kernel="precomputed", C=1.0, rho=0.5, solver=solver, tol=tol, max_iter=3000).fit(K, y)
+        solver: IndefiniteSVC(
+            kernel="precomputed", C=1.0, rho=0.5, solver=solver, tol=tol, max_iter=3000
+        ).fit(K, y)
         for solver in ["projected_gradient", "accpm", "exchange"]
     }
     values = np.array([f.objective_ for f in fits.values()])
@@ -228,7 +230,9 @@ def test_proxy_kernel_tends_to_clipped_kernel():
     values, vectors = scipy.linalg.eigh(K)
     clipped = (vectors * np.maximum(values, 0)) @ vectors.T
     distances = [
-        np.linalg.norm(IndefiniteSVC(kernel="precomputed", rho=rho, tol=1e-6).fit(K, y).proxy_kernel_ - clipped)
+        np.linalg.norm(
+            IndefiniteSVC(kernel="precomputed", rho=rho, tol=1e-6).fit(K, y).proxy_kernel_ - clipped
+        )
         for rho in [0.1, 10.0, 1e3, 1e5]
     ]
     assert all(a > b for a, b in zip(distances, distances[1:], strict=False))
@@ -251,7 +255,9 @@ def test_perturb_svm_objective_is_problem_22():
     model = IndefiniteSVC(kernel="precomputed", rho=0.7).fit(K, y)
     alpha = y * model.dual_coef_[0]  # c = z = Yα for PSD kernels
     assert np.all(alpha >= -1e-12) and np.all(alpha <= 1 + 1e-12)
-    expected = alpha.sum() - 0.5 * (y * alpha) @ K @ (y * alpha) - np.sum(np.outer(alpha, alpha) ** 2) / (16 * 0.7)
+    expected = (
+        alpha.sum() - 0.5 * (y * alpha) @ K @ (y * alpha) - np.sum(np.outer(alpha, alpha) ** 2) / (16 * 0.7)
+    )
     assert model.objective_ == pytest.approx(expected, rel=1e-10)
     assert KernelSpectrum(K).vectors is None
 
@@ -259,7 +265,9 @@ def test_perturb_svm_objective_is_problem_22():
 def test_constant_penalty_weights_rescale_rho():
     """Theorem 3 with H = c² eeᵀ is Theorem 1 with ρ c²."""
     X, y, K = _data()
-    weighted = IndefiniteSVC(kernel="precomputed", rho=0.5, tol=1e-8).fit(K, y, penalty_weights=np.full(y.size, 2.0))
+    weighted = IndefiniteSVC(kernel="precomputed", rho=0.5, tol=1e-8).fit(
+        K, y, penalty_weights=np.full(y.size, 2.0)
+    )
     plain = IndefiniteSVC(kernel="precomputed", rho=2.0, tol=1e-8).fit(K, y)
     assert weighted.objective_ == pytest.approx(plain.objective_, rel=1e-6)
     np.testing.assert_allclose(weighted.proxy_kernel_, plain.proxy_kernel_, atol=1e-4)
@@ -271,8 +279,12 @@ def test_krein_svc_is_flip_svm_with_out_of_sample_map():
     rng = np.random.default_rng(3)
     K_test = Sigmoid(eta=1.0)(rng.standard_normal((15, 3)), X)
     model = KreinSVC(kernel="precomputed", C=2.0, tol=1e-10).fit(K, y)
-    reference = make_pipeline(SpectrumTransformer("flip"), SVC(kernel="precomputed", C=2.0, tol=1e-10)).fit(K, y)
-    np.testing.assert_allclose(model.decision_function(K_test), reference.decision_function(K_test), atol=1e-6)
+    reference = make_pipeline(SpectrumTransformer("flip"), SVC(kernel="precomputed", C=2.0, tol=1e-10)).fit(
+        K, y
+    )
+    np.testing.assert_allclose(
+        model.decision_function(K_test), reference.decision_function(K_test), atol=1e-6
+    )
     np.testing.assert_allclose(model.decision_function(K), reference.decision_function(K), atol=1e-6)
 
 

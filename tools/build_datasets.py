@@ -111,18 +111,43 @@ FEATURE_NAMES = {
     "haberman": ["age", "year", "positive_nodes"],
     "banana": ["At1", "At2"],
     "wisconsin": [
-        "clump_thickness", "cell_size", "cell_shape", "marginal_adhesion", "epithelial_size",
-        "bare_nuclei", "bland_chromatin", "normal_nucleoli", "mitoses",
+        "clump_thickness",
+        "cell_size",
+        "cell_shape",
+        "marginal_adhesion",
+        "epithelial_size",
+        "bare_nuclei",
+        "bland_chromatin",
+        "normal_nucleoli",
+        "mitoses",
     ],
     "heart": [
-        "age", "sex", "chest_pain_type", "resting_blood_pressure", "serum_cholesterol",
-        "fasting_blood_sugar", "resting_ecg", "max_heart_rate", "exercise_angina", "oldpeak",
-        "slope", "major_vessels", "thal",
+        "age",
+        "sex",
+        "chest_pain_type",
+        "resting_blood_pressure",
+        "serum_cholesterol",
+        "fasting_blood_sugar",
+        "resting_ecg",
+        "max_heart_rate",
+        "exercise_angina",
+        "oldpeak",
+        "slope",
+        "major_vessels",
+        "thal",
     ],
     "phoneme": ["Aa", "Ao", "Dcl", "Iy", "Sh"],
     "magic": [
-        "fLength", "fWidth", "fSize", "fConc", "fConc1", "fAsym", "fM3Long", "fM3Trans",
-        "fAlpha", "fDist",
+        "fLength",
+        "fWidth",
+        "fSize",
+        "fConc",
+        "fConc1",
+        "fAsym",
+        "fM3Long",
+        "fM3Trans",
+        "fAlpha",
+        "fDist",
     ],
     "monk-2": ["a1", "a2", "a3", "a4", "a5", "a6"],
     "australian": [f"A{i}" for i in range(1, 15)],
@@ -132,7 +157,14 @@ FEATURE_NAMES = {
 
 # IUPAC nucleotide codes in the splice data -> fractional one-hot over A, C, G, T
 _IUPAC = {
-    "A": "A", "C": "C", "G": "G", "T": "T", "N": "ACGT", "D": "AGT", "R": "AG", "S": "CG",
+    "A": "A",
+    "C": "C",
+    "G": "G",
+    "T": "T",
+    "N": "ACGT",
+    "D": "AGT",
+    "R": "AG",
+    "S": "CG",
 }
 
 
@@ -241,7 +273,8 @@ def build_keel(keel_wheel: Path) -> dict:
         dtype = np.float32 if X.shape[0] * X.shape[1] > 200_000 else np.float64
         _save(name, data=X.astype(dtype), target=y, target_names=target_names, **extra)
         meta[name] = {
-            "n": int(X.shape[0]), "d": int(X.shape[1]),
+            "n": int(X.shape[0]),
+            "d": int(X.shape[1]),
             "class_counts": np.bincount(y).tolist(),
         }
     return meta
@@ -316,11 +349,16 @@ def build_ucr(aeon_wheel: Path) -> dict:
         else:
             flat = np.concatenate([np.vstack(s) for s in all_series], axis=1)  # (c, sum T)
             _save(
-                key, data_flat=flat, lengths=lengths, target=y, target_names=target_names,
+                key,
+                data_flat=flat,
+                lengths=lengths,
+                target=y,
+                target_names=target_names,
                 split=np.array(split),
             )
         meta[key] = {
-            "n": len(all_series), "channels": n_channels,
+            "n": len(all_series),
+            "channels": n_channels,
             "length": [int(lengths.min()), int(lengths.max())],
             "class_counts": np.bincount(y).tolist(),
         }

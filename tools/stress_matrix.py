@@ -124,8 +124,12 @@ def matrix_markdown(all_cells, results, sizes):
     lines += [f"- `{case.name}`: {case.description} — must end in: {case.expect}" for case in cases.values()]
     lines += ["", f"**Cells that fail their case ({len(failures)}).**", ""]
     lines += failures or ["None."]
-    lines += ["", "**Warnings raised (numerical health and others; one example message each), with the cells "
-              "that raised them.**", ""]
+    lines += [
+        "",
+        "**Warnings raised (numerical health and others; one example message each), with the cells "
+        "that raised them.**",
+        "",
+    ]
     for example, where in sorted(warned.values(), key=lambda item: -len(item[1])):
         shown = ", ".join(where[:4]) + (f" and {len(where) - 4} more" if len(where) > 4 else "")
         lines.append(f"- `{_short(example)}` — {shown}")
@@ -167,8 +171,10 @@ def main(argv=None):
         not worst([results[(i, n)] for n in args.sizes]).passes(case.expect)
         for i, (_, case) in enumerate(_CELLS)
     )
-    print(f"{len(_CELLS)} cells × {len(args.sizes)} sizes in {time.monotonic() - started:.0f} s; "
-          f"{n_failed} cells fail their case; matrix written to {args.out}")
+    print(
+        f"{len(_CELLS)} cells × {len(args.sizes)} sizes in {time.monotonic() - started:.0f} s; "
+        f"{n_failed} cells fail their case; matrix written to {args.out}"
+    )
 
 
 if __name__ == "__main__":

@@ -208,7 +208,8 @@ def build_parser():
     reproduce.add_argument("--n-jobs", type=int, default=1, help="parallel jobs")
     reproduce.add_argument("--seed", type=int, default=0, help="random seed")
     reproduce.add_argument(
-        "--resume", action="store_true",
+        "--resume",
+        action="store_true",
         help="reuse the finished cells of an earlier run with the same --out (continue a stopped run)",
     )
     reproduce.add_argument("--only", nargs="+", metavar="TASK", help="run only these tasks (data sets)")

@@ -89,8 +89,13 @@ def _cross_validation_objective(theta, template, folds, catch=True):
 
 def _minimize(template, theta, bounds, folds, max_iter):
     result = minimize(
-        _cross_validation_objective, theta, args=(template, folds), jac=True, method="L-BFGS-B",
-        bounds=bounds, options={"maxiter": max_iter},
+        _cross_validation_objective,
+        theta,
+        args=(template, folds),
+        jac=True,
+        method="L-BFGS-B",
+        bounds=bounds,
+        options={"maxiter": max_iter},
     )
     return result
 
@@ -160,8 +165,16 @@ class HypergradientSearchCV(MetaEstimatorMixin, BaseEstimator):
     }
 
     def __init__(
-        self, estimator=None, *, cv=5, n_restarts=10, restart_iter=20, max_iter=200, n_jobs=None,
-        random_state=None, verbose=0,
+        self,
+        estimator=None,
+        *,
+        cv=5,
+        n_restarts=10,
+        restart_iter=20,
+        max_iter=200,
+        n_jobs=None,
+        random_state=None,
+        verbose=0,
     ):
         self.estimator = estimator
         self.cv = cv
@@ -205,7 +218,12 @@ class HypergradientSearchCV(MetaEstimatorMixin, BaseEstimator):
         estimator = clone(self._base_estimator())
         pairwise = get_tags(estimator).input_tags.pairwise
         X, y = validate_data(
-            self, X, y, reset=True, dtype=np.float64, y_numeric=not is_classifier(estimator),
+            self,
+            X,
+            y,
+            reset=True,
+            dtype=np.float64,
+            y_numeric=not is_classifier(estimator),
             multi_output=get_tags(estimator).target_tags.multi_output,
         )
         if pairwise:
@@ -222,8 +240,10 @@ class HypergradientSearchCV(MetaEstimatorMixin, BaseEstimator):
         ]
         if self.verbose:
             for i, record in enumerate(self.restarts_):
-                print(f"[HypergradientSearchCV] restart {i}: {record['initial_loss']:.6g} -> "
-                      f"{record['loss']:.6g} in {record['n_iter']} iterations")
+                print(
+                    f"[HypergradientSearchCV] restart {i}: {record['initial_loss']:.6g} -> "
+                    f"{record['loss']:.6g} in {record['n_iter']} iterations"
+                )
         template, _, best = min(restarts, key=lambda restart: restart[2].fun)
         theta, loss, self.n_iter_ = best.x, float(best.fun), 0
         if self.max_iter:

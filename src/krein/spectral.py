@@ -247,9 +247,7 @@ class SpectrumTransformer(TransformerMixin, BaseEstimator):
             if diagonal is not None:
                 diagonal = np.asarray(diagonal, dtype=float)
                 if diagonal.shape != (X.shape[0],):
-                    raise ValueError(
-                        f"diagonal must have shape ({X.shape[0]},), got {diagonal.shape}."
-                    )
+                    raise ValueError(f"diagonal must have shape ({X.shape[0]},), got {diagonal.shape}.")
                 result += diagonal[:, None] * X
             return result
         return X.copy()

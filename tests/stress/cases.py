@@ -275,7 +275,9 @@ def _pandas_input(subject, n):
 def _string_labels(subject, n):
     trial = clean_trial(subject, n)
     names = np.array(["negative", "positive"], dtype=object)
-    return _with_inputs(trial, lambda A: A, relabel=lambda labels: names[labels.astype(int)], y=names[trial.y])
+    return _with_inputs(
+        trial, lambda A: A, relabel=lambda labels: names[labels.astype(int)], y=names[trial.y]
+    )
 
 
 def _wrong_test_width(subject, n):
@@ -334,45 +336,115 @@ X_NAMES = ("X", "D", "K", "kernel")
 CASES = [
     Case("clean", "float64 C-contiguous standardized data (the baseline)", "ok", clean_trial),
     Case("nan_X", "NaN in the training input", "error", _nan_in_train, names=X_NAMES),
-    Case("inf_X", "+inf in the training input", "error", lambda s, n: _nan_in_train(s, n, np.inf), names=X_NAMES),
+    Case(
+        "inf_X",
+        "+inf in the training input",
+        "error",
+        lambda s, n: _nan_in_train(s, n, np.inf),
+        names=X_NAMES,
+    ),
     Case("nan_y", "NaN in the targets", "error", _nan_in_target, _supervised, names=("y",)),
     Case("nan_X_test", "NaN in the test input", "error", _nan_in_test, names=X_NAMES),
     Case("empty", "zero training samples", "error", _empty, names=(*X_NAMES, "sample", "samples")),
     Case(
-        "one_sample", "a single training sample", "either", _one_sample,
+        "one_sample",
+        "a single training sample",
+        "either",
+        _one_sample,
         names=(*X_NAMES, "y", "sample", "samples", "class", "n_components"),
     ),
-    Case("one_class", "every training label the same", "error", _one_class, _classifier, names=("class", "y")),
-    Case("three_classes", "three classes (one-vs-rest or a clear refusal)", "either", _three_classes,
-         _classifier, names=("class", "classes", "y")),
-    Case("duplicated_points", "every training point twice (a singular kernel)", "either", _duplicated_points,
-         names=(*X_NAMES, "singular")),
-    Case("identical_points", "all training points equal (a rank-one kernel)", "either", _identical_points,
-         names=(*X_NAMES, "singular", "rank")),
+    Case(
+        "one_class", "every training label the same", "error", _one_class, _classifier, names=("class", "y")
+    ),
+    Case(
+        "three_classes",
+        "three classes (one-vs-rest or a clear refusal)",
+        "either",
+        _three_classes,
+        _classifier,
+        names=("class", "classes", "y"),
+    ),
+    Case(
+        "duplicated_points",
+        "every training point twice (a singular kernel)",
+        "either",
+        _duplicated_points,
+        names=(*X_NAMES, "singular"),
+    ),
+    Case(
+        "identical_points",
+        "all training points equal (a rank-one kernel)",
+        "either",
+        _identical_points,
+        names=(*X_NAMES, "singular", "rank"),
+    ),
     Case("constant_feature", "a feature with one value", "ok", _constant_feature),
     Case("tiny_values", "inputs scaled by 1e-150", "either", _scaled_points(1e-150), _points, names=X_NAMES),
     Case("huge_values", "inputs scaled by 1e150", "either", _scaled_points(1e150), _points, names=X_NAMES),
-    Case("tiny_kernel", "kernel values scaled by 1e-150", "either", _scaled_kernel(1e-150), _precomputed,
-         names=X_NAMES),
-    Case("huge_kernel", "kernel values scaled by 1e150", "either", _scaled_kernel(1e150), _precomputed,
-         names=X_NAMES),
-    Case("bandwidth_1e-8", "kernel=Gaussian(1e-8): an identity kernel", "either", _bandwidth(1e-8),
-         _kernel_object, names=(*X_NAMES, "eta", "bandwidth")),
-    Case("bandwidth_1e8", "kernel=Gaussian(1e8): an all-ones kernel", "either", _bandwidth(1e8),
-         _kernel_object, names=(*X_NAMES, "eta", "bandwidth")),
+    Case(
+        "tiny_kernel",
+        "kernel values scaled by 1e-150",
+        "either",
+        _scaled_kernel(1e-150),
+        _precomputed,
+        names=X_NAMES,
+    ),
+    Case(
+        "huge_kernel",
+        "kernel values scaled by 1e150",
+        "either",
+        _scaled_kernel(1e150),
+        _precomputed,
+        names=X_NAMES,
+    ),
+    Case(
+        "bandwidth_1e-8",
+        "kernel=Gaussian(1e-8): an identity kernel",
+        "either",
+        _bandwidth(1e-8),
+        _kernel_object,
+        names=(*X_NAMES, "eta", "bandwidth"),
+    ),
+    Case(
+        "bandwidth_1e8",
+        "kernel=Gaussian(1e8): an all-ones kernel",
+        "either",
+        _bandwidth(1e8),
+        _kernel_object,
+        names=(*X_NAMES, "eta", "bandwidth"),
+    ),
     Case("integer_input", "int64 input (same numbers as floats)", "ok", _integer_input),
     Case("float32_input", "float32 input (same numbers as float64)", "ok", _float32_input),
     Case("non_contiguous", "a strided, Fortran-ordered view", "ok", _non_contiguous),
     Case("read_only", "read-only arrays", "ok", _read_only),
     Case("pandas", "pandas DataFrame and Series", "ok", _pandas_input, _two_dimensional),
     Case("string_labels", "class labels that are strings", "ok", _string_labels, _classifier),
-    Case("wrong_test_width", "a test input with one column too few", "error", _wrong_test_width,
-         names=(*X_NAMES, "features", "column", "columns")),
-    Case("asymmetric_kernel", "an asymmetric precomputed training matrix", "error", _asymmetric_kernel,
-         _precomputed, names=(*X_NAMES, "symmetric")),
-    Case("non_square_kernel", "a non-square precomputed training matrix", "error", _non_square_kernel,
-         _precomputed, names=(*X_NAMES, "square")),
-    Case("one_dimensional_X", "a 1-D training input", "error", _one_dimensional, names=(*X_NAMES, "2D", "2-D")),
+    Case(
+        "wrong_test_width",
+        "a test input with one column too few",
+        "error",
+        _wrong_test_width,
+        names=(*X_NAMES, "features", "column", "columns"),
+    ),
+    Case(
+        "asymmetric_kernel",
+        "an asymmetric precomputed training matrix",
+        "error",
+        _asymmetric_kernel,
+        _precomputed,
+        names=(*X_NAMES, "symmetric"),
+    ),
+    Case(
+        "non_square_kernel",
+        "a non-square precomputed training matrix",
+        "error",
+        _non_square_kernel,
+        _precomputed,
+        names=(*X_NAMES, "square"),
+    ),
+    Case(
+        "one_dimensional_X", "a 1-D training input", "error", _one_dimensional, names=(*X_NAMES, "2D", "2-D")
+    ),
 ]
 
 CASES_BY_NAME = {case.name: case for case in CASES}
@@ -471,7 +543,9 @@ def _warning_texts(caught):
     texts = []
     for item in caught:
         text = f"{item.category.__name__}: {item.message}"
-        if text not in texts and not issubclass(item.category, (DeprecationWarning, PendingDeprecationWarning)):
+        if text not in texts and not issubclass(
+            item.category, (DeprecationWarning, PendingDeprecationWarning)
+        ):
             texts.append(text)
     return texts
 

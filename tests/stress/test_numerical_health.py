@@ -39,8 +39,9 @@ class TestSecularMultiplierAtTheEndOfItsInterval:
         from krein.least_squares import VarianceConstrainedKrein
 
         K, U = spectral_kernel(self.values)
-        model = VarianceConstrainedKrein(kernel="precomputed", center=False, radius=radius, lambda_plus=1e-2,
-                                         lambda_minus=1e-2)
+        model = VarianceConstrainedKrein(
+            kernel="precomputed", center=False, radius=radius, lambda_plus=1e-2, lambda_minus=1e-2
+        )
         return model, K, U @ coordinates
 
     def test_hard_case_warns_with_the_multiplier(self):

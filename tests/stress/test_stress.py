@@ -71,8 +71,14 @@ class _Faulty:
 
 @pytest.mark.parametrize(
     ("fault", "status"),
-    [("none", "ok"), ("nan", "wrong result"), ("shape", "wrong result"), ("unclear", "unclear error"),
-     ("crash", "crash"), ("layout", "wrong result")],
+    [
+        ("none", "ok"),
+        ("nan", "wrong result"),
+        ("shape", "wrong result"),
+        ("unclear", "unclear error"),
+        ("crash", "crash"),
+        ("layout", "wrong result"),
+    ],
 )
 def test_the_judge_catches_each_kind_of_failure(fault, status):
     from cases import Trial, run_trial

@@ -45,8 +45,9 @@ def _subsample(n: int, y, max_samples: int | None, random_state, classification:
     take = np.floor(quota).astype(int)
     order = np.argsort(-(quota - take), kind="stable")
     take[order[: max_samples - take.sum()]] += 1
-    idx = [rng.choice(np.flatnonzero(y == c), size=k, replace=False) for c, k in
-           zip(classes, take, strict=True)]
+    idx = [
+        rng.choice(np.flatnonzero(y == c), size=k, replace=False) for c, k in zip(classes, take, strict=True)
+    ]
     return np.sort(np.concatenate(idx))
 
 
@@ -106,12 +107,9 @@ def natural_kernel(
         method = info.natural if info.natural in allowed else allowed[0]
     if method not in allowed:
         raise ValueError(
-            f"method={method!r} does not apply to {info.name} ({info.kind}); "
-            f"choose one of {allowed}"
+            f"method={method!r} does not apply to {info.name} ({info.kind}); choose one of {allowed}"
         )
-    if max_samples is not None and (
-        not isinstance(max_samples, int | np.integer) or max_samples < 2
-    ):
+    if max_samples is not None and (not isinstance(max_samples, int | np.integer) or max_samples < 2):
         raise ValueError(f"max_samples must be None or an integer >= 2, got {max_samples!r}")
     bunch = load_dataset(info.name)
     y_all = np.asarray(bunch.target)

@@ -73,7 +73,7 @@ def make_krein_regression(
     if kernel.lower() == "gauss":
         dist = pdist(X)
         eta = float(np.median(dist)) / c
-        K0 = np.exp(-squareform(dist) ** 2 / (2.0 * eta**2))
+        K0 = np.exp(-(squareform(dist) ** 2) / (2.0 * eta**2))
     else:
         eta = float(np.sqrt(np.linalg.norm(X, axis=1).max() / c))
         K0 = np.tanh((X @ X.T - 0.5) / eta**2)

@@ -63,9 +63,7 @@ class DoubleCentering(TransformerMixin, BaseEstimator):
 
     def _check_train(self, D, reset: bool) -> np.ndarray:
         if not (isinstance(self.symmetry_tol, int | float) and self.symmetry_tol >= 0):
-            raise ValueError(
-                f"symmetry_tol must be a non-negative number, got {self.symmetry_tol!r}"
-            )
+            raise ValueError(f"symmetry_tol must be a non-negative number, got {self.symmetry_tol!r}")
         D = validate_data(self, D, reset=reset, dtype=np.float64, ensure_all_finite=True)
         n, m = D.shape
         if n != m:

@@ -23,8 +23,7 @@ def _check_images(A, name: str, *, binary: bool = False) -> np.ndarray:
         if arr.dtype != bool:
             if not np.issubdtype(arr.dtype, np.number) or not np.all((arr == 0) | (arr == 1)):
                 raise ValueError(
-                    f"{name} must hold binary images (bool or 0/1); "
-                    "see krein.datasets.binarize_images"
+                    f"{name} must hold binary images (bool or 0/1); see krein.datasets.binarize_images"
                 )
         return arr.reshape(arr.shape[0], -1).astype(np.float64)
     arr = arr.astype(np.float64)
@@ -33,9 +32,7 @@ def _check_images(A, name: str, *, binary: bool = False) -> np.ndarray:
     return arr
 
 
-def simpson_similarity(
-    A, B=None, *, n_jobs=None, working_memory: float | None = None
-) -> np.ndarray:
+def simpson_similarity(A, B=None, *, n_jobs=None, working_memory: float | None = None) -> np.ndarray:
     """Pairwise Simpson scores between binary images.
 
     With a and b the sets of foreground pixels, S(a, b) = |a ∩ b| / min(|a|, |b|) (the

@@ -149,7 +149,14 @@ def _image_features(img: np.ndarray) -> np.ndarray:
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float64)
     ax, ay = np.abs(gx), np.abs(gy)
     feats = [
-        xx, yy, img, ax, ay, np.hypot(gx, gy), np.abs(gxx), np.abs(gyy),
+        xx,
+        yy,
+        img,
+        ax,
+        ay,
+        np.hypot(gx, gy),
+        np.abs(gxx),
+        np.abs(gyy),
         np.arctan2(ax, ay),  # arctan(|Gx| / |Gy|), = π/2 where Gy = 0 < |Gx|, 0 where both vanish
     ]
     return np.stack([f.ravel() for f in feats])  # (9, h*w)

@@ -13,8 +13,7 @@ def _check_series(A, name: str) -> list[np.ndarray]:
     if isinstance(A, np.ndarray) and A.dtype != object:
         if A.ndim != 2:
             raise ValueError(
-                f"{name} must be a 2-d array (n_series, length) or a list of 1-d series, "
-                f"got shape {A.shape}"
+                f"{name} must be a 2-d array (n_series, length) or a list of 1-d series, got shape {A.shape}"
             )
         items = list(A)
     else:
@@ -31,9 +30,7 @@ def _check_series(A, name: str) -> list[np.ndarray]:
         except (TypeError, ValueError):
             raise ValueError(f"{name}[{i}] is not a numeric 1-d series") from None
         if arr.ndim != 1:
-            raise ValueError(
-                f"{name}[{i}] must be 1-d (univariate series), got shape {arr.shape}"
-            )
+            raise ValueError(f"{name}[{i}] must be 1-d (univariate series), got shape {arr.shape}")
         if arr.size == 0:
             raise ValueError(f"{name}[{i}] is empty")
         if not np.all(np.isfinite(arr)):

@@ -300,8 +300,17 @@ class RunContext:
     """
 
     def __init__(
-        self, *, quick, out, n_jobs=1, random_state=0, console=None, show_progress=True, command=None,
-        resume=False, only=None,
+        self,
+        *,
+        quick,
+        out,
+        n_jobs=1,
+        random_state=0,
+        console=None,
+        show_progress=True,
+        command=None,
+        resume=False,
+        only=None,
     ):
         from rich.console import Console
 
@@ -351,7 +360,7 @@ class RunContext:
         is returned instead of calling ``compute``; a cell stored by a run with another seed or the
         other form is an error rather than a silent mix of two protocols.
         """
-        if not key or any(c in key for c in '/\\\0'):
+        if not key or any(c in key for c in "/\\\0"):
             raise ValueError(f"A cell key must be a non-empty file name, got {key!r}.")
         path = self.out / "cells" / f"{key}.json"
         if self.resume and path.is_file():

@@ -113,8 +113,14 @@ class TablesConfig:
 
     @classmethod
     def quick(cls):
-        return cls(lams=(1e-2, 1e-1, 1.0), Lambdas=(0.5, 1.0, 2.0), betas=(0.1, 1.0), cv_folds=3, n_splits=5,
-                   max_iter=20)
+        return cls(
+            lams=(1e-2, 1e-1, 1.0),
+            Lambdas=(0.5, 1.0, 2.0),
+            betas=(0.1, 1.0),
+            cv_folds=3,
+            n_splits=5,
+            max_iter=20,
+        )
 
 
 def _methods(config, n_kernels):
@@ -142,8 +148,9 @@ def run_tables(ctx, config):
     """Run ``li-tables`` with the sizes of ``config`` and report the three tables."""
     cv_table = ResultTable("CV RMSE at the selected parameters (Li et al. Tables 1, 3)", "RMSE")
     rmse_table = ResultTable("Test RMSE, random 50/50 splits (Li et al. Tables 2, 4, 'MSE' row)", "RMSE")
-    error_table = ResultTable("Test misclassification of sign(f) (Li et al. Tables 2, 4, 'MSF' row)",
-                              "error rate")
+    error_table = ResultTable(
+        "Test misclassification of sign(f) (Li et al. Tables 2, 4, 'MSF' row)", "error rate"
+    )
     selected = {}
     for name in config.datasets:
         stack, y = base_kernel_stack(name)
@@ -155,14 +162,22 @@ def run_tables(ctx, config):
         with ctx.progress(len(methods), f"li-tables {name}") as advance, warnings.catch_warnings():
             warnings.simplefilter("ignore")
             for method, (estimator, grid) in methods.items():
-                search = GridSearchCV(estimator, grid, cv=folds, scoring=SCORING["rmse"], n_jobs=ctx.n_jobs,
-                                      error_score="raise").fit(stack, y)
+                search = GridSearchCV(
+                    estimator, grid, cv=folds, scoring=SCORING["rmse"], n_jobs=ctx.n_jobs, error_score="raise"
+                ).fit(stack, y)
                 best = search.best_index_
                 cv_scores = [search.cv_results_[f"split{i}_test_score"][best] for i in range(config.cv_folds)]
                 cv_table.add(name, method, -np.asarray(cv_scores))
                 selected[f"{name}/{method}"] = search.best_params_
-                result = cross_validate(search.best_estimator_, stack, y, cv=splits, scoring=SCORING,
-                                        n_jobs=ctx.n_jobs, error_score="raise")
+                result = cross_validate(
+                    search.best_estimator_,
+                    stack,
+                    y,
+                    cv=splits,
+                    scoring=SCORING,
+                    n_jobs=ctx.n_jobs,
+                    error_score="raise",
+                )
                 rmse_table.add(name, method, -result["test_rmse"], result["fit_time"])
                 error_table.add(name, method, -result["test_error"], result["fit_time"])
                 advance()
@@ -213,10 +228,18 @@ def run_figures(ctx, config):
             stack, y = base_kernel_stack(name)
             for degree in (1, 2):
                 for lam in config.lams:
-                    model = KernelLearningRidge(kernels="precomputed", solver="pgd", degree=degree, lam=lam,
-                                                Lambda=config.Lambda, max_iter=config.max_iter, tol=1e-4)
-                    result = cross_validate(model, stack, y, cv=splits, scoring=SCORING, n_jobs=ctx.n_jobs,
-                                            error_score="raise")
+                    model = KernelLearningRidge(
+                        kernels="precomputed",
+                        solver="pgd",
+                        degree=degree,
+                        lam=lam,
+                        Lambda=config.Lambda,
+                        max_iter=config.max_iter,
+                        tol=1e-4,
+                    )
+                    result = cross_validate(
+                        model, stack, y, cv=splits, scoring=SCORING, n_jobs=ctx.n_jobs, error_score="raise"
+                    )
                     curves[(name, degree, lam)] = (-result["test_rmse"], -result["test_error"])
                     advance()
     for name in config.datasets:
@@ -224,21 +247,36 @@ def run_figures(ctx, config):
         for degree, style in ((1, "o-"), (2, "s--")):
             for axis, which, label in ((axes[0], 0, "test RMSE"), (axes[1], 1, "test misclassification")):
                 values = np.array([curves[(name, degree, lam)][which] for lam in config.lams])
-                axis.errorbar(config.lams, values.mean(axis=1), yerr=values.std(axis=1), fmt=style, capsize=3,
-                              label=f"d = {degree}")
+                axis.errorbar(
+                    config.lams,
+                    values.mean(axis=1),
+                    yerr=values.std(axis=1),
+                    fmt=style,
+                    capsize=3,
+                    label=f"d = {degree}",
+                )
                 axis.set_xscale("log")
                 axis.set_xlabel("λ")
                 axis.set_ylabel(label)
         axes[0].legend()
-        figure.suptitle(f"PGD, learned kernel for KRR on {name} (Λ = {config.Lambda}, "
-                        f"{config.n_splits} random 50/50 splits)")
+        figure.suptitle(
+            f"PGD, learned kernel for KRR on {name} (Λ = {config.Lambda}, "
+            f"{config.n_splits} random 50/50 splits)"
+        )
         ctx.save_figure(figure, f"pgd_lambda_{name}")
     ctx.write_json(
         {
             "config": config.__dict__,
             "curves": [
-                {"dataset": n, "degree": d, "lam": lam, "rmse_mean": float(np.mean(r)),
-                 "rmse_std": float(np.std(r)), "error_mean": float(np.mean(e)), "error_std": float(np.std(e))}
+                {
+                    "dataset": n,
+                    "degree": d,
+                    "lam": lam,
+                    "rmse_mean": float(np.mean(r)),
+                    "rmse_std": float(np.std(r)),
+                    "error_mean": float(np.mean(e)),
+                    "error_std": float(np.std(e)),
+                }
                 for (n, d, lam), (r, e) in curves.items()
             ],
         },

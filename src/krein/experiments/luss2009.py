@@ -121,16 +121,22 @@ def _select_and_test(estimator, grid, kernels, y_train, y_test, cv, n_jobs):
 def run_table2(ctx):
     cv = StratifiedKFold(5, shuffle=True, random_state=ctx.random_state)
     methods = _methods(ctx.quick)
-    tables = {m: ResultTable(f"Luss & d'Aspremont Table 2 — {m}", f"{m} (%)", lower_is_better=False)
-              for m in ("accuracy", "recall", "average")}
+    tables = {
+        m: ResultTable(f"Luss & d'Aspremont Table 2 — {m}", f"{m} (%)", lower_is_better=False)
+        for m in ("accuracy", "recall", "average")
+    }
     chosen = {}
     tasks = list(_table2_tasks(ctx.quick, ctx.random_state))
     with ctx.progress(len(tasks) * len(methods), "table 2") as advance:
         for name, kernels, y_train, y_test in tasks:
             summary = spectrum_summary(kernels[0][1])
             for table in tables.values():
-                table.set_task_info(name, n_train=y_train.size, min_eig=summary["min_eigenvalue"],
-                                    max_eig=summary["max_eigenvalue"])
+                table.set_task_info(
+                    name,
+                    n_train=y_train.size,
+                    min_eig=summary["min_eigenvalue"],
+                    max_eig=summary["max_eigenvalue"],
+                )
             for method, (estimator, grid) in methods.items():
                 accuracy, recall, average, params, seconds = _select_and_test(
                     estimator, grid, kernels, y_train, y_test, cv, ctx.n_jobs
@@ -167,16 +173,18 @@ def run_table3(ctx):
     Cs = [0.1, 1.0] if ctx.quick else [0.01, 0.1, 1.0, 10.0]
     rhos = [1.0, 100.0] if ctx.quick else [0.1, 1.0, 10.0, 100.0, 1e4]
     pairs = [(3, 5)] if ctx.quick else [(3, 5), (4, 6)]
-    table = ResultTable("Luss & d'Aspremont Table 3 — average of accuracy and recall", "average (%)",
-                        lower_is_better=False)
+    table = ResultTable(
+        "Luss & d'Aspremont Table 3 — average of accuracy and recall", "average (%)", lower_is_better=False
+    )
     detail = {}
     for a, b in pairs:
         for kernel_name in ("linear", "gaussian"):
             rng = np.random.default_rng(ctx.random_state)
             clean = _digits_pair(a, b, False, rng)
             noisy = _digits_pair(a, b, True, rng)
-            train, test = train_test_split(np.arange(clean[1].size), test_size=0.5, stratify=clean[1],
-                                           random_state=ctx.random_state)
+            train, test = train_test_split(
+                np.arange(clean[1].size), test_size=0.5, stratify=clean[1], random_state=ctx.random_state
+            )
             if ctx.quick:
                 train = train[:100]
             task = f"digits-{a}-{b}-{kernel_name}"
@@ -193,8 +201,9 @@ def run_table3(ctx):
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")
                         if params is None:  # parameters from the unperturbed data (Sec. 5.2)
-                            search = GridSearchCV(estimator, grid, scoring=AVERAGE_SCORER, cv=cv,
-                                                  n_jobs=ctx.n_jobs).fit(K_train, y[train])
+                            search = GridSearchCV(
+                                estimator, grid, scoring=AVERAGE_SCORER, cv=cv, n_jobs=ctx.n_jobs
+                            ).fit(K_train, y[train])
                             params = search.best_params_
                         model = estimator.set_params(**params).fit(K_train, y[train])
                     predicted = model.predict(K_test)
@@ -243,12 +252,19 @@ def run_figure1(ctx):
         for solver in curves:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                model = IndefiniteSVC(kernel="precomputed", C=10.0, rho=1.0, solver=solver, tol=1e-12,
-                                      max_iter=iterations, gap_interval=1).fit(K, y)
+                model = IndefiniteSVC(
+                    kernel="precomputed",
+                    C=10.0,
+                    rho=1.0,
+                    solver=solver,
+                    tol=1e-12,
+                    max_iter=iterations,
+                    gap_interval=1,
+                ).fit(K, y)
             gaps = np.full(iterations + 1, np.nan)
             history = np.maximum(model.gap_history_, 1e-16)
             gaps[: history.size] = history
-            gaps[history.size:] = history[-1]
+            gaps[history.size :] = history[-1]
             curves[solver].append(gaps)
     figure, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
     for axis, (solver, runs) in zip(axes, curves.items(), strict=True):
@@ -278,8 +294,11 @@ def run_figure2(ctx):
 
     # The exchange method stops at n = 50: one fit at n = 100 took over 20 minutes (a cvxpy QCLP per
     # iteration), which is the point of the figure; the paper also shows SIQCLP only up to n = 300.
-    sizes = {"projected_gradient": [20, 30], "accpm": [20, 30], "exchange": [15]} if ctx.quick else {
-        "projected_gradient": [50, 100, 200, 400, 800], "accpm": [50, 100, 200], "exchange": [25, 50]}
+    sizes = (
+        {"projected_gradient": [20, 30], "accpm": [20, 30], "exchange": [15]}
+        if ctx.quick
+        else {"projected_gradient": [50, 100, 200, 400, 800], "accpm": [50, 100, 200], "exchange": [25, 50]}
+    )
     repeats = 1 if ctx.quick else 3
     times = {solver: {} for solver in sizes}
     for solver, ns in sizes.items():
@@ -289,8 +308,9 @@ def run_figure2(ctx):
                 start = time.perf_counter()
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    IndefiniteSVC(kernel="precomputed", C=10.0, rho=1.0, solver=solver, tol=1e-3,
-                                  max_iter=2000).fit(K, y)
+                    IndefiniteSVC(
+                        kernel="precomputed", C=10.0, rho=1.0, solver=solver, tol=1e-3, max_iter=2000
+                    ).fit(K, y)
                 seconds.append(time.perf_counter() - start)
             times[solver][n] = float(np.mean(seconds))
     figure, axis = plt.subplots(figsize=(5, 4))

@@ -38,8 +38,14 @@ TABLE1_METHODS = {
     "SQUARE": ("square", "krein"),
     "OMCS-KREIN": (None, "krein"),
 }
-TABLE1_TASKS = (("GAUSS", 100), ("GAUSS", 500), ("GAUSS", 1000), ("SIGMOID", 100), ("SIGMOID", 500),
-                ("SIGMOID", 1000))
+TABLE1_TASKS = (
+    ("GAUSS", 100),
+    ("GAUSS", 500),
+    ("GAUSS", 1000),
+    ("SIGMOID", 100),
+    ("SIGMOID", 500),
+    ("SIGMOID", 1000),
+)
 TABLE3_DATASETS = ("haberman", "ionosphere", "wisconsin", "australian", "pima", "wage")
 
 #: Search settings of Appendix C and of the quick forms.
@@ -50,9 +56,13 @@ QUICK_SEARCH = {"inner_folds": 3, "n_restarts": 2, "restart_iter": 10, "max_iter
 def _search(estimator, settings, classification, seed, n_jobs=1):
     splitter = StratifiedKFold if classification else KFold
     return HypergradientSearchCV(
-        estimator, cv=splitter(settings["inner_folds"], shuffle=True, random_state=seed),
-        n_restarts=settings["n_restarts"], restart_iter=settings["restart_iter"],
-        max_iter=settings["max_iter"], n_jobs=n_jobs, random_state=seed,
+        estimator,
+        cv=splitter(settings["inner_folds"], shuffle=True, random_state=seed),
+        n_restarts=settings["n_restarts"],
+        restart_iter=settings["restart_iter"],
+        max_iter=settings["max_iter"],
+        n_jobs=n_jobs,
+        random_state=seed,
     )
 
 
@@ -87,8 +97,12 @@ def run_table1(ctx, tasks, methods, outer_folds, settings):
             summary = spectrum_summary(K)
             task = f"{kernel_name} (n = {n})"
             table.set_task_info(
-                task, min=summary["min_eigenvalue"], max=summary["max_eigenvalue"],
-                pos=summary["n_positive"], neg=summary["n_negative"], iota=summary["indefiniteness"],
+                task,
+                min=summary["min_eigenvalue"],
+                max=summary["max_eigenvalue"],
+                pos=summary["n_positive"],
+                neg=summary["n_negative"],
+                iota=summary["indefiniteness"],
             )
             splits = list(KFold(outer_folds, shuffle=True, random_state=ctx.random_state).split(K))
             for method in methods:
@@ -170,8 +184,16 @@ def run_table3(ctx, datasets, kernels, outer_folds, settings, max_samples=None):
                     score, fold_iota = ctx.cell(
                         f"{name}-{kernel_name}-fold{fold}",
                         partial(
-                            table3_fold, X, y, train, test, kernel_name, classification, settings,
-                            ctx.random_state + fold, ctx.n_jobs,
+                            table3_fold,
+                            X,
+                            y,
+                            train,
+                            test,
+                            kernel_name,
+                            classification,
+                            settings,
+                            ctx.random_state + fold,
+                            ctx.n_jobs,
                         ),
                     )
                     scores.append(score)

@@ -65,14 +65,26 @@ def approximation_errors(X, kernel, ranks, *, repetitions, seed, samplers=SAMPLE
                 for repetition in range(repetitions):
                     start = time.perf_counter()
                     rep, _ = nystroem_representation(
-                        kernel, X, n_components=m, landmarks=sampler, rank=rank,
+                        kernel,
+                        X,
+                        n_components=m,
+                        landmarks=sampler,
+                        rank=rank,
                         random_state=seed + repetition,
                     )
                     U = rep.vectors
                     seconds.append(time.perf_counter() - start)
                     errors.append(np.linalg.norm(K - (U * rep.values) @ U.T) / norm)
-                rows.append({"sampler": sampler, "landmarks": rule, "rank": rank, "m": m,
-                             "error": float(np.median(errors)), "seconds": float(np.median(seconds))})
+                rows.append(
+                    {
+                        "sampler": sampler,
+                        "landmarks": rule,
+                        "rank": rank,
+                        "m": m,
+                        "error": float(np.median(errors)),
+                        "seconds": float(np.median(seconds)),
+                    }
+                )
                 advance()
     return rows
 
@@ -84,8 +96,15 @@ def _plot_errors(ax, rows, x_key, title):
         for rule, style in styles.items():
             part = [r for r in rows if r["sampler"] == sampler and r["landmarks"] == rule]
             if part:
-                ax.plot([r[x_key] for r in part], [r["error"] for r in part], style, marker="o", ms=3,
-                        color=colors[sampler], label=f"{sampler} (k | {rule})")
+                ax.plot(
+                    [r[x_key] for r in part],
+                    [r["error"] for r in part],
+                    style,
+                    marker="o",
+                    ms=3,
+                    color=colors[sampler],
+                    label=f"{sampler} (k | {rule})",
+                )
     ax.set_yscale("log")
     ax.set_title(title)
     ax.set_ylabel("relative Frobenius error")
@@ -114,18 +133,31 @@ def run_figure1(ctx):
     with ctx.progress(total, "figure 1") as advance:
         for name in FIGURE1_KERNELS:
             kernel = initial_kernel(name, X, random_state=ctx.random_state)
-            for row in approximation_errors(X, kernel, settings["ranks"], repetitions=settings["repetitions"],
-                                            seed=ctx.random_state, advance=advance):
+            for row in approximation_errors(
+                X,
+                kernel,
+                settings["ranks"],
+                repetitions=settings["repetitions"],
+                seed=ctx.random_state,
+                advance=advance,
+            ):
                 rows.append({"kernel": name, **row})
     figure, axes = plt.subplots(1, len(FIGURE1_KERNELS), figsize=(5 * len(FIGURE1_KERNELS), 4))
     for ax, name in zip(axes, FIGURE1_KERNELS, strict=True):
-        _plot_errors(ax, [r for r in rows if r["kernel"] == name], "rank", f"{name} ({VECTOR_DATASET}, "
-                     f"n={settings['n']})")
+        _plot_errors(
+            ax,
+            [r for r in rows if r["kernel"] == name],
+            "rank",
+            f"{name} ({VECTOR_DATASET}, n={settings['n']})",
+        )
         ax.set_xlabel("rank k")
     axes[0].legend(fontsize=7)
     ctx.save_figure(figure, "figure1")
-    ctx.report_rows(rows, "figure1", f"Median relative Frobenius error of rank-k Nyström approximations "
-                    f"({settings['repetitions']} runs)")
+    ctx.report_rows(
+        rows,
+        "figure1",
+        f"Median relative Frobenius error of rank-k Nyström approximations ({settings['repetitions']} runs)",
+    )
 
 
 @experiment(
@@ -142,8 +174,14 @@ def run_figure2(ctx):
     X = standardized_sample(VECTOR_DATASET, settings["n"], ctx.random_state)
     kernel = initial_kernel("DELTA-GAUSS", X, random_state=ctx.random_state)
     with ctx.progress(len(SAMPLERS) * 2 * len(settings["ranks"]), "figure 2") as advance:
-        rows = approximation_errors(X, kernel, settings["ranks"], repetitions=settings["repetitions"],
-                                    seed=ctx.random_state, advance=advance)
+        rows = approximation_errors(
+            X,
+            kernel,
+            settings["ranks"],
+            repetitions=settings["repetitions"],
+            seed=ctx.random_state,
+            advance=advance,
+        )
     figure, ax = plt.subplots(figsize=(6, 4))
     _plot_errors(ax, rows, "seconds", f"DELTA-GAUSS ({VECTOR_DATASET}, n={settings['n']})")
     ax.set_xscale("log")
@@ -163,11 +201,23 @@ def scaling_times(X, kernel, sizes, ranks, *, repetitions, seed, advance=lambda:
             seconds = []
             for repetition in range(repetitions):
                 start = time.perf_counter()
-                nystroem_representation(kernel, X[:n], n_components=rank, landmarks="kmeans++", rank=rank,
-                                        random_state=seed + repetition)
+                nystroem_representation(
+                    kernel,
+                    X[:n],
+                    n_components=rank,
+                    landmarks="kmeans++",
+                    rank=rank,
+                    random_state=seed + repetition,
+                )
                 seconds.append(time.perf_counter() - start)
-            rows.append({"rank": rank, "n": n, "mean_seconds": float(np.mean(seconds)),
-                         "std_seconds": float(np.std(seconds))})
+            rows.append(
+                {
+                    "rank": rank,
+                    "n": n,
+                    "mean_seconds": float(np.mean(seconds)),
+                    "std_seconds": float(np.std(seconds)),
+                }
+            )
             advance()
     return rows
 
@@ -189,8 +239,9 @@ def run_figure8(ctx):
     X = standardized_sample(VECTOR_DATASET, max(sizes), ctx.random_state)
     kernel = initial_kernel("DELTA-GAUSS", X, random_state=ctx.random_state)
     with ctx.progress(len(sizes) * len(ranks), "figure 8") as advance:
-        rows = scaling_times(X, kernel, sizes, ranks, repetitions=repetitions, seed=ctx.random_state,
-                             advance=advance)
+        rows = scaling_times(
+            X, kernel, sizes, ranks, repetitions=repetitions, seed=ctx.random_state, advance=advance
+        )
     figure, ax = plt.subplots(figsize=(6, 4))
     for rank in ranks:
         part = [r for r in rows if r["rank"] == rank]

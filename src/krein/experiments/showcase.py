@@ -283,9 +283,10 @@ def run_showcase(ctx, *, tasks=TASKS, methods=METHODS, max_samples=300, n_splits
     outer = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=ctx.random_state)
     inner = StratifiedKFold(n_splits=3, shuffle=True, random_state=ctx.random_state)
     descriptions = {}
-    with tempfile.TemporaryDirectory(prefix="krein-showcase-") as cache, ctx.progress(
-        len(tasks) * len(methods), "showcase"
-    ) as advance:
+    with (
+        tempfile.TemporaryDirectory(prefix="krein-showcase-") as cache,
+        ctx.progress(len(tasks) * len(methods), "showcase") as advance,
+    ):
         memory = joblib.Memory(cache, verbose=0)
         for task in tasks:
             data = load_task(task, max_samples=max_samples, seed=ctx.random_state)

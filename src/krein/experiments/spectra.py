@@ -47,7 +47,10 @@ def run(ctx):
     datasets = DATASETS[:3] if ctx.quick else DATASETS
     with ctx.progress(len(datasets) * len(APPENDIX_D_KERNELS), "spectra") as advance:
         rows = spectra_rows(
-            datasets, APPENDIX_D_KERNELS, max_samples=300 if ctx.quick else 2000, seed=ctx.random_state,
+            datasets,
+            APPENDIX_D_KERNELS,
+            max_samples=300 if ctx.quick else 2000,
+            seed=ctx.random_state,
             advance=advance,
         )
     ctx.report_rows(rows, "spectra", "Spectra of the Appendix D kernels (initial hyperparameters, App. E.1)")

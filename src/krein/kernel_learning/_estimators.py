@@ -188,15 +188,24 @@ class _KernelCombinationMixin:
     def _pgd(self, objective, mu0, mu_init, regularized, step_size):
         """Algorithms 2/5 (projection onto M) or 6 (regularized, projection onto μ ≥ 0)."""
         if regularized:
+
             def project(mu):
                 return np.maximum(mu, 0.0)
         else:
+
             def project(mu):
                 return project_onto_ball_orthant(mu, mu0, self.Lambda, self.q)
+
         start = mu0 if mu_init is None else mu_init
         return projected_gradient(
-            objective, start, project, step_size=step_size, tol=self.tol, max_iter=self.max_iter,
-            verbose=self.verbose, name=type(self).__name__,
+            objective,
+            start,
+            project,
+            step_size=step_size,
+            tol=self.tol,
+            max_iter=self.max_iter,
+            verbose=self.verbose,
+            name=type(self).__name__,
         )
 
     def _store_result(self, result):
@@ -373,16 +382,30 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
                 f"For solver={solver!r}, step_size is the interpolation η in (0, 1), got {interpolation}."
             )
         if solver == "iia":
+
             def weights(v):  # Theorem 2.1, projected onto M (a no-op when every v_k ≥ 0)
                 norm = np.linalg.norm(v)
-                return mu0 if norm == 0 else project_onto_ball_orthant(mu0 + self.Lambda * v / norm, mu0,
-                                                                      self.Lambda, 2.0)
+                return (
+                    mu0
+                    if norm == 0
+                    else project_onto_ball_orthant(mu0 + self.Lambda * v / norm, mu0, self.Lambda, 2.0)
+                )
         else:
+
             def weights(v):  # Theorem 2.2 (v_k < 0 only with indefinite base kernels: μ_k = 0)
                 return np.maximum(v, 0.0) / (2.0 * self.beta)
+
         start = mu0 if mu_init is None else mu_init
-        return interpolated_iteration(objective, start, weights, interpolation=interpolation, tol=self.tol,
-                                      max_iter=self.max_iter, verbose=self.verbose, name=solver)
+        return interpolated_iteration(
+            objective,
+            start,
+            weights,
+            interpolation=interpolation,
+            tol=self.tol,
+            max_iter=self.max_iter,
+            verbose=self.verbose,
+            name=solver,
+        )
 
     def _trust_region(self, objective, mu0, mu_init):
         p = objective.combination.n_kernels
@@ -398,8 +421,14 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
             )
         initial_radius = self.Lambda / 4 if self.step_size is None else self.step_size
         return riemannian_trust_region(
-            objective, start, mu0, float(self.Lambda), initial_radius=initial_radius, tol=self.tol,
-            max_iter=self.max_iter, verbose=self.verbose,
+            objective,
+            start,
+            mu0,
+            float(self.Lambda),
+            initial_radius=initial_radius,
+            tol=self.tol,
+            max_iter=self.max_iter,
+            verbose=self.verbose,
         )
 
     def predict(self, X):

@@ -75,8 +75,9 @@ def projected_gradient(objective, mu, project, *, step_size, tol, max_iter, verb
     return result
 
 
-def interpolated_iteration(objective, mu, weights_from_forms, *, interpolation, tol, max_iter, verbose=0,
-                           name="iia"):
+def interpolated_iteration(
+    objective, mu, weights_from_forms, *, interpolation, tol, max_iter, verbose=0, name="iia"
+):
     """IIA / rIIA (Algorithms 3 and 4): ``μ = T(v(α))``, ``α' = ηα + (1 − η)(K_μ + λI)⁻¹y``.
 
     ``weights_from_forms`` maps ``v_k = αᵀK_kα`` to the weights of Theorem 2.1 (IIA) or 2.2 (rIIA).
@@ -135,8 +136,19 @@ def trust_region_step(gradient, hessian, radius):
     return V @ (-(c / (w + sigma)))
 
 
-def riemannian_trust_region(objective, mu, center, radius, *, initial_radius, tol, max_iter, verbose=0,
-                            accept=0.1, name="trust_region"):
+def riemannian_trust_region(
+    objective,
+    mu,
+    center,
+    radius,
+    *,
+    initial_radius,
+    tol,
+    max_iter,
+    verbose=0,
+    accept=0.1,
+    name="trust_region",
+):
     """Riemannian trust region on the sphere ``‖μ − μ₀‖ = Λ`` (Appendix A.3, Algorithm 8).
 
     Riemannian gradient ``P_μ∇F`` (Eq. 32) with ``P_μ = I − uuᵀ``, ``u = (μ − μ₀)/Λ``; Riemannian

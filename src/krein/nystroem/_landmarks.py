@@ -53,8 +53,9 @@ def _check_sampler_input(columns, method):
         )
 
 
-def leverage_landmarks(columns, n_components, *, sketch_size, rank=None, random_state=None,
-                       working_memory=None):
+def leverage_landmarks(
+    columns, n_components, *, sketch_size, rank=None, random_state=None, working_memory=None
+):
     """Landmarks sampled by approximate leverage scores ``‖Ũ(i)‖²`` of a uniform sketch (Sec. 2.3).
 
     Parameters
@@ -84,8 +85,9 @@ def leverage_landmarks(columns, n_components, *, sketch_size, rank=None, random_
     return _sample_distinct(scores, n_components, rng)
 
 
-def kmeanspp_landmarks(columns, n_components, *, sketch_size, rank=None, random_state=None,
-                       working_memory=None):
+def kmeanspp_landmarks(
+    columns, n_components, *, sketch_size, rank=None, random_state=None, working_memory=None
+):
     """Landmarks by approximate kernel K-means++ seeding in the space of ``Ũ |Λ|^{1/2}`` (Sec. 2.3).
 
     Parameters are those of :func:`leverage_landmarks`. Holds the n×r sketch features in memory
@@ -123,8 +125,16 @@ def _sample_distinct(weights, size, rng, exclude=()):
     return np.sort(np.concatenate([positive, extra]))
 
 
-def select_landmarks(columns, n_components, method="uniform", *, sketch_size=None, rank=None,
-                     random_state=None, working_memory=None):
+def select_landmarks(
+    columns,
+    n_components,
+    method="uniform",
+    *,
+    sketch_size=None,
+    rank=None,
+    random_state=None,
+    working_memory=None,
+):
     """Indices of ``n_components`` landmarks chosen by ``method`` (see the module docstring).
 
     ``sketch_size`` defaults to ``n_components`` (capped at n).
@@ -140,6 +150,10 @@ def select_landmarks(columns, n_components, method="uniform", *, sketch_size=Non
         raise ValueError(f"sketch_size must be a positive integer, got {sketch_size}.")
     sampler = leverage_landmarks if method == "leverage" else kmeanspp_landmarks
     return sampler(
-        columns, n_components, sketch_size=sketch_size, rank=rank, random_state=random_state,
+        columns,
+        n_components,
+        sketch_size=sketch_size,
+        rank=rank,
+        random_state=random_state,
         working_memory=working_memory,
     )

@@ -68,8 +68,19 @@ class StreamedRepresentation(SpectralRepresentation):
     working_memory : float or None
     """
 
-    def __init__(self, values, extension, *, columns, landmark_indices, W, right, targets=None,
-                 projection=None, working_memory=None):
+    def __init__(
+        self,
+        values,
+        extension,
+        *,
+        columns,
+        landmark_indices,
+        W,
+        right,
+        targets=None,
+        projection=None,
+        working_memory=None,
+    ):
         super().__init__(values, None, extension)
         self._columns = columns
         self._landmark_indices = landmark_indices
@@ -91,8 +102,19 @@ class StreamedRepresentation(SpectralRepresentation):
         return self._W.T @ moment
 
 
-def nystroem_representation(kernel, X, *, n_components, landmarks="uniform", rank=None, sketch_size=None,
-                            rcond=None, random_state=None, working_memory=None, y=None):
+def nystroem_representation(
+    kernel,
+    X,
+    *,
+    n_components,
+    landmarks="uniform",
+    rank=None,
+    sketch_size=None,
+    rcond=None,
+    random_state=None,
+    working_memory=None,
+    y=None,
+):
     """One-shot Nyström eigendecomposition of the kernel matrix of ``X`` (Oglic & Gärtner 2019, Sec. 2.2).
 
     Parameters
@@ -129,7 +151,12 @@ def nystroem_representation(kernel, X, *, n_components, landmarks="uniform", ran
     """
     columns = KernelColumns(kernel, X)
     indices = select_landmarks(
-        columns, n_components, landmarks, sketch_size=sketch_size, rank=rank, random_state=random_state,
+        columns,
+        n_components,
+        landmarks,
+        sketch_size=sketch_size,
+        rank=rank,
+        random_state=random_state,
         working_memory=working_memory,
     )
     factor = landmark_factor(columns.landmark_block(indices), rcond=rcond)
@@ -141,8 +168,14 @@ def nystroem_representation(kernel, X, *, n_components, landmarks="uniform", ran
     values, W = eigen_from_gram(gram, factor.signature, rank=rank)
     targets = y if y is None or hasattr(y, "dask") else np.asarray(y, dtype=np.float64)
     representation = StreamedRepresentation(
-        values, factor.right @ W, columns=columns, landmark_indices=indices, W=W, right=factor.right,
-        targets=targets, projection=None if moment is None else W.T @ moment,
+        values,
+        factor.right @ W,
+        columns=columns,
+        landmark_indices=indices,
+        W=W,
+        right=factor.right,
+        targets=targets,
+        projection=None if moment is None else W.T @ moment,
         working_memory=working_memory,
     )
     return representation, indices

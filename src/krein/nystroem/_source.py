@@ -31,8 +31,9 @@ def check_finite_chunk(values, name):
         raise ValueError(f"Input {name} contains NaN or infinity (found in a row chunk of the dask array).")
 
 
-def chunk_moments(kernel, X_chunk, Z, right, y_chunk=None, *, gram=True, working_memory=None,
-                  check_finite=False):
+def chunk_moments(
+    kernel, X_chunk, Z, right, y_chunk=None, *, gram=True, working_memory=None, check_finite=False
+):
     """``(Bᵀ B, Bᵀ y)`` of one row chunk, ``B = K(X_chunk, Z) @ right``, in row blocks.
 
     With ``kernel="precomputed"``, ``X_chunk`` holds rows of the kernel matrix and ``Z`` the landmark

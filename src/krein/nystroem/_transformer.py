@@ -84,8 +84,17 @@ class IndefiniteNystroem(
         "random_state": ["random_state"],
     }
 
-    def __init__(self, kernel="sigmoid", n_components=100, *, rank=None, landmarks="uniform",
-                 sketch_size=None, rcond=None, random_state=None):
+    def __init__(
+        self,
+        kernel="sigmoid",
+        n_components=100,
+        *,
+        rank=None,
+        landmarks="uniform",
+        sketch_size=None,
+        rcond=None,
+        random_state=None,
+    ):
         self.kernel = kernel
         self.n_components = n_components
         self.rank = rank
@@ -109,7 +118,11 @@ class IndefiniteNystroem(
             )
             n_components = columns.n
         indices = select_landmarks(
-            columns, n_components, self.landmarks, sketch_size=self.sketch_size, rank=self.rank,
+            columns,
+            n_components,
+            self.landmarks,
+            sketch_size=self.sketch_size,
+            rank=self.rank,
             random_state=self.random_state,
         )
         factor = landmark_factor(columns.landmark_block(indices), rcond=self.rcond)

@@ -105,8 +105,9 @@ def squared_hinge_newton(features, y, penalties, *, fit_intercept=True, tol=1e-1
             target = scipy.linalg.lstsq(system, D.T @ y[active], check_finite=False)[0]
         direction = target - w
         delta = design @ direction
-        step = _line_search(1.0 - y * outputs, y * delta, np.dot(R * w, direction),
-                            np.dot(R * direction, direction), n)
+        step = _line_search(
+            1.0 - y * outputs, y * delta, np.dot(R * w, direction), np.dot(R * direction, direction), n
+        )
         w = w + step * direction
         outputs = outputs + step * delta
         new_value = objective(outputs, w)
@@ -169,9 +170,20 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
         "random_state": ["random_state"],
     }
 
-    def __init__(self, kernel="gaussian", *, lambda_plus=1e-3, lambda_minus=1e-3, n_components=None,
-                 landmarks="uniform", rank=None, fit_intercept=True, tol=1e-10, max_iter=100,
-                 random_state=None):
+    def __init__(
+        self,
+        kernel="gaussian",
+        *,
+        lambda_plus=1e-3,
+        lambda_minus=1e-3,
+        n_components=None,
+        landmarks="uniform",
+        rank=None,
+        fit_intercept=True,
+        tol=1e-10,
+        max_iter=100,
+        random_state=None,
+    ):
         self.kernel = kernel
         self.lambda_plus = lambda_plus
         self.lambda_minus = lambda_minus
@@ -192,7 +204,11 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
         X, y = validate_data(self, X, y, reset=True, dtype=np.float64)
         n_components = min(self.n_components, X.shape[0])
         representation, indices = nystroem_representation(
-            self.kernel_, X, n_components=n_components, landmarks=self.landmarks, rank=self.rank,
+            self.kernel_,
+            X,
+            n_components=n_components,
+            landmarks=self.landmarks,
+            rank=self.rank,
             random_state=self.random_state,
         )
         self.landmark_indices_ = indices
@@ -220,7 +236,11 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
         self.n_iter_ = np.empty(Y.shape[1], dtype=int)
         for task in range(Y.shape[1]):
             coef[:, task], self.intercept_[task], self.n_iter_[task] = squared_hinge_newton(
-                features, Y[:, task], penalties, fit_intercept=self.fit_intercept, tol=self.tol,
+                features,
+                Y[:, task],
+                penalties,
+                fit_intercept=self.fit_intercept,
+                tol=self.tol,
                 max_iter=self.max_iter,
             )
         self.coef_ = coef
