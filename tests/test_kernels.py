@@ -179,6 +179,17 @@ def test_threaded_evaluation_equals_single_block():
         np.testing.assert_allclose(kernel(A, B), kernel._block(A, B), rtol=0, atol=1e-13)
 
 
+def test_thread_count_respects_omp_num_threads(monkeypatch):
+    from krein._threads import n_threads
+
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    assert n_threads() == 1
+    monkeypatch.setenv("OMP_NUM_THREADS", "not a number")
+    unlimited = n_threads()
+    monkeypatch.delenv("OMP_NUM_THREADS")
+    assert n_threads() == unlimited >= 1
+
+
 @pytest.mark.parametrize(
     "kernel, match",
     [

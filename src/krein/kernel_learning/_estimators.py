@@ -25,9 +25,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
-from threadpoolctl import ThreadpoolController
 
 from .._base import check_kernel_memory, decision_to_labels, is_precomputed, one_vs_rest_targets
+from .._threads import single_threaded_blas
 from .._validation import LIBSVM_MAX_KERNEL, check_kernel_magnitude, check_square_kernel, check_test_kernel
 from ..kernels import Gaussian, make_kernel
 from ._combination import KernelCombination
@@ -52,16 +52,9 @@ def default_kernels(X):
     return [Gaussian(eta=factor * scale) for factor in DEFAULT_BANDWIDTH_FACTORS]
 
 
-_THREADPOOLS = []
-
-
 def _blas_threads(n_samples):
-    """Single-threaded BLAS below ``SINGLE_THREAD_BELOW`` samples (the library scan is done once)."""
-    if n_samples >= SINGLE_THREAD_BELOW:
-        return nullcontext()
-    if not _THREADPOOLS:
-        _THREADPOOLS.append(ThreadpoolController())
-    return _THREADPOOLS[0].limit(limits=1, user_api="blas")
+    """Single-threaded BLAS below ``SINGLE_THREAD_BELOW`` samples."""
+    return single_threaded_blas() if n_samples < SINGLE_THREAD_BELOW else nullcontext()
 
 
 def _probably_indefinite(K):

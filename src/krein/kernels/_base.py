@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import inspect
 import numbers
-import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 from sklearn.utils import check_array
-from threadpoolctl import threadpool_limits
+
+from .._threads import n_threads, single_threaded_blas
 
 __all__ = ["Hyperparameter", "Kernel"]
 
@@ -53,11 +53,6 @@ class Hyperparameter:
     n_elements: int
     bounds: np.ndarray
     fixed: bool
-
-
-def _n_threads():
-    count = os.process_cpu_count() if hasattr(os, "process_cpu_count") else os.cpu_count()
-    return max(1, count or 1)
 
 
 class Kernel:
@@ -312,14 +307,14 @@ class Kernel:
         """Fill K(X, Y) by row chunks, in parallel threads when the matrix is large."""
         n, m = X.shape[0], Y.shape[0]
         out = np.empty((n, m))
-        n_threads = _n_threads()
-        if n * m < _PARALLEL_MIN_ENTRIES or n_threads == 1 or n < 2 * n_threads:
+        threads = n_threads()
+        if n * m < _PARALLEL_MIN_ENTRIES or threads == 1 or n < 2 * threads:
             self._fill(out, X, Y)
             return out
-        rows = max(1, min(-(-n // n_threads), _CHUNK_BYTES // (8 * m) or 1))
+        rows = max(1, min(-(-n // threads), _CHUNK_BYTES // (8 * m) or 1))
         starts = range(0, n, rows)
-        with threadpool_limits(limits=1, user_api="blas"):
-            with ThreadPoolExecutor(max_workers=n_threads) as pool:
+        with single_threaded_blas():
+            with ThreadPoolExecutor(max_workers=threads) as pool:
                 jobs = [pool.submit(self._fill, out[s : s + rows], X[s : s + rows], Y) for s in starts]
                 for job in jobs:
                     job.result()
