@@ -94,6 +94,21 @@ def test_cells_are_stored_and_resumed(tmp_path):
         first.cell("a/b", compute)
 
 
+def test_a_cell_read_back_advances_the_progress_it_would_have_made(tmp_path):
+    steps = []
+
+    def compute(advance):
+        for _ in range(3):
+            advance()
+        return 1.0
+
+    for resume in (False, True):  # computed: three steps from compute; read back: three at once
+        ctx = RunContext(quick=True, out=tmp_path, show_progress=False, resume=resume)
+        steps.clear()
+        ctx.cell("key", lambda: compute(lambda n=1: steps.append(n)), advance=steps.append, units=3)
+        assert sum(steps) == 3 and len(steps) == (1 if resume else 3)
+
+
 def test_select_restricts_tasks_and_names_unknown_ones(tmp_path):
     ctx = RunContext(quick=True, out=tmp_path, show_progress=False, only=["wage", "haberman"])
     assert ctx.select(("haberman", "ionosphere", "wage")) == ("haberman", "wage")

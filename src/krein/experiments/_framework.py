@@ -352,13 +352,15 @@ class RunContext:
             task = bar.add_task(description, total=total)
             yield lambda n=1: bar.advance(task, n)
 
-    def cell(self, key, compute):
+    def cell(self, key, compute, *, advance=None, units=0):
         """The value of one unit of work, computed by ``compute()`` or, when resuming, read back.
 
         The value (anything JSON can hold: numbers, lists, dicts of them) is written to
         ``out/cells/<key>.json`` with the seed and the quick flag. With ``resume`` a stored cell
         is returned instead of calling ``compute``; a cell stored by a run with another seed or the
-        other form is an error rather than a silent mix of two protocols.
+        other form is an error rather than a silent mix of two protocols. A ``compute`` that
+        advances a progress bar by ``units`` steps as it goes names that bar's ``advance``: a cell
+        read back advances it by ``units`` at once.
         """
         if not key or any(c in key for c in "/\\\0"):
             raise ValueError(f"A cell key must be a non-empty file name, got {key!r}.")
@@ -370,6 +372,8 @@ class RunContext:
                     f"{path} was computed with seed={stored['seed']}, quick={stored['quick']}; this run "
                     f"has seed={self.random_state}, quick={self.quick}. Use another --out folder."
                 )
+            if advance is not None and units:
+                advance(units)
             return stored["value"]
         value = compute()
         path.parent.mkdir(parents=True, exist_ok=True)

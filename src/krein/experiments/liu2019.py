@@ -16,6 +16,7 @@ Features are scaled to [0, 1] over the whole data set (as in the LIBSVM copies t
 from __future__ import annotations
 
 import time
+from functools import partial
 
 import numpy as np
 from sklearn.model_selection import GridSearchCV, StratifiedKFold, StratifiedShuffleSplit
@@ -144,9 +145,10 @@ def table3_scores(X, y, *, methods, n_repetitions, grid, random_state=0, n_jobs=
     paper="Liu et al. 2019, Table III",
     quick_minutes=2,
     full_minutes=45,
+    selectable=True,
 )
 def run_table3(ctx):
-    datasets = ("haberman", "heart", "monk-2") if ctx.quick else TABLE3_DATASETS
+    datasets = ctx.select(("haberman", "heart", "monk-2") if ctx.quick else TABLE3_DATASETS)
     repetitions, grid = (2, QUICK_GRID) if ctx.quick else (10, GRID)
     max_samples = 300 if ctx.quick else 1000  # splice: the paper's LIBSVM copy has 1000 points
     table = ResultTable("IKLR, Table III (TL1 kernel, half/half splits)", "accuracy", lower_is_better=False)
@@ -161,15 +163,21 @@ def run_table3(ctx):
                 mu_max=summary["max_eigenvalue"],
                 iota=summary["indefiniteness"],
             )
-            results = table3_scores(
-                X,
-                y,
-                methods=TABLE3_METHODS,
-                n_repetitions=repetitions,
-                grid=grid,
-                random_state=ctx.random_state,
-                n_jobs=ctx.n_jobs,
+            results = ctx.cell(
+                name,
+                partial(
+                    table3_scores,
+                    X,
+                    y,
+                    methods=TABLE3_METHODS,
+                    n_repetitions=repetitions,
+                    grid=grid,
+                    random_state=ctx.random_state,
+                    n_jobs=ctx.n_jobs,
+                    advance=advance,
+                ),
                 advance=advance,
+                units=repetitions * len(TABLE3_METHODS),
             )
             for method, (accuracies, seconds) in results.items():
                 table.add(name, method, accuracies, seconds)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 import warnings
+from functools import partial
 
 import numpy as np
 from sklearn.metrics import accuracy_score, make_scorer, recall_score
@@ -138,8 +139,9 @@ def run_table2(ctx):
                     max_eig=summary["max_eigenvalue"],
                 )
             for method, (estimator, grid) in methods.items():
-                accuracy, recall, average, params, seconds = _select_and_test(
-                    estimator, grid, kernels, y_train, y_test, cv, ctx.n_jobs
+                accuracy, recall, average, params, seconds = ctx.cell(
+                    f"{name}-{method}",
+                    partial(_select_and_test, estimator, grid, kernels, y_train, y_test, cv, ctx.n_jobs),
                 )
                 for key, value in (("accuracy", accuracy), ("recall", recall), ("average", average)):
                     tables[key].add(name, method, [value], [seconds])
