@@ -28,11 +28,24 @@ def test_table1_tiny(tmp_path):
 
 def test_table3_tiny(tmp_path):
     ctx = RunContext(quick=True, out=tmp_path, show_progress=False)
-    errors, rmse = run_table3(ctx, ("haberman", "wage"), ("SIGMOID", "GAUSS"), 2, TINY_SEARCH, max_samples=50)
+    errors, rmse, versus_paper = run_table3(
+        ctx, ("haberman", "wage"), ("SIGMOID", "GAUSS"), 2, TINY_SEARCH, max_samples=50
+    )
     [row_error] = [r for r in errors.summary() if r["method"] == "GAUSS"]
     assert 0 <= row_error["mean"] <= 100
     assert errors.task_info["haberman (n = 50)"]["ι GAUSS"] < 1e-6  # GAUSS is positive definite
     assert all(r["mean"] > 0 for r in rmse.summary())
+    # One row per cell beside the paper's numbers; "inside" is |ours − paper| ≤ the paper's std.
+    assert [(r["data set"], r["kernel"]) for r in versus_paper] == [
+        ("haberman", "SIGMOID"),
+        ("haberman", "GAUSS"),
+        ("wage", "SIGMOID"),
+        ("wage", "GAUSS"),
+    ]
+    wage_gauss = versus_paper[3]
+    assert wage_gauss["paper"] == "9.87 (± 2.12)" and wage_gauss["ι paper"] == "0.00"
+    ours = float(wage_gauss["ours"].split()[0])
+    assert wage_gauss["inside the paper's ± 1 std"] == ("yes" if abs(ours - 9.87) <= 2.12 else "no")
 
 
 def test_table3_resumes_from_cells(tmp_path):
