@@ -97,6 +97,7 @@ def test_gradient_matches_central_differences(kernel, rectangular):
 
 CONTRACTION_KERNELS = GRADIENT_KERNELS + [
     ARDGaussian(ETA, eta_bounds="fixed"),
+    DeltaGaussian(0.6, 1.9, eta1_bounds="fixed"),
     ARDSigmoid(2.0),
     ARDGaussian(ETA * 3) * Epanechnikov(ETA * 4),
     2.0 * ARDSigmoid(ETA) - ARDGaussian(ETA) ** 2,

@@ -271,10 +271,14 @@ class Kernel:
     def _value_and_gradient(self, X, Y):
         """K and ∂K/∂θ; ``_compute`` differentiates every own hyperparameter, fixed ones are dropped."""
         K, gradient = self._compute(X, Y, True)
-        tunable = np.concatenate(
+        tunable = self._own_tunable()
+        return K, gradient if tunable.all() else gradient[:, :, tunable]
+
+    def _own_tunable(self):
+        """Mask over the elements of the own hyperparameters: which are in ``theta``."""
+        return np.concatenate(
             [np.full(h.n_elements, not h.fixed) for h in self._own_hyperparameters()] or [[]]
         ).astype(bool)
-        return K, gradient if tunable.all() else gradient[:, :, tunable]
 
     def contract_gradient(self, M, X, Y=None):
         """The inner products ``⟨M, ∂K(X, Y)/∂θₖ⟩ = Σ_ab M_ab ∂K_ab/∂θₖ`` for every element of ``theta``.
@@ -300,8 +304,20 @@ class Kernel:
         return self._contract_gradient(X, Y, M)
 
     def _contract_gradient(self, X, Y, M):
-        """⟨M, ∂K/∂θₖ⟩ on validated inputs; by default through the dense gradient tensor."""
-        return np.einsum("ab,abk->k", M, self._value_and_gradient(X, Y)[1])
+        """⟨M, ∂K/∂θₖ⟩ on validated inputs (composite kernels override this)."""
+        tunable = self._own_tunable()
+        if not tunable.any():
+            return np.empty(0)
+        own = self._contract_own(X, Y, M)
+        return own if tunable.all() else own[tunable]
+
+    def _contract_own(self, X, Y, M):
+        """⟨M, ∂K/∂log h⟩ for every element of every own hyperparameter, fixed ones included.
+
+        By default through the gradient tensor of ``_compute``; kernels override it where the inner
+        products need less.
+        """
+        return np.einsum("ab,abk->k", M, self._compute(X, Y, True)[1])
 
     def _evaluate(self, X, Y):
         """Fill K(X, Y) by row chunks, in parallel threads when the matrix is large."""

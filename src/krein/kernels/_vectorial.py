@@ -86,9 +86,7 @@ def _contract_products(Q, Xs, Ys):
 
 
 def _per_feature_bandwidth_gradient(kernel, per_feature):
-    """Inner products for ``theta`` from those of every feature: summed for a shared bandwidth."""
-    if kernel.n_dims == 0:
-        return np.empty(0)
+    """Inner products for ``eta`` from those of every feature: summed for a shared bandwidth."""
     return per_feature if np.ndim(kernel.eta) else np.array([per_feature.sum()])
 
 
@@ -128,6 +126,11 @@ class Gaussian(Kernel):
             return K
         return K, (K * D2 / eta2)[:, :, None]
 
+    def _contract_own(self, X, Y, M):
+        D2 = _squared_distances(X, Y)
+        eta2 = float(self.eta) ** 2
+        return np.array([np.sum(M * np.exp(-0.5 * D2 / eta2) * D2) / eta2])
+
     def _diag(self, X):
         return np.ones(X.shape[0])
 
@@ -166,7 +169,7 @@ class ARDGaussian(Kernel):
             return K, (2.0 * K * _squared_distances(Xs, Ys))[:, :, None]
         return K, 2.0 * K[:, :, None] * _per_feature_squared_differences(Xs, Ys)
 
-    def _contract_gradient(self, X, Y, M):
+    def _contract_own(self, X, Y, M):
         # ∂K/∂log η_j = 2 K (x_j − y_j)² / η_j².
         Xs, Ys = _scale_columns(X, Y, np.asarray(self.eta, dtype=float))
         per_feature = _contract_squared_differences(2.0 * M * self._block(X, Y), Xs, Ys)
@@ -204,6 +207,10 @@ class Sigmoid(Kernel):
             return K
         return K, (-2.0 * (1.0 - K**2) * S)[:, :, None]
 
+    def _contract_own(self, X, Y, M):
+        S = (X @ Y.T - 0.5) / float(self.eta) ** 2
+        return np.array([-2.0 * np.sum(M * (1.0 - np.tanh(S) ** 2) * S)])
+
     def _diag(self, X):
         return np.tanh((np.einsum("ij,ij->i", X, X) - 0.5) / float(self.eta) ** 2)
 
@@ -240,7 +247,7 @@ class ARDSigmoid(Kernel):
         products = X[:, None, :] * Y[None, :, :] * w
         return K, -2.0 * sech2[:, :, None] * products
 
-    def _contract_gradient(self, X, Y, M):
+    def _contract_own(self, X, Y, M):
         # ∂K/∂log η_j = −2 (1 − K²) x_j y_j / η_j².
         eta = np.asarray(self.eta, dtype=float)
         K = self._block(X, Y)
@@ -287,6 +294,14 @@ class DeltaGaussian(Kernel):
             return K
         return K, np.stack([G1 * D2 / e1, -G2 * D2 / e2], axis=2)
 
+    def _contract_own(self, X, Y, M):
+        D2 = _squared_distances(X, Y)
+        e1, e2 = float(self.eta1) ** 2, float(self.eta2) ** 2
+        MD2 = M * D2
+        return np.array(
+            [np.sum(MD2 * np.exp(-0.5 * D2 / e1)) / e1, -np.sum(MD2 * np.exp(-0.5 * D2 / e2)) / e2]
+        )
+
     def _diag(self, X):
         return np.zeros(X.shape[0])
 
@@ -328,7 +343,7 @@ class Epanechnikov(Kernel):
             return K, (4.0 * slack * _squared_distances(Xs, Ys))[:, :, None]
         return K, 4.0 * slack[:, :, None] * _per_feature_squared_differences(Xs, Ys)
 
-    def _contract_gradient(self, X, Y, M):
+    def _contract_own(self, X, Y, M):
         Xs, Ys = _scale_columns(X, Y, np.asarray(self.eta, dtype=float))
         slack = np.maximum(1.0 - _squared_distances(Xs, Ys), 0.0)
         per_feature = _contract_squared_differences(4.0 * M * slack, Xs, Ys)
