@@ -221,7 +221,7 @@ def run_table3(ctx, datasets, kernels, outer_folds, settings, max_samples=None):
     """Table 3 on ``datasets`` × ``kernels``; returns the error and RMSE :class:`ResultTable`\\ s.
 
     Every outer fold of every cell is a :meth:`RunContext.cell`, so ``--resume`` continues a stopped
-    run (the full protocol takes about ten hours on two cores). The third value returned is one row
+    run (the full protocol takes about six CPU-hours). The third value returned is one row
     per cell set beside the paper's (:data:`PAPER_TABLE3`).
     """
     errors = ResultTable("Oglic & Gärtner (2018), Table 3: classification", "error (%)")
@@ -282,7 +282,7 @@ def _versus_paper(name, kernel_name, scores, iota):
     description="UCI data with the six Appendix D kernels, tuned by hypergradients (error / RMSE, ι).",
     paper="Oglic & Gärtner (ICML 2018), Table 3",
     quick_minutes=2.5,
-    full_minutes=600,
+    full_minutes=360,
     selectable=True,
 )
 def table3(ctx):
