@@ -112,8 +112,11 @@ def test_contract_gradient_equals_inner_products_with_the_tensor(kernel, rectang
     M = RNG.normal(size=(X.shape[0], (Y if rectangular else X).shape[0]))
     _, G = kernel(X, B, eval_gradient=True)
     expected = np.einsum("ab,abk->k", M, G)
-    got = kernel.contract_gradient(M, X, B)
+    K, contract = kernel.value_and_contraction(X, B)
+    np.testing.assert_allclose(K, kernel(X, B), rtol=1e-12, atol=1e-12)
+    got = contract(M)
     assert got.shape == (kernel.n_dims,)
+    np.testing.assert_array_equal(kernel.contract_gradient(M, X, B), got)
     np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12 * np.abs(M).sum())
 
 

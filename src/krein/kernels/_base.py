@@ -280,44 +280,60 @@ class Kernel:
             [np.full(h.n_elements, not h.fixed) for h in self._own_hyperparameters()] or [[]]
         ).astype(bool)
 
-    def contract_gradient(self, M, X, Y=None):
-        """The inner products ``⟨M, ∂K(X, Y)/∂θₖ⟩ = Σ_ab M_ab ∂K_ab/∂θₖ`` for every element of ``theta``.
+    def value_and_contraction(self, X, Y=None):
+        """``K(X, Y)`` and the map ``M ↦ (⟨M, ∂K(X, Y)/∂θₖ⟩)ₖ = (Σ_ab M_ab ∂K_ab/∂θₖ)ₖ`` over ``theta``.
 
         Hypergradients need ∂K/∂θ only through such inner products (Oglic & Gärtner 2018, Eq. 8 and
-        Appendix E.2). Per-feature kernels compute them by one GEMM in O(n m d) time and O(n m)
+        Appendix E.2). The map keeps what the kernel evaluation already computed (no second pass
+        over the data), and per-feature kernels apply it by one GEMM in O(n m d) time and O(n m)
         memory, instead of forming the (n, m, d) tensor that ``eval_gradient=True`` returns.
 
         Parameters
         ----------
-        M : array-like of shape (n_samples_X, n_samples_Y)
         X : array-like of shape (n_samples_X, n_features)
         Y : array-like of shape (n_samples_Y, n_features), default=None
 
         Returns
         -------
-        ndarray of shape (n_dims,)
+        K : ndarray of shape (n_samples_X, n_samples_Y)
+        contract : callable
+            ``contract(M)`` for ``M`` of the shape of ``K`` returns an ndarray of shape (n_dims,).
         """
         X, Y = self._validate(X, Y)
-        M = check_array(M, dtype=np.float64, input_name="M")
-        if M.shape != (X.shape[0], Y.shape[0]):
-            raise ValueError(f"M has shape {M.shape} but K(X, Y) has shape {(X.shape[0], Y.shape[0])}.")
-        return self._contract_gradient(X, Y, M)
+        K, contract = self._value_and_contraction(X, Y)
 
-    def _contract_gradient(self, X, Y, M):
-        """⟨M, ∂K/∂θₖ⟩ on validated inputs (composite kernels override this)."""
+        def checked_contract(M):
+            M = check_array(M, dtype=np.float64, input_name="M")
+            if M.shape != K.shape:
+                raise ValueError(f"M has shape {M.shape} but K(X, Y) has shape {K.shape}.")
+            return contract(M)
+
+        return K, checked_contract
+
+    def contract_gradient(self, M, X, Y=None):
+        """The inner products ``⟨M, ∂K(X, Y)/∂θₖ⟩`` for every element of ``theta``.
+
+        One application of the map of :meth:`value_and_contraction`; returns an ndarray of shape
+        (n_dims,).
+        """
+        return self.value_and_contraction(X, Y)[1](M)
+
+    def _value_and_contraction(self, X, Y):
+        """K and ``M ↦ ⟨M, ∂K/∂θₖ⟩`` on validated inputs (composite kernels override this)."""
         tunable = self._own_tunable()
         if not tunable.any():
-            return np.empty(0)
-        own = self._contract_own(X, Y, M)
-        return own if tunable.all() else own[tunable]
+            return self._block(X, Y), lambda M: np.empty(0)
+        K, contract_own = self._value_and_own_contraction(X, Y)
+        return K, (contract_own if tunable.all() else lambda M: contract_own(M)[tunable])
 
-    def _contract_own(self, X, Y, M):
-        """⟨M, ∂K/∂log h⟩ for every element of every own hyperparameter, fixed ones included.
+    def _value_and_own_contraction(self, X, Y):
+        """K and ``M ↦ ⟨M, ∂K/∂log h⟩`` for every element of every own hyperparameter, fixed included.
 
         By default through the gradient tensor of ``_compute``; kernels override it where the inner
         products need less.
         """
-        return np.einsum("ab,abk->k", M, self._compute(X, Y, True)[1])
+        K, gradient = self._compute(X, Y, True)
+        return K, lambda M: np.einsum("ab,abk->k", M, gradient)
 
     def _evaluate(self, X, Y):
         """Fill K(X, Y) by row chunks, in parallel threads when the matrix is large."""

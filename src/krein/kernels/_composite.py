@@ -77,8 +77,9 @@ class Sum(_Binary):
         K2, G2 = self.k2._value_and_gradient(X, Y)
         return K1 + K2, np.concatenate([G1, G2], axis=2)
 
-    def _contract_gradient(self, X, Y, M):
-        return np.concatenate([self.k1._contract_gradient(X, Y, M), self.k2._contract_gradient(X, Y, M)])
+    def _value_and_contraction(self, X, Y):
+        (K1, c1), (K2, c2) = self.k1._value_and_contraction(X, Y), self.k2._value_and_contraction(X, Y)
+        return K1 + K2, lambda M: np.concatenate([c1(M), c2(M)])
 
     def _diag(self, X):
         return self.k1._diag(X) + self.k2._diag(X)
@@ -100,8 +101,9 @@ class Difference(_Binary):
         K2, G2 = self.k2._value_and_gradient(X, Y)
         return K1 - K2, np.concatenate([G1, -G2], axis=2)
 
-    def _contract_gradient(self, X, Y, M):
-        return np.concatenate([self.k1._contract_gradient(X, Y, M), -self.k2._contract_gradient(X, Y, M)])
+    def _value_and_contraction(self, X, Y):
+        (K1, c1), (K2, c2) = self.k1._value_and_contraction(X, Y), self.k2._value_and_contraction(X, Y)
+        return K1 - K2, lambda M: np.concatenate([c1(M), -c2(M)])
 
     def _diag(self, X):
         return self.k1._diag(X) - self.k2._diag(X)
@@ -126,12 +128,10 @@ class Product(_Binary):
         gradient = np.concatenate([G1 * K2[:, :, None], G2 * K1[:, :, None]], axis=2)
         return K1 * K2, gradient
 
-    def _contract_gradient(self, X, Y, M):
+    def _value_and_contraction(self, X, Y):
         # ∂(K1 ∘ K2) = ∂K1 ∘ K2 + K1 ∘ ∂K2, and ⟨M, ∂K1 ∘ K2⟩ = ⟨M ∘ K2, ∂K1⟩.
-        K1, K2 = self.k1._block(X, Y), self.k2._block(X, Y)
-        return np.concatenate(
-            [self.k1._contract_gradient(X, Y, M * K2), self.k2._contract_gradient(X, Y, M * K1)]
-        )
+        (K1, c1), (K2, c2) = self.k1._value_and_contraction(X, Y), self.k2._value_and_contraction(X, Y)
+        return K1 * K2, lambda M: np.concatenate([c1(M * K2), c2(M * K1)])
 
     def _diag(self, X):
         return self.k1._diag(X) * self.k2._diag(X)
@@ -186,10 +186,14 @@ class Scaled(Kernel):
         parts = [K[:, :, None]] if not self._own_hyperparameters()[0].fixed else []
         return K, np.concatenate(parts + [float(self.scale) * G1], axis=2)
 
-    def _contract_gradient(self, X, Y, M):
-        scale = float(self.scale)
-        own = [] if self._own_hyperparameters()[0].fixed else [scale * np.sum(M * self.kernel._block(X, Y))]
-        return np.concatenate([own, scale * self.kernel._contract_gradient(X, Y, M)])
+    def _value_and_contraction(self, X, Y):
+        K1, c1 = self.kernel._value_and_contraction(X, Y)
+        scale, fixed = float(self.scale), self._own_hyperparameters()[0].fixed
+
+        def contract(M):
+            return np.concatenate([[] if fixed else [scale * np.sum(M * K1)], scale * c1(M)])
+
+        return scale * K1, contract
 
     def _diag(self, X):
         return float(self.scale) * self.kernel._diag(X)
@@ -229,9 +233,11 @@ class Power(Kernel):
         p = int(self.exponent)
         return K1**p, (p * K1 ** (p - 1))[:, :, None] * G1
 
-    def _contract_gradient(self, X, Y, M):
+    def _value_and_contraction(self, X, Y):
+        K1, c1 = self.kernel._value_and_contraction(X, Y)
         p = int(self.exponent)
-        return self.kernel._contract_gradient(X, Y, M * (p * self.kernel._block(X, Y) ** (p - 1)))
+        derivative = p * K1 ** (p - 1)  # ∂(K1^p) = p K1^(p−1) ∘ ∂K1
+        return K1**p, lambda M: c1(M * derivative)
 
     def _diag(self, X):
         return self.kernel._diag(X) ** int(self.exponent)

@@ -126,11 +126,6 @@ class Gaussian(Kernel):
             return K
         return K, (K * D2 / eta2)[:, :, None]
 
-    def _contract_own(self, X, Y, M):
-        D2 = _squared_distances(X, Y)
-        eta2 = float(self.eta) ** 2
-        return np.array([np.sum(M * np.exp(-0.5 * D2 / eta2) * D2) / eta2])
-
     def _diag(self, X):
         return np.ones(X.shape[0])
 
@@ -169,11 +164,13 @@ class ARDGaussian(Kernel):
             return K, (2.0 * K * _squared_distances(Xs, Ys))[:, :, None]
         return K, 2.0 * K[:, :, None] * _per_feature_squared_differences(Xs, Ys)
 
-    def _contract_own(self, X, Y, M):
+    def _value_and_own_contraction(self, X, Y):
         # ∂K/∂log η_j = 2 K (x_j − y_j)² / η_j².
         Xs, Ys = _scale_columns(X, Y, np.asarray(self.eta, dtype=float))
-        per_feature = _contract_squared_differences(2.0 * M * self._block(X, Y), Xs, Ys)
-        return _per_feature_bandwidth_gradient(self, per_feature)
+        K = np.exp(-_squared_distances(Xs, Ys))
+        return K, lambda M: _per_feature_bandwidth_gradient(
+            self, _contract_squared_differences(2.0 * M * K, Xs, Ys)
+        )
 
     def _diag(self, X):
         return np.ones(X.shape[0])
@@ -206,10 +203,6 @@ class Sigmoid(Kernel):
         if not eval_gradient:
             return K
         return K, (-2.0 * (1.0 - K**2) * S)[:, :, None]
-
-    def _contract_own(self, X, Y, M):
-        S = (X @ Y.T - 0.5) / float(self.eta) ** 2
-        return np.array([-2.0 * np.sum(M * (1.0 - np.tanh(S) ** 2) * S)])
 
     def _diag(self, X):
         return np.tanh((np.einsum("ij,ij->i", X, X) - 0.5) / float(self.eta) ** 2)
@@ -247,12 +240,14 @@ class ARDSigmoid(Kernel):
         products = X[:, None, :] * Y[None, :, :] * w
         return K, -2.0 * sech2[:, :, None] * products
 
-    def _contract_own(self, X, Y, M):
+    def _value_and_own_contraction(self, X, Y):
         # ∂K/∂log η_j = −2 (1 − K²) x_j y_j / η_j².
         eta = np.asarray(self.eta, dtype=float)
-        K = self._block(X, Y)
-        per_feature = _contract_products(-2.0 * M * (1.0 - K**2), *_scale_columns(X, Y, eta))
-        return _per_feature_bandwidth_gradient(self, per_feature)
+        K = np.tanh((X / eta**2) @ Y.T)
+        Xs, Ys = _scale_columns(X, Y, eta)
+        return K, lambda M: _per_feature_bandwidth_gradient(
+            self, _contract_products(-2.0 * M * (1.0 - K**2), Xs, Ys)
+        )
 
     def _diag(self, X):
         w = 1.0 / np.asarray(self.eta, dtype=float) ** 2
@@ -293,14 +288,6 @@ class DeltaGaussian(Kernel):
         if not eval_gradient:
             return K
         return K, np.stack([G1 * D2 / e1, -G2 * D2 / e2], axis=2)
-
-    def _contract_own(self, X, Y, M):
-        D2 = _squared_distances(X, Y)
-        e1, e2 = float(self.eta1) ** 2, float(self.eta2) ** 2
-        MD2 = M * D2
-        return np.array(
-            [np.sum(MD2 * np.exp(-0.5 * D2 / e1)) / e1, -np.sum(MD2 * np.exp(-0.5 * D2 / e2)) / e2]
-        )
 
     def _diag(self, X):
         return np.zeros(X.shape[0])
@@ -343,11 +330,13 @@ class Epanechnikov(Kernel):
             return K, (4.0 * slack * _squared_distances(Xs, Ys))[:, :, None]
         return K, 4.0 * slack[:, :, None] * _per_feature_squared_differences(Xs, Ys)
 
-    def _contract_own(self, X, Y, M):
+    def _value_and_own_contraction(self, X, Y):
+        # ∂K/∂log η_j = 4 (1 − q)₊ (x_j − y_j)² / η_j², q the scaled squared distance.
         Xs, Ys = _scale_columns(X, Y, np.asarray(self.eta, dtype=float))
         slack = np.maximum(1.0 - _squared_distances(Xs, Ys), 0.0)
-        per_feature = _contract_squared_differences(4.0 * M * slack, Xs, Ys)
-        return _per_feature_bandwidth_gradient(self, per_feature)
+        return slack**2, lambda M: _per_feature_bandwidth_gradient(
+            self, _contract_squared_differences(4.0 * M * slack, Xs, Ys)
+        )
 
     def _diag(self, X):
         return np.ones(X.shape[0])

@@ -395,8 +395,11 @@ class _KreinLeastSquares(KernelEstimatorMixin):
         else:
             if kernel == "precomputed":
                 K, K_val = check_square_kernel(X_train, "X_train"), np.asarray(X_val, dtype=float)
-            else:
+            elif fixed_kernel:
                 K, K_val = kernel(X_train), kernel(X_val, X_train)
+            else:
+                K, contract = kernel.value_and_contraction(X_train)
+                K_val, contract_val = kernel.value_and_contraction(X_val, X_train)
             column_means = None
             if self.center:
                 K, column_means = center_kernel(K)
@@ -410,7 +413,7 @@ class _KreinLeastSquares(KernelEstimatorMixin):
             return problem.validation_loss_and_gradient(solution, K_val, Y_val)
 
         def kernel_gradient(G, G_val):  # ∂K and ∂K_val enter only through inner products
-            return kernel.contract_gradient(G, X_train) + kernel.contract_gradient(G_val, X_val, X_train)
+            return contract(G) + contract_val(G_val)
 
         return problem.validation_loss_and_gradient(solution, K_val, Y_val, kernel_gradient)
 

@@ -170,7 +170,7 @@ class SpectralProblem:
         kernel_gradient : callable, optional
             ``kernel_gradient(G, G_val)`` returns ``⟨G, ∂K/∂θ⟩ + ⟨G_val, ∂K_val/∂θ⟩`` for the ``p``
             log kernel hyperparameters θ, with K the uncentred training kernel (for example
-            through :meth:`krein.kernels.Kernel.contract_gradient`). The gradient is linear in
+            through :meth:`krein.kernels.Kernel.value_and_contraction`). The gradient is linear in
             ∂K, so one call serves all targets.
 
         Returns
