@@ -106,7 +106,7 @@ CONTRACTION_KERNELS = GRADIENT_KERNELS + [
 
 @pytest.mark.parametrize("kernel", CONTRACTION_KERNELS, ids=lambda k: repr(k)[:40])
 @pytest.mark.parametrize("rectangular", [False, True])
-def test_contract_gradient_equals_inner_products_with_the_tensor(kernel, rectangular):
+def test_contraction_equals_inner_products_with_the_tensor(kernel, rectangular):
     # Per-feature kernels contract by one GEMM (expanded squares); the reference is the tensor.
     B = Y if rectangular else None
     M = RNG.normal(size=(X.shape[0], (Y if rectangular else X).shape[0]))
@@ -116,11 +116,10 @@ def test_contract_gradient_equals_inner_products_with_the_tensor(kernel, rectang
     np.testing.assert_allclose(K, kernel(X, B), rtol=1e-12, atol=1e-12)
     got = contract(M)
     assert got.shape == (kernel.n_dims,)
-    np.testing.assert_array_equal(kernel.contract_gradient(M, X, B), got)
     np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12 * np.abs(M).sum())
 
 
-def test_contract_gradient_on_far_apart_points_keeps_the_gram_diagonal_exact():
+def test_contraction_on_far_apart_points_keeps_the_gram_diagonal_exact():
     # Points 1e4 apart with bandwidth 1: only the diagonal (x = y) has a non-zero kernel value, and
     # there (x − y)² = 0 exactly, so every inner product is 0. Expanding the square on the diagonal
     # would leave rounding of order eps · x² ≈ 1e-8 instead.
@@ -128,12 +127,12 @@ def test_contract_gradient_on_far_apart_points_keeps_the_gram_diagonal_exact():
     kernel = ARDGaussian(np.ones(4))
     expected = np.einsum("ab,abk->k", np.ones((13, 13)), kernel(far, eval_gradient=True)[1])
     assert np.all(expected == 0.0)
-    np.testing.assert_allclose(kernel.contract_gradient(np.ones((13, 13)), far), expected, atol=1e-12)
+    np.testing.assert_allclose(kernel.value_and_contraction(far)[1](np.ones((13, 13))), expected, atol=1e-12)
 
 
-def test_contract_gradient_checks_the_shape_of_M():
+def test_contraction_checks_the_shape_of_M():
     with pytest.raises(ValueError, match=r"M has shape \(13, 13\) but K\(X, Y\) has shape \(13, 7\)"):
-        Gaussian(1.0).contract_gradient(np.ones((13, 13)), X, Y)
+        Gaussian(1.0).value_and_contraction(X, Y)[1](np.ones((13, 13)))
 
 
 def test_fixed_hyperparameters_leave_theta():

@@ -310,14 +310,6 @@ class Kernel:
 
         return K, checked_contract
 
-    def contract_gradient(self, M, X, Y=None):
-        """The inner products ``⟨M, ∂K(X, Y)/∂θₖ⟩`` for every element of ``theta``.
-
-        One application of the map of :meth:`value_and_contraction`; returns an ndarray of shape
-        (n_dims,).
-        """
-        return self.value_and_contraction(X, Y)[1](M)
-
     def _value_and_contraction(self, X, Y):
         """K and ``M ↦ ⟨M, ∂K/∂θₖ⟩`` on validated inputs (composite kernels override this)."""
         tunable = self._own_tunable()
