@@ -126,3 +126,41 @@ def test_plain_stochastic_steps_are_eq_12():
 def test_unknown_step_is_an_error():
     with pytest.raises(ValueError, match="step"):
         concave_convex_procedure(LeastSquaresDC(), np.zeros(8), step="newton")
+
+
+def _algorithm_1_replay(problem, x, *, eta, rho, eps, k_max):
+    """Algorithm 1 of Liu et al. (2019) written out line by line (GD branch), for comparison."""
+    steps = []
+    for _ in range(k_max):
+        linear = problem.concave(x)[1]  # line 5: h linearized at α_k
+
+        def subproblem(z, linear=linear):
+            value, gradient = problem.convex(z)
+            return value - linear @ z, gradient - linear
+
+        t, step, value = 0, eta, subproblem(x)[0]  # line 6 (η restarts with t)
+        while True:  # lines 7-13: at least one step, then until |F_k(α⁽ᵗ⁺¹⁾) − F_k(α⁽ᵗ⁾)| ≤ ε
+            x = x - step * subproblem(x)[1]  # line 9
+            step, t = rho * step, t + 1  # lines 11-12
+            new_value = subproblem(x)[0]
+            change, value = abs(new_value - value), new_value
+            if change <= eps:
+                break
+        steps.append(t)
+    return x, steps
+
+
+@pytest.mark.parametrize("eps", [1e-4, 1e-2, 1.0])
+def test_paper_steps_are_algorithm_1_line_by_line(eps):
+    problem = LeastSquaresDC()
+    L = problem.metric[0]
+    # η = 2.5/L overshoots at first (no safeguard: F_k rises) until ρ brings η_t below 2/L
+    for eta in (0.5 / L, 2.5 / L):
+        result = concave_convex_procedure(
+            problem, np.ones(8), step="paper", learning_rate=eta, decay=0.8, inexact_tol=eps, max_outer_iter=6
+        )
+        x, steps = _algorithm_1_replay(problem, np.ones(8), eta=eta, rho=0.8, eps=eps, k_max=6)
+        np.testing.assert_allclose(result.x, x, rtol=1e-12, atol=1e-15)
+        assert result.n_inner_iter == sum(steps) and result.n_iter == 6
+        if eps < 1e-2:  # a tight ε takes several decaying steps per subproblem
+            assert steps[0] > 1

@@ -232,6 +232,24 @@ def test_plain_step_decreases_the_objective_monotonically(tl1_problem):
     np.testing.assert_allclose(one.dual_coef_[:, 0], 0.02 * K @ y_pm / (2 * 80), atol=1e-12)
 
 
+def test_paper_step_is_algorithm_1_in_alpha(tl1_problem):
+    # two steps of Algorithm 1 on one subproblem from α = 0 (ε tiny stops neither): η₀ = 0.02, η₁ = 0.8·η₀,
+    # with the gradient (10) λK₊α − (1/n) K(y ⊙ β) − λK₋α₀ in α itself (K₋α₀ = 0)
+    X, y, K = tl1_problem
+    n, y_pm, lam = 80, 2.0 * y - 1, 1e-2
+    model = IndefiniteLogisticRegression(
+        kernel="precomputed", lam=lam, solver="cccp", step="paper", inexact_tol=1e-300, max_inner_iter=2,
+        max_outer_iter=1,
+    ).fit(K, y)  # fmt: skip
+    mu, V = np.linalg.eigh(K)
+    K_plus = (V * (np.maximum(mu, 0) + model.tau_)) @ V.T
+    alpha = np.zeros(n)
+    for eta in (0.02, 0.016):
+        alpha = alpha - eta * (lam * K_plus @ alpha - K @ (y_pm * expit(-y_pm * (K @ alpha))) / n)
+    assert model.n_inner_iter_[0] == 2 and model.tau_ > 0
+    np.testing.assert_allclose(model.dual_coef_[:, 0], alpha, rtol=1e-9, atol=1e-12)
+
+
 def test_plain_step_cccp_reaches_the_default_stationary_point():
     # a small PSD problem with a well-conditioned spectrum, so that plain steps converge too
     rng = np.random.default_rng(6)

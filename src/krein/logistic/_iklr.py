@@ -24,7 +24,7 @@ _DEFAULT_INEXACT_TOL = {"cccp": 1e-10, "ccicp": 1.0, "ccicp-sgd": 1e-4}
 #: ``ε`` of CCICP-SGD-I (Sec. V-G).
 _SGD_INEXACT_TOL = 1.0
 #: Default learning rate per step rule: the majorization-minimization step, and the paper's ``η = 0.02``.
-_DEFAULT_LEARNING_RATE = {"majorizer": 1.0, "plain": 0.02}
+_DEFAULT_LEARNING_RATE = {"majorizer": 1.0, "plain": 0.02, "paper": 0.02}
 #: Share Σμ⁺/Σ|μ| of the spectrum below which the positive part K₊ of the decomposition counts as vanished.
 _VANISHING_POSITIVE_SHARE = 1e-8
 
@@ -125,7 +125,7 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
     tol : float, default=0.0
         Stop early once an outer iteration changes ``F`` by at most ``tol`` (``0``: always run
         ``max_outer_iter`` iterations, as Algorithm 1).
-    step : {"majorizer", "plain"}, default="majorizer"
+    step : {"majorizer", "plain", "paper"}, default="majorizer"
         Rule of the inner gradient steps on the subproblem ``F_k`` (9), in the coordinates of the
         eigenvectors of ``K`` (plain steps there are plain steps in ``α``, since ``V`` is orthonormal):
 
@@ -139,17 +139,28 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
           and since the rule ``|ΔF_k| ≤ ε`` also stops on short steps, a small ``η`` can end a
           subproblem far from its minimizer even with ``ε = 1e-4``.
 
-        In both rules a gradient-descent step that would increase ``F_k`` is halved until it does not,
-        so CCCP stays monotone (Algorithm 1 has no such safeguard; SGD steps are not safeguarded).
-        Gradient-descent steps do not decay: the paper's ``η := ρη`` per step (line 11) sums to the
-        finite total step ``η/(1 − ρ)``, with which a subproblem cannot be solved. SGD decays per epoch.
+        - ``"paper"``: Algorithm 1 as printed, for reproductions: the plain step ``α ← α − η_t ∇F_k(α)``
+          (line 9, gradient (10)) with ``η_0 = learning_rate`` and ``η_{t+1} = ρ η_t`` after every step
+          (line 11, ``ρ = decay``; restarted at each subproblem, whose counter ``t`` line 6 resets), no
+          safeguard, and the inner loop stops once ``|F_k(α⁽ᵗ⁺¹⁾) − F_k(α⁽ᵗ⁾)| ≤ ε`` (line 7). The
+          total step ``η/(1 − ρ)`` per subproblem is finite, so a subproblem is not solved to ``ε``
+          unless it is solved within it; and when ``η`` exceeds ``2/L`` (``L ≈ λμ_max + μ_max²/(4n)``,
+          the curvature of ``F_k``; large kernels), the first steps overshoot and ``F`` rises, which
+          the rule then reads as progress. SGD as ``"plain"``.
+
+        With ``"majorizer"`` and ``"plain"`` a gradient-descent step that would increase ``F_k`` is
+        halved until it does not, so CCCP stays monotone (Algorithm 1 has no such safeguard; SGD steps
+        are not safeguarded), and gradient-descent steps do not decay: the paper's ``η := ρη`` per
+        step (line 11) sums to the finite total step ``η/(1 − ρ)``, with which a subproblem cannot be
+        solved. SGD decays per epoch in all three rules (Eq. 12).
     learning_rate : float or None, default=None
         Step ``η``. With ``step="majorizer"``, relative to ``P``: ``1`` is the majorization-minimization
         step of gradient descent (monotone for any value in (0, 1]); for SGD, roughly the progress of
-        one such step per epoch. With ``step="plain"``, absolute. ``None``: 1 for ``"majorizer"``,
-        0.02 (the paper's Algorithm 1, line 1) for ``"plain"``.
+        one such step per epoch. With ``step="plain"`` or ``"paper"``, absolute. ``None``: 1 for
+        ``"majorizer"``, 0.02 (the paper's Algorithm 1, line 1) for ``"plain"`` and ``"paper"``.
     decay : float, default=0.8
-        Per-epoch decay ``ρ`` of the SGD step (Algorithm 1, line 11); gradient descent does not decay.
+        Per-epoch decay ``ρ`` of the SGD step (Algorithm 1, line 11); gradient descent decays per step
+        with ``step="paper"`` only.
     tau : float or None, default=None
         Shift ``τ`` of the positive decomposition (Sec. III); must be positive when ``K`` has a negative
         eigenvalue (the subproblems are otherwise not strongly convex). One outer iteration multiplies
@@ -204,7 +215,7 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
         "max_outer_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_inner_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
-        "step": [StrOptions({"majorizer", "plain"})],
+        "step": [StrOptions({"majorizer", "plain", "paper"})],
         "learning_rate": [Interval(numbers.Real, 0, None, closed="neither"), None],
         "decay": [Interval(numbers.Real, 0, 1, closed="right")],
         "tau": [Interval(numbers.Real, 0, None, closed="left"), None],

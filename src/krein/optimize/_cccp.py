@@ -30,9 +30,14 @@ free: the steepest direction of ``F_k`` bounds the step that decreases ``F_k`` (
 halved), so the flat directions advance slowly and a subproblem solved to a tight ``ε`` takes many
 steps, which is where the paper's CCCP-GD spends its time.
 
-The default steps are relative to the majorizer ``P``, so they are scale free. In both modes the
-gradient steps do not decay and the learning rate restarts for each subproblem: the paper's decay
-``ρ = 0.8`` *per gradient step* (Algorithm 1, line 11) makes the total step length finite
+``step="paper"`` is Algorithm 1 as printed, for reproductions: the plain step of ``"gd"`` without the
+safeguard, its ``η`` multiplied by ``ρ`` after every step (line 11) and restarted for each subproblem;
+the inner loop stops once one step changes ``F_k`` by at most ``ε`` in absolute value (line 7). For
+``"sgd"`` it is ``"plain"``.
+
+The default steps are relative to the majorizer ``P``, so they are scale free. With them and with
+``"plain"`` the gradient steps do not decay and the learning rate restarts for each subproblem: the
+paper's decay ``ρ = 0.8`` *per gradient step* (Algorithm 1, line 11) makes the total step length finite
 (``Σ η_t = η / (1 − ρ)``), so that gradient descent cannot reach a stationary point of a subproblem.
 The stochastic step decays per epoch instead.
 """
@@ -111,25 +116,31 @@ def _surrogate(problem, linear):
     return value_and_gradient
 
 
-def _gradient_descent(surrogate, preconditioner, x, value, *, inexact_tol, learning_rate, max_iter):
+def _gradient_descent(
+    surrogate, preconditioner, x, value, *, inexact_tol, learning_rate, max_iter, decay=1.0, safeguard=True
+):
     """Gradient descent in the metric ``preconditioner`` (an array, or ``1.0`` for plain steps) with the
-    early termination rule of Algorithm 1."""
+    early termination rule of Algorithm 1: stop once one step changes the subproblem value by at most
+    ``inexact_tol``. The step is multiplied by ``decay`` after each step (Algorithm 1, line 11); with
+    ``safeguard`` a step that would increase the value is halved until it does not."""
     gradient = surrogate(x)[1]
     steps = 0
+    rate = learning_rate
     while steps < max_iter:
         direction = gradient / preconditioner
-        step = learning_rate
-        for _ in range(_MAX_HALVINGS):
+        step = rate
+        for _ in range(_MAX_HALVINGS if safeguard else 1):
             candidate = x - step * direction
             candidate_value, candidate_gradient = surrogate(candidate)
-            if candidate_value <= value:
+            if not safeguard or candidate_value <= value:
                 break
             step *= 0.5
         else:  # no decrease along the (descent) direction: x is stationary to rounding
             return x, value, steps
         steps += 1
-        change = value - candidate_value
+        change = abs(value - candidate_value)
         x, value, gradient = candidate, candidate_value, candidate_gradient
+        rate *= decay
         if change <= inexact_tol:
             break
     return x, value, steps
@@ -186,9 +197,11 @@ def concave_convex_procedure(
         Starting point.
     inner : {"gd", "sgd"}, default="gd"
         Solver of the convex subproblems (module docstring).
-    step : {"majorizer", "plain"}, default="majorizer"
+    step : {"majorizer", "plain", "paper"}, default="majorizer"
         Steps in the metric of ``problem.metric`` (relative ``learning_rate``), or the paper's plain
-        steps ``η ∇F_k`` (``"gd"``) and ``η ĝ`` per mini-batch (``"sgd"``) with an absolute ``η``.
+        steps ``η ∇F_k`` (``"gd"``) and ``η ĝ`` per mini-batch (``"sgd"``) with an absolute ``η``,
+        safeguarded (``"plain"``) or as Algorithm 1 prints them (``"paper"``: ``η`` decays by
+        ``decay`` per gradient step, no safeguard).
     inexact_tol : float, default=1e-10
         ``ε`` of the early termination rule: the inner loop stops once one gradient step (one epoch
         for ``"sgd"``) changes the subproblem value by at most ``ε``.
@@ -204,7 +217,7 @@ def concave_convex_procedure(
         majorization-minimization step of ``"gd"``; for ``"sgd"``, about ``η`` such steps' worth of
         progress per epoch); with ``step="plain"``, absolute (the paper uses ``0.02``).
     decay : float, default=0.8
-        Per-epoch factor ``ρ`` of the stochastic step (ignored by ``"gd"``).
+        Per-epoch factor ``ρ`` of the stochastic step; per-step factor of ``"gd"`` with ``step="paper"``.
     batch_size : int, default=1
         Mini-batch size of ``"sgd"``.
     random_state : int, RandomState instance or None
@@ -236,8 +249,8 @@ def _run(
 ):  # fmt: skip
     if inner not in ("gd", "sgd"):
         raise ValueError(f"inner must be 'gd' or 'sgd', got {inner!r}.")
-    if step not in ("majorizer", "plain"):
-        raise ValueError(f"step must be 'majorizer' or 'plain', got {step!r}.")
+    if step not in ("majorizer", "plain", "paper"):
+        raise ValueError(f"step must be 'majorizer', 'plain' or 'paper', got {step!r}.")
     history = [problem.objective(x)]
     n_inner = 0
     for k in range(max_outer_iter):
@@ -248,6 +261,7 @@ def _run(
             x, value, steps = _gradient_descent(
                 surrogate, problem.metric if step == "majorizer" else 1.0, x, value,
                 inexact_tol=inexact_tol, learning_rate=learning_rate, max_iter=max_inner_iter,
+                decay=decay if step == "paper" else 1.0, safeguard=step != "paper",
             )  # fmt: skip
         else:
             x, value, steps = _stochastic_gradient(
