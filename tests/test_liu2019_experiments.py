@@ -131,3 +131,26 @@ def test_table3_methods_scored_alone_equal_scored_together():
     together = table3_scores(X, y, methods=("Flip", "CCICP-GD", "CCICP-SGD"), **kwargs)
     for method in ("CCICP-GD", "CCICP-SGD"):
         assert table3_scores(X, y, methods=(method,), **kwargs)[method][0] == together[method][0]
+
+
+def test_epsilon_sweep_steps_follow_the_inexact_rule():
+    from krein.experiments.liu2019 import epsilon_sweep, load_train_test
+
+    X_train, y_train, X_test, y_test = load_train_test("monk-1")
+    assert (y_train.size, y_test.size) == (124, 432)  # the official MONK's split (Table II: n = 124)
+    rows = epsilon_sweep(X_train, y_train, X_test, y_test, lam=1e-2, epsilons=(1e-4, 5.0))
+    steps = {(r["step"], r["epsilon"]): r["inner_steps"] for r in rows}
+    # ε = 5 exceeds any change of F_k (F ≤ ln 2 at α = 0): one gradient step per subproblem, 20 in all
+    assert steps["paper", 5.0] == steps["majorizer", 5.0] == 20
+    assert steps["paper", 1e-4] > 3 * 20  # a tight ε: several of the paper's decaying steps per subproblem
+    assert all(0.5 < r["accuracy"] <= 1.0 for r in rows)
+
+
+def test_figure2_quick_run_writes_its_files(tmp_path):
+    import json
+
+    get_experiment("liu2019-figure2").run(RunContext(quick=True, out=tmp_path, show_progress=False))
+    assert (tmp_path / "figure2.png").stat().st_size > 0
+    results = json.loads((tmp_path / "figure2.json").read_text())["results"]
+    assert results["guide1"]["n_train"] == 300 and results["guide1"]["n_test"] == 4000
+    assert len(results["monk-1"]["rows"]) == 2 * 7
