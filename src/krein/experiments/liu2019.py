@@ -10,6 +10,9 @@
   on the larger shipped sets (banana, twonorm, ring, magic; training halves capped in size).
 * ``liu2019-spd`` — the analogue of Table V: covariance descriptors of a multichannel time-series set
   under the affine-invariant (indefinite) and log-Euclidean (positive definite) geodesic Gaussian kernels.
+* ``liu2019-figure2`` — Fig. 2: test accuracy, training time and inner steps of CCICP-GD against the
+  inexact parameter ε on monk-1 and guide1 (tested on guide1-t), with the paper's Algorithm 1 steps
+  (``step="paper"``) and krein's majorizer steps.
 * ``liu2019-figure3`` — Fig. 3: objective (6) against the outer iteration for the three solvers.
 
 Features are scaled to [0, 1] over the whole data set (as in the LIBSVM copies the paper used).
