@@ -111,13 +111,13 @@ def test_table3_run_stores_one_cell_per_data_set_and_resumes(tmp_path, monkeypat
     assert versus["title"].startswith("Ours next to Liu et al. (2019), Table III: 0 of 8 cells")
 
 
-def test_table3_official_split_is_used_in_every_run():
-    from krein.experiments.liu2019 import _table3_splits
+def test_table3_uses_the_training_file_of_an_official_split():
+    from krein.experiments.liu2019 import _table3_splits, load_table3
 
+    # Table II lists monks1 with n = 124 and SPECT with n = 80: their training files
+    assert load_table3("monk-1")[0].shape == (124, 6) and load_table3("spect")[0].shape == (80, 22)
     y = np.repeat([0, 1], 10)
-    split = (np.arange(0, 20, 2), np.arange(1, 20, 2))
-    assert all(train is split[0] and test is split[1] for train, test in _table3_splits(y, 3, 0, split))
-    runs = _table3_splits(y, 3, 0, None)  # random stratified halves, all different
+    runs = _table3_splits(y, 3, 0)  # random stratified halves, all different
     assert len(runs) == 3 and all(
         train.size == 10 and np.bincount(y[train]).tolist() == [5, 5] for train, _ in runs
     )
