@@ -68,9 +68,16 @@ def test_experiments_are_registered(name):
 
 
 def test_figure3_quick_run_writes_its_files(tmp_path):
+    import json
+
     get_experiment("liu2019-figure3").run(RunContext(quick=True, out=tmp_path, show_progress=False))
     assert (tmp_path / "figure3.png").stat().st_size > 0
-    assert (tmp_path / "figure3.json").exists()
+    result = json.loads((tmp_path / "figure3.json").read_text())
+    assert result["n_train"] == {"monk-1": 124, "ijcnn1": 200}
+    for step in ("paper", "majorizer"):
+        assert all(len(h) == 21 for curves in result["curves"][step].values() for h in curves.values())
+    # krein's steps keep CCCP-GD and CCICP-GD monotone (the paper's have no safeguard)
+    assert all(np.all(np.diff(c["CCICP-GD"]) <= 1e-12) for c in result["curves"]["majorizer"].values())
 
 
 def test_table3_run_stores_one_cell_per_data_set_and_resumes(tmp_path, monkeypatch):
