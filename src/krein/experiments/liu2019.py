@@ -493,8 +493,8 @@ def objective_curves(X, y, *, lam, max_outer_iter=20, random_state=0, step="majo
     curves = {}
     for name, params in solvers.items():
         model = IndefiniteLogisticRegression(
-            kernel="precomputed", lam=lam, max_outer_iter=max_outer_iter, random_state=random_state, step=step,
-            **params,
+            kernel="precomputed", lam=lam, max_outer_iter=max_outer_iter, step=step, **params,
+            random_state=random_state,
         )  # fmt: skip
         try:
             curves[name] = model.fit(K, y).objective_history_[0]
