@@ -164,3 +164,23 @@ def test_paper_steps_are_algorithm_1_line_by_line(eps):
         assert result.n_inner_iter == sum(steps) and result.n_iter == 6
         if eps < 1e-2:  # a tight ε takes several decaying steps per subproblem
             assert steps[0] > 1
+
+
+def test_an_outer_iteration_costs_only_its_inner_evaluations():
+    # g is evaluated once at x₀ and once per tried step: what CCICP saves over CCCP is all there is
+    class Counting(LeastSquaresDC):
+        evaluations = 0
+
+        def convex(self, x):
+            self.evaluations += 1
+            return super().convex(x)
+
+    for inner, step in (("gd", "paper"), ("gd", "majorizer"), ("sgd", "plain")):
+        problem = Counting()
+        result = concave_convex_procedure(
+            problem, np.ones(8), inner=inner, step=step, learning_rate=0.01 if step != "majorizer" else 1.0,
+            inexact_tol=1e9, max_outer_iter=7, random_state=0,
+        )  # fmt: skip
+        assert result.n_inner_iter == 7
+        assert problem.evaluations == 1 + 7  # (the majorizer's steps need no halving here)
+        assert result.objective_history[-1] == pytest.approx(problem.objective(result.x), rel=1e-13)

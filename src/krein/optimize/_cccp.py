@@ -117,13 +117,15 @@ def _surrogate(problem, linear):
 
 
 def _gradient_descent(
-    surrogate, preconditioner, x, value, *, inexact_tol, learning_rate, max_iter, decay=1.0, safeguard=True
-):
-    """Gradient descent in the metric ``preconditioner`` (an array, or ``1.0`` for plain steps) with the
-    early termination rule of Algorithm 1: stop once one step changes the subproblem value by at most
-    ``inexact_tol``. The step is multiplied by ``decay`` after each step (Algorithm 1, line 11); with
-    ``safeguard`` a step that would increase the value is halved until it does not."""
-    gradient = surrogate(x)[1]
+    surrogate, preconditioner, x, value, gradient, *, inexact_tol, learning_rate, max_iter, decay=1.0,
+    safeguard=True,
+):  # fmt: skip
+    """Gradient descent in the metric ``preconditioner`` (an array, or ``1.0`` for plain steps) from ``x``
+    (where the subproblem has ``value`` and ``gradient``) with the early termination rule of Algorithm 1:
+    stop once one step changes the subproblem value by at most ``inexact_tol``. The step is multiplied
+    by ``decay`` after each step (Algorithm 1, line 11); with ``safeguard`` a step that would increase
+    the value is halved until it does not. Returns the last point, its value and gradient, and the
+    number of steps."""
     steps = 0
     rate = learning_rate
     while steps < max_iter:
@@ -136,21 +138,22 @@ def _gradient_descent(
                 break
             step *= 0.5
         else:  # no decrease along the (descent) direction: x is stationary to rounding
-            return x, value, steps
+            return x, value, gradient, steps
         steps += 1
         change = abs(value - candidate_value)
         x, value, gradient = candidate, candidate_value, candidate_gradient
         rate *= decay
         if change <= inexact_tol:
             break
-    return x, value, steps
+    return x, value, gradient, steps
 
 
 def _stochastic_gradient(
-    problem, surrogate, linear, x, value, *, step, inexact_tol, learning_rate, decay, batch_size, max_epochs,
-    rng,
+    problem, surrogate, linear, x, value, gradient, *, step, inexact_tol, learning_rate, decay, batch_size,
+    max_epochs, rng,
 ):  # fmt: skip
-    """Mini-batch SGD (Eq. 12) in epochs with a per-epoch geometric step decay."""
+    """Mini-batch SGD (Eq. 12) in epochs with a per-epoch geometric step decay; returns as
+    :func:`_gradient_descent` (epochs for steps)."""
     n = problem.n_samples
     if step == "majorizer":
         scale, preconditioner = learning_rate * min(batch_size, n) / n, problem.metric
@@ -161,15 +164,15 @@ def _stochastic_gradient(
         order = rng.permutation(n)
         for start in range(0, n, batch_size):
             batch = order[start : start + batch_size]
-            gradient = problem.convex_batch_gradient(x, batch) - linear
-            x = x - scale * gradient / preconditioner
+            batch_gradient = problem.convex_batch_gradient(x, batch) - linear
+            x = x - scale * batch_gradient / preconditioner
         epochs += 1
         scale *= decay
-        new_value = surrogate(x)[0]
+        new_value, gradient = surrogate(x)
         change, value = abs(value - new_value), new_value
         if change <= inexact_tol:
             break
-    return x, value, epochs
+    return x, value, gradient, epochs
 
 
 def concave_convex_procedure(
@@ -251,26 +254,30 @@ def _run(
         raise ValueError(f"inner must be 'gd' or 'sgd', got {inner!r}.")
     if step not in ("majorizer", "plain", "paper"):
         raise ValueError(f"step must be 'majorizer', 'plain' or 'paper', got {step!r}.")
-    history = [problem.objective(x)]
+    # g and ∇g at the current iterate: the last inner evaluation of each subproblem gives them for the
+    # next, so an outer iteration costs no evaluation of g beyond those of its inner steps
+    convex_value, convex_gradient = problem.convex(x)
+    history = [convex_value - problem.concave(x)[0]]
     n_inner = 0
     for k in range(max_outer_iter):
         linear = problem.concave(x)[1]
         surrogate = _surrogate(problem, linear)
-        value = surrogate(x)[0]
+        value, gradient = convex_value - linear @ x, convex_gradient - linear
         if inner == "gd":
-            x, value, steps = _gradient_descent(
-                surrogate, problem.metric if step == "majorizer" else 1.0, x, value,
+            x, value, gradient, steps = _gradient_descent(
+                surrogate, problem.metric if step == "majorizer" else 1.0, x, value, gradient,
                 inexact_tol=inexact_tol, learning_rate=learning_rate, max_iter=max_inner_iter,
                 decay=decay if step == "paper" else 1.0, safeguard=step != "paper",
             )  # fmt: skip
         else:
-            x, value, steps = _stochastic_gradient(
-                problem, surrogate, linear, x, value, step=step,
+            x, value, gradient, steps = _stochastic_gradient(
+                problem, surrogate, linear, x, value, gradient, step=step,
                 inexact_tol=inexact_tol, learning_rate=learning_rate, decay=decay,
                 batch_size=batch_size, max_epochs=max_inner_iter, rng=rng,
             )  # fmt: skip
         n_inner += steps
-        history.append(problem.objective(x))
+        convex_value, convex_gradient = value + linear @ x, gradient + linear
+        history.append(convex_value - problem.concave(x)[0])
         if callback is not None:
             callback(k, x)
         if abs(history[-2] - history[-1]) <= tol or steps == 0:
