@@ -116,6 +116,13 @@ def test_table3_run_stores_one_cell_per_data_set_and_resumes(tmp_path, monkeypat
         False,
     )
     assert versus["title"].startswith("Ours next to Liu et al. (2019), Table III: 0 of 8 cells")
+    # --only also names methods: one method, read back from its cell
+    ctx = RunContext(quick=True, out=tmp_path, show_progress=False, only=["heart", "Flip"], resume=True)
+    get_experiment("liu2019-table3").run(ctx)
+    assert len(calls) == len(TABLE3_METHODS)
+    assert [r["method"] for r in json.loads((tmp_path / "table3-vs-paper.json").read_text())["rows"]] == [
+        "Flip"
+    ]
 
 
 def test_table3_uses_the_training_file_of_an_official_split():

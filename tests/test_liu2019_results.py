@@ -1,0 +1,68 @@
+"""The committed Liu et al. (2019) results: every number their NOTES quote is checked against the JSON."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results"
+
+
+def _load(experiment, name):
+    path = RESULTS / experiment / name
+    if not path.is_file():
+        pytest.skip(f"{path} not committed")
+    return json.loads(path.read_text()), (RESULTS / experiment / "NOTES.md").read_text()
+
+
+def test_figure3_notes_match_the_run():
+    run, notes = _load("liu2019-figure3", "figure3.json")
+    curves, L = run["curves"], run["curvature_L"]
+    assert run["n_train"] == {"monk-1": 124, "ijcnn1": 2000}
+    for task in ("monk-1", "ijcnn1"):
+        assert f"2/L = {2 / L[task]:.2g}" in notes
+    paper, krein = curves["paper"], curves["majorizer"]
+    # the paper's steps: stable on monk-1 (2/L > η = 0.02), monotone GD curves
+    assert 2 / L["monk-1"] > run["paper_learning_rate"] > 2 / L["ijcnn1"]
+    for method in ("CCCP-GD", "CCICP-GD"):
+        history = np.asarray(paper["monk-1"][method])
+        assert np.all(np.diff(history) <= 1e-12)
+        assert f"{method} {history[-1]:.3f}" in notes
+    # ... and overshooting on ijcnn1: the GD curves end above the start, SGD overflowed
+    for method in ("CCCP-GD", "CCICP-GD"):
+        history = paper["ijcnn1"][method]
+        assert history[-1] > history[0] and f"{method} {history[-1]:.3f}" in notes
+    assert paper["ijcnn1"]["CCICP-SGD"] == [] and "CCICP-SGD overflowed" in notes
+    # krein's steps: monotone GD everywhere, all three solvers at the same objective on ijcnn1
+    for task in ("monk-1", "ijcnn1"):
+        for method in ("CCCP-GD", "CCICP-GD"):
+            assert np.all(np.diff(krein[task][method]) <= 1e-12)
+    finals = {round(krein["ijcnn1"][m][-1], 4) for m in krein["ijcnn1"]}
+    assert len(finals) == 1 and f"all three at {finals.pop():.4f}" in notes
+
+
+def figure2_lines(run):
+    """One line per data set and step rule: inner steps and test accuracy from ε = 1e-4 to ε = 1 and 5."""
+    lines = []
+    for task, result in run["results"].items():
+        for step in ("paper", "majorizer"):
+            rows = {r["epsilon"]: r for r in result["rows"] if r["step"] == step}
+            steps = " → ".join(str(rows[e]["inner_steps"]) for e in (1e-4, 1.0, 5.0))
+            accuracy = " → ".join(f"{rows[e]['accuracy']:.3f}" for e in (1e-4, 1.0, 5.0))
+            lines.append(
+                f"- {task} (n = {result['n_train']}, λ = {result['lam']:g}), step={step}: inner steps "
+                f"{steps}, test accuracy {accuracy}"
+            )
+    return lines
+
+
+def test_figure2_notes_match_the_run():
+    run, notes = _load("liu2019-figure2", "figure2.json")
+    assert run["epsilons"] == [1e-4, 1e-3, 1e-2, 0.1, 0.5, 1.0, 5.0]
+    for line in figure2_lines(run):
+        assert line in notes
+    for result in run["results"].values():
+        rows = {(r["step"], r["epsilon"]): r for r in result["rows"]}
+        # ε = 5 exceeds every change of F_k: one step per subproblem under either rule
+        assert rows["paper", 5.0]["inner_steps"] == rows["majorizer", 5.0]["inner_steps"] == 20
