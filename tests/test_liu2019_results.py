@@ -66,3 +66,39 @@ def test_figure2_notes_match_the_run():
         rows = {(r["step"], r["epsilon"]): r for r in result["rows"]}
         # ε = 5 exceeds every change of F_k: one step per subproblem under either rule
         assert rows["paper", 5.0]["inner_steps"] == rows["majorizer", 5.0]["inner_steps"] == 20
+
+
+def table3_lines(versus_paper, summary):
+    """One line per data set: size and training-half spectrum beside the paper's Table II, CCICP-GD and
+    CCICP-SGD beside its Table III, and how many methods are inside the paper's mean ± 1 std."""
+    info = {row["task"]: row for row in summary}
+    lines = []
+    for task in dict.fromkeys(row["data set"] for row in versus_paper):
+        rows = [row for row in versus_paper if row["data set"] == task]
+        t = info[task]
+        text = (
+            f"- {task}: n = {t['n']} (paper {t['paper_n']}), training-half μ_min = {t['mu_min']:.3g}, "
+            f"μ_max = {t['mu_max']:.4g} (paper {t['paper_mu_min']:g}, {t['paper_mu_max']:g})"
+        )
+        for row in rows:
+            if row["method"] in ("CCICP-GD", "CCICP-SGD"):
+                text += (
+                    f"; {row['method']} {row['ours']:.3f} ± {row['ours std']:.3f} "
+                    f"(paper {row['paper']:.3f} ± {row['paper std']:.3f})"
+                )
+        inside = sum(row["inside"] for row in rows)
+        lines.append(text + f"; {inside} of {len(rows)} methods inside the paper's ± 1 std")
+    return lines
+
+
+def test_table3_notes_match_the_run():
+    versus, notes = _load("liu2019-table3", "table3-vs-paper.json")
+    summary = json.loads((RESULTS / "liu2019-table3" / "table3.json").read_text())["summary"]
+    rows = versus["rows"]
+    inside = sum(row["inside"] for row in rows)
+    assert f"{inside} of {len(rows)} cells inside the paper's mean ± 1 std" in versus["title"]
+    assert f"{inside} of {len(rows)} cells" in notes
+    for row in rows:  # the mark is what it says
+        assert row["inside"] == (abs(row["ours"] - row["paper"]) <= row["paper std"] + 1e-9)
+    for line in table3_lines(rows, summary):
+        assert line in notes
