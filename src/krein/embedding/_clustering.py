@@ -24,7 +24,10 @@ __all__ = ["KreinKMeans", "KreinSpectralClustering", "krein_kmeans_objective"]
 
 def _check_n_clusters(n_clusters, n_samples):
     if n_samples < n_clusters:
-        raise ValueError(f"n_samples={n_samples} should be >= n_clusters={n_clusters}.")
+        raise ValueError(
+            f"X has {n_samples} samples (n_samples={n_samples}), fewer than n_clusters={n_clusters}: "
+            "every cluster needs at least one sample."
+        )
 
 
 def _cluster_statistics(K, labels, k):

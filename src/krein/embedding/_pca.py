@@ -167,8 +167,8 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
         order = _by_magnitude(values, values.size * np.finfo(float).eps if self.rcond is None else self.rcond)
         if order.size == 0:
             raise ValueError(
-                f"The (centred) training kernel of n_samples={vectors.shape[0]} is numerically zero: it "
-                "has no coordinates to embed."
+                f"The (centred) training kernel of X with {vectors.shape[0]} samples (n_samples="
+                f"{vectors.shape[0]}) is numerically zero: it has no coordinates to embed."
             )
         self.spectrum_ = values[order]
         rank = order.size if self.rank is None else self.rank
