@@ -66,7 +66,7 @@ def natural_kernel(
     ======================  ==========================================================
     data                    natural kernel (``method``)
     ======================  ==========================================================
-    vectorial (UCI, wage)   ``"tl1"``: truncated ℓ₁ kernel max(τ − ‖x − x'‖₁, 0) on
+    vector sets             ``"tl1"``: truncated ℓ₁ kernel max(τ − ‖x − x'‖₁, 0) on
                             features min–max scaled to [0, 1], τ = 0.7 d (IKLR, Sec. V-A,
                             Table II)
     splice-strings          ``"edit"``: Levenshtein distances → :class:`DoubleCentering`
@@ -74,21 +74,20 @@ def natural_kernel(
     multichannel series     ``"spd"``: channel covariances, affine-invariant geodesic
                             Gaussian exp(−d²/σ²), σ² = median of the off-diagonal d²
                             (IKLR, Table I)
-    digits, digits-3v5,     ``"simpson"``: Simpson scores of the binarized images (a
-    usps, usps-3v5,         similarity, used as is) or ``"tangent"``: mean tangent
-    usps-4v6                distances → :class:`DoubleCentering` (Luss & d'Aspremont,
-                            Sec. 5.1)
+    digit images            ``"simpson"``: Simpson scores of the binarized images (a
+                            similarity, used as is) or ``"tangent"``: mean tangent
+                            distances → :class:`DoubleCentering` (Luss & d'Aspremont,
+                            Sec. 5.1); digits, digits-3v5, usps, usps-3v5, usps-4v6
     yaleb                   ``"spd"``: 9 × 9 region covariance descriptors of the images,
                             affine-invariant geodesic Gaussian as above (IKLR, Sec. V-C)
     dissimilarity sets      ``"centering"``: K = −½ H (D∘D) H by :class:`DoubleCentering`
-    (protein, coilyork)     (Oglic & Gärtner 2018, Appendix C: the *squared*
-                            dissimilarities are double-centred).  coilyork's graph-matching
-                            D is asymmetric and is symmetrized as (D + Dᵀ)/2 first
-                            (Pekalska & Haasdonk 2009); only its 144 training objects
-                            have a full matrix
-    similarity sets         ``"similarity"``: the shipped S itself (already symmetric)
-    (aural-sonar,
-    chen-protein)
+                            (Oglic & Gärtner 2018, Appendix C: the *squared*
+                            dissimilarities are double-centred); protein, coilyork.
+                            coilyork's graph-matching D is asymmetric and is
+                            symmetrized as (D + Dᵀ)/2 first (Pekalska & Haasdonk 2009);
+                            only its 144 training objects have a full matrix
+    similarity sets         ``"similarity"``: the shipped S itself (symmetric);
+                            aural-sonar, chen-protein
     ======================  ==========================================================
 
     For estimators, the same matrices go in through ``kernel="precomputed"``: a similarity
