@@ -40,10 +40,8 @@ def plot_spectrum(values, ax=None, *, max_shown=None):
         _, ax = plt.subplots(figsize=(4.5, 3.5))
     index = np.arange(1, values.size + 1)
     positive = values > 0
-    ax.bar(index[positive], values[positive], width=1.0, color=_POSITIVE, label=f"λ > 0 ({positive.sum()})")
-    ax.bar(
-        index[~positive], values[~positive], width=1.0, color=_NEGATIVE, label=f"λ < 0 ({(~positive).sum()})"
-    )
+    for part, color, sign in ((positive, _POSITIVE, ">"), (~positive, _NEGATIVE, "<")):
+        ax.bar(index[part], values[part], width=1.0, color=color, label=f"λ {sign} 0")
     ax.axhline(0.0, color="grey", linewidth=0.6)
     scale = float(np.max(np.abs(values), initial=1.0))
     ax.set_yscale("symlog", linthresh=scale * 1e-3)
