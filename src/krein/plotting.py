@@ -16,7 +16,7 @@ _POSITIVE, _NEGATIVE = "#1f77b4", "#d62728"
 
 
 def plot_spectrum(values, ax=None, *, max_shown=None):
-    """Signed eigenvalues by decreasing magnitude: positive in blue, negative in red (symlog scale).
+    """Eigenvalue magnitudes |λ| by decreasing magnitude (log scale): positive in blue, negative in red.
 
     Parameters
     ----------
@@ -41,13 +41,11 @@ def plot_spectrum(values, ax=None, *, max_shown=None):
     index = np.arange(1, values.size + 1)
     positive = values > 0
     for part, color, sign in ((positive, _POSITIVE, ">"), (~positive, _NEGATIVE, "<")):
-        ax.bar(index[part], values[part], width=1.0, color=color, label=f"λ {sign} 0")
-    ax.axhline(0.0, color="grey", linewidth=0.6)
-    scale = float(np.max(np.abs(values), initial=1.0))
-    ax.set_yscale("symlog", linthresh=scale * 1e-3)
+        ax.bar(index[part], np.abs(values[part]), width=1.0, color=color, label=f"λ {sign} 0")
+    ax.set_yscale("log")
     shown = "" if values.size == total else f", largest {values.size} of {total}"
     ax.set_xlabel(f"index (by decreasing |λ|{shown})")
-    ax.set_ylabel("eigenvalue λ")
+    ax.set_ylabel("|λ|")
     ax.legend(loc="upper right", fontsize=8, frameon=False)
     return ax
 
