@@ -16,7 +16,6 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._base import KernelEstimatorMixin
 from .._validation import check_precomputed_test_kernel
 from ..kernels import Kernel
-from ..nystroem import LANDMARK_METHODS
 from ._pca import KreinPCA
 
 __all__ = ["KreinKMeans", "KreinSpectralClustering", "krein_kmeans_objective"]
@@ -328,15 +327,13 @@ class KreinSpectralClustering(KernelEstimatorMixin, ClusterMixin, BaseEstimator)
     """
 
     _parameter_constraints = {
+        **{
+            name: KreinPCA._parameter_constraints[name]
+            for name in ("kernel", "rank", "center", "n_components", "landmarks", "random_state")
+        },
         "n_clusters": [Interval(numbers.Integral, 1, None, closed="left")],
-        "kernel": [Kernel, str],
-        "rank": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "normalize": ["boolean"],
-        "center": ["boolean"],
-        "n_components": [Interval(numbers.Integral, 1, None, closed="left"), None],
-        "landmarks": [StrOptions(set(LANDMARK_METHODS))],
         "n_init": [Interval(numbers.Integral, 1, None, closed="left")],
-        "random_state": ["random_state"],
     }
 
     def __init__(
