@@ -149,6 +149,11 @@ def test_dissimilarities_are_embedded_with_their_distances():
     squares = np.sum(Y**2 * s, axis=1)[:, None] + np.sum(Y**2 * s, axis=1)[None, :] - 2 * _gram(Y, s)
     np.testing.assert_allclose(squares, D**2, atol=1e-10 * (D**2).max())
     np.testing.assert_allclose(pca.inverse_transform(Y), D, atol=1e-6)
+    np.testing.assert_allclose(pca.transform(D), Y, atol=1e-8 * np.abs(Y).max())  # training rows
+    with pytest.warns(UserWarning, match="singular"):  # a double-centred K has the null vector 1
+        low = KreinPCA("precomputed", dissimilarity=True, n_components=30, random_state=0).fit(D)
+    np.testing.assert_allclose(low.eigenvalues_, pca.eigenvalues_, atol=1e-9 * np.abs(pca.eigenvalues_).max())
+    np.testing.assert_allclose(low.transform(D), low.embedding_, atol=1e-8 * np.abs(Y).max())
     piped = make_pipeline(DoubleCentering(), KreinPCA("precomputed")).fit(D)
     np.testing.assert_allclose(np.abs(piped.transform(D)), np.abs(pca.transform(D)), atol=1e-10)
     euclidean = KreinPCA("precomputed", dissimilarity=True).fit(cdist(points, points))

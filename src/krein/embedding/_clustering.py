@@ -203,7 +203,7 @@ class KreinKMeans(KernelEstimatorMixin, ClusterMixin, BaseEstimator):
     n_init : int, default=10
     max_iter : int, default=300
     tol : float, default=1e-10
-        A move must lower J by more than ``tol · max|K_ii|`` (rounding guard).
+        A move must lower J by more than ``tol · max|K|`` (rounding guard).
     random_state : int, RandomState or None, default=None
 
     Attributes
@@ -253,7 +253,7 @@ class KreinKMeans(KernelEstimatorMixin, ClusterMixin, BaseEstimator):
         k = self.n_clusters
         _check_n_clusters(k, K.shape[0])
         rng = check_random_state(self.random_state)
-        tol = self.tol * max(float(np.max(np.abs(np.diag(K)))), float(np.max(np.abs(K))))
+        tol = self.tol * float(np.max(np.abs(K)))
         best = None
         for _ in range(self.n_init):
             labels = _kmeanspp_labels(K, k, rng)
