@@ -209,7 +209,8 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
         self.landmark_indices_ = None
         if self.center:
             K, self._column_means = center_kernel(K)
-        representation = SpectralRepresentation.exact(K, rtol=self.rcond, name="the training kernel")
+        name = f"The {'centred ' if self.center else ''}training kernel of X (n_samples={K.shape[0]})"
+        representation = SpectralRepresentation.exact(K, rtol=self.rcond, name=name)
         return representation.values, representation.vectors
 
     def _training_kernel(self, X):
