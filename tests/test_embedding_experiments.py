@@ -58,6 +58,10 @@ def test_plot_embedding_panels_and_errors():
     assert any("no negative coordinate" in t.get_text() for t in figure.axes[1].texts)
     with pytest.raises(ValueError, match="y must have shape"):
         plot_embedding(definite, np.zeros(5))
+    continuous = plot_embedding(definite, rng.standard_normal(30))  # a regression target: colour scale
+    assert len(continuous.axes) == 4 and continuous.axes[3].get_ylabel() == "y"
+    with pytest.raises(ValueError, match="30 distinct non-numeric labels"):
+        plot_embedding(definite, np.array([f"object {i}" for i in range(30)]))
     ax = plot_spectrum([3.0, -2.0, 1.0, -0.5], max_shown=3)
     heights = sorted(p.get_height() for p in ax.patches)
     assert heights == [1.0, 2.0, 3.0]  # |λ| of the three largest magnitudes
