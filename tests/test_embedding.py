@@ -297,6 +297,9 @@ def test_signed_spectral_clustering_uses_the_negative_part():
     clip = KreinSpectralClustering(2, kernel="precomputed", rank=3, random_state=0).fit(clipped)
     assert adjusted_rand_score(y, clip.labels_) < 0.2
     np.testing.assert_array_equal(signed.predict(K), signed.labels_)
+    # Kreĭn k-means rewards spread along negative directions: it does not find these classes (guide)
+    krein = KreinKMeans(2, kernel="precomputed", random_state=0).fit(K)
+    assert adjusted_rand_score(y, krein.labels_) < 0.2
     low = KreinSpectralClustering(2, kernel="precomputed", rank=4, n_components=5, random_state=0).fit(K)
     assert adjusted_rand_score(y, low.labels_) > 0.9  # a rank-5 kernel: 5 landmarks represent it exactly
 
