@@ -183,7 +183,7 @@ class KreinKMeans(KernelEstimatorMixin, ClusterMixin, BaseEstimator):
     bound): the mean is only a saddle point, so the textbook Lloyd iteration is not a descent method — J
     can increase and the assignments can cycle. Over *partitions* J is finite, and it changes by the
     constant ``σ (n − k)`` when ``σ I`` is added to K (Roth et al. 2003, "Optimal cluster preserving
-    embedding of nonmetric proximity data", Sec. 3): the optimal partitions are those of any
+    embedding of nonmetric proximity data", IEEE TPAMI 25(12)): the optimal partitions are those of any
     shift-embedded, positive semidefinite ``K + σ I``. ``algorithm="hartigan"`` (default) therefore
     descends on J over partitions: batch reassignments are accepted only when they lower J exactly,
     then single-point moves of Hartigan & Wong (1979) are made while they lower J. J strictly decreases,
