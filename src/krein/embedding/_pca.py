@@ -45,7 +45,7 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
     Gram matrix of the coordinates ``Y = U |Λ|^{1/2}`` under the indefinite inner product
     ``⟨y, y'⟩ = y diag(s) y'ᵀ`` with signature ``s = sign(Λ)``: ``K = Y diag(s) Yᵀ``. The ``p``
     coordinates with ``λ > 0`` span the positive part of a pseudo-Euclidean space ℝ^(p, q), the ``q``
-    with ``λ < 0`` the negative part (Goldfarb 1984; Pękalska & Duin 2005, Sec. 3.5; the Kreĭn
+    with ``λ < 0`` the negative part (Goldfarb 1984; Pękalska & Duin 2005, Ch. 3; the Kreĭn
     decomposition ``K = K₊ − K₋`` of Oglic & Gärtner 2018, Sec. 2). Coordinates are ordered by |λ|, so
     a truncation to ``rank`` coordinates keeps the best rank-``rank`` approximation of ``K`` in both
     signature parts, where scikit-learn's ``KernelPCA`` keeps only the positive part. For a positive
@@ -54,7 +54,7 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
     A dissimilarity matrix ``D`` is embedded through classical scaling (``dissimilarity=True``):
     ``K = −½ H (D ∘ D) H`` (:class:`~krein.dissimilarity.DoubleCentering`), and then
     ``‖yᵢ − yⱼ‖²_s = Dᵢⱼ²`` exactly when all coordinates are kept — the pseudo-Euclidean embedding of
-    Pękalska & Duin (2005), Sec. 3.5.4. ``make_pipeline(DoubleCentering(), KreinPCA(kernel="precomputed"))``
+    Pękalska & Duin (2005), Ch. 3. ``make_pipeline(DoubleCentering(), KreinPCA(kernel="precomputed"))``
     is equivalent.
 
     New rows get consistent coordinates through their kernel rows: ``y(x) = k_c(x, X) U Λ⁻¹ |Λ|^{1/2}``
