@@ -569,6 +569,7 @@ def run_figure3(ctx):
                 ylabel="objective (6)",
             )
             axis.legend()
+    figure.tight_layout()
     ctx.save_figure(figure, "figure3")
     ctx.write_json(
         {
@@ -683,6 +684,7 @@ def run_figure2(ctx):
         axis.set(xscale="log", xlabel="inexact parameter ε", ylabel=ylabel)
     axes[2].set_yscale("log")
     axes[0].legend(fontsize=7)
+    figure.tight_layout()
     ctx.save_figure(figure, "figure2")
     ctx.write_json({"epsilons": list(FIGURE2_EPSILONS), "results": results}, "figure2")
     flat = [{"data set": name, **row} for name, result in results.items() for row in result["rows"]]
