@@ -80,7 +80,8 @@ def quoted_value(text):
     """``(value, tolerance)`` of a number as written: ``"0.0050"`` → ``(0.005, 5e-5)``.
 
     The tolerance is half a unit of the last digit quoted, so a number agrees with a value when it
-    is that value correctly rounded.
+    is that value correctly rounded. The trailing zeros of an integer are not significant (``"1800"``
+    → ``(1800.0, 50.0)``); write ``1800.0`` or a marker on a value rounded otherwise to mean more.
     """
     text = text.replace("−", "-")
     match = re.fullmatch(r"(-?\d+(?:\.(\d+))?)(?:(?:·|×|\*)10\^?([-\d⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+)|e([+-]?\d+))?", text)
@@ -92,7 +93,11 @@ def quoted_value(text):
         scale = int(power.translate(_SUPERSCRIPTS))
     elif exponent is not None:
         scale = int(exponent)
-    digits = len(decimals) if decimals else 0
+    if decimals:
+        digits = len(decimals)
+    else:  # the trailing zeros of an integer are not significant: 1800 is 1.8·10³
+        digits = len(mantissa.lstrip("-")) - len(mantissa.lstrip("-").rstrip("0")) if mantissa.strip("-0") else 0
+        digits = -digits
     return float(mantissa) * 10.0**scale, 0.5 * 10.0 ** (scale - digits)
 
 
@@ -220,7 +225,7 @@ class _Parser:
         trail = file
         while True:
             kind, key = self.take()
-            if kind != "word":
+            if kind != "word" and not (kind == "number" and key.isdigit()):
                 raise ValueError(f"Expected a key after {trail!r} in the marker {self.expression!r}.")
             node = _step(node, key, trail)
             trail += f".{key}"
