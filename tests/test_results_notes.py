@@ -51,6 +51,7 @@ def test_evaluate_paths_selectors_and_arithmetic(folder):
     assert evaluate('mean(curve."PG-1") / (curve."PG-1".2 - 0.125)', folder, "run.json") == pytest.approx(
         (1.75 / 3) / 0.125
     )
+    assert evaluate("max(run.json:rows.*.n) - min(run.json:rows.*.error)", folder) == pytest.approx(3000 - 0.1093)
     with pytest.raises(ValueError, match="matches 0 records"):
         evaluate("run.json:rows[task=heart].error", folder)
     with pytest.raises(ValueError, match="no key"):

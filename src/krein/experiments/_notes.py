@@ -11,7 +11,8 @@ The marker's body is an expression: numbers, ``+ - * /``, parentheses, the funct
 ``median``, ``min``, ``max``, ``sum``, ``len`` and ``abs``, and *references* ``FILE:PATH`` into a JSON
 file beside the NOTES.md. ``<!--json FILE -->`` anywhere in the notes names the default file, after
 which a reference may omit ``FILE:``. A path is a dot-separated list of keys (quoted with ``"…"``
-unless they are plain words or integers); an integer indexes a list, ``[key=value,…]`` picks the
+unless they are plain words or integers); an integer indexes a list, ``*`` takes every element of
+a list (``mean(gaps.*.300)``: the mean over runs of each run's 300th value), ``[key=value,…]`` picks the
 one record of a list whose fields have those values, and an integer after a string picks the k-th
 number written in that string (``"32.00 (± 9.17)"``: 0 is 32.00, 1 is 9.17).
 
@@ -223,11 +224,19 @@ class _Parser:
             self.cache[path] = json.loads(path.read_text())
         node = self.cache[path]
         trail = file
+        fanned = False
         while True:
             kind, key = self.take()
-            if kind != "word" and not (kind == "number" and key.isdigit()):
+            if (kind, key) == ("op", "*"):  # every element: later steps apply to each
+                if not isinstance(node, list):
+                    raise ValueError(f"{trail} is not a list; '*' needs one.")
+                fanned, node = True, node
+            elif kind != "word" and not (kind == "number" and key.isdigit()):
                 raise ValueError(f"Expected a key after {trail!r} in the marker {self.expression!r}.")
-            node = _step(node, key, trail)
+            elif fanned:
+                node = [_step(item, key, trail) for item in node]
+            else:
+                node = _step(node, key, trail)
             trail += f".{key}"
             if self.peek() == ("op", "["):
                 self.take()
@@ -238,6 +247,8 @@ class _Parser:
                     selector[field] = self.take()[1]
                     if self.take()[1] == "]":
                         break
+                if fanned:
+                    raise ValueError(f"A selector cannot follow '*' in the marker {self.expression!r}.")
                 node = _select(node, selector, trail)
                 trail += str(selector)
             if self.peek() != ("op", "."):
