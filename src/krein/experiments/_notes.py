@@ -244,7 +244,10 @@ class _Parser:
                 while True:
                     field = self.take()[1]
                     self.take("=")
-                    selector[field] = self.take()[1]
+                    value = self.take()[1]
+                    while self.peek()[1] not in (",", "]", None):  # an unquoted value such as DELTA-GAUSS
+                        value += self.take()[1]
+                    selector[field] = value
                     if self.take()[1] == "]":
                         break
                 if fanned:
