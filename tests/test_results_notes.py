@@ -25,6 +25,7 @@ def test_quoted_value_precision():
     assert quoted_value("1e-6") == pytest.approx((1e-6, 0.5e-6))
     assert quoted_value("2261") == pytest.approx((2261.0, 0.5))
     assert quoted_value("1800") == pytest.approx((1800.0, 50.0))
+    assert quoted_value("10⁴") == (1e4, 0.0)
     assert quoted_value("0") == pytest.approx((0.0, 0.5))
     with pytest.raises(ValueError, match="Cannot read"):
         quoted_value("1.2.3")

@@ -38,7 +38,7 @@ __all__ = ["Quote", "check_notes", "evaluate", "paper_cells", "parse_notes", "qu
 
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
 _NUMBER = (
-    r"(?P<number>[−-]?\d+(?:\.\d+)?"
+    r"(?P<number>[−-]?10[⁻−]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+|[−-]?\d+(?:\.\d+)?"
     r"(?:(?:·|×|\*)10(?:\^)?[⁻−-]?[⁰¹²³⁴⁵⁶⁷⁸⁹\d]+|e[+−-]?\d+)?)"
 )
 _MARKER = re.compile(_NUMBER + r"\s?(?P<unit>%|×|x|s|ms)?\s?<!--=(?P<body>.*?)-->", re.S)
@@ -85,6 +85,10 @@ def quoted_value(text):
     → ``(1800.0, 50.0)``); write ``1800.0`` or a marker on a value rounded otherwise to mean more.
     """
     text = text.replace("−", "-")
+    power_of_ten = re.fullmatch(r"(-?)10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)", text)
+    if power_of_ten:  # 10⁴: a power of ten, exact
+        sign, power = power_of_ten.groups()
+        return float(f"{sign}1e{power.translate(_SUPERSCRIPTS)}"), 0.0
     match = re.fullmatch(r"(-?\d+(?:\.(\d+))?)(?:(?:·|×|\*)10\^?([-\d⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+)|e([+-]?\d+))?", text)
     if match is None:
         raise ValueError(f"Cannot read the number {text!r}.")
