@@ -53,6 +53,7 @@ def test_evaluate_paths_selectors_and_arithmetic(folder):
         (1.75 / 3) / 0.125
     )
     assert evaluate("max(run.json:rows.*.n) - min(run.json:rows.*.error)", folder) == pytest.approx(3000 - 0.1093)
+    assert evaluate("sum(run.json:rows*[task=wage].n) + len(run.json:rows*[task=pima].error)", folder) == 3001
     with pytest.raises(ValueError, match="matches 0 records"):
         evaluate("run.json:rows[task=heart].error", folder)
     with pytest.raises(ValueError, match="no key"):

@@ -13,7 +13,7 @@ file beside the NOTES.md. ``<!--json FILE -->`` anywhere in the notes names the 
 which a reference may omit ``FILE:``. A path is a dot-separated list of keys (quoted with ``"…"``
 unless they are plain words or integers); an integer indexes a list, ``*`` takes every element of
 a list (``mean(gaps.*.300)``: the mean over runs of each run's 300th value), ``[key=value,…]`` picks the
-one record of a list whose fields have those values, and an integer after a string picks the k-th
+one record of a list whose fields have those values (``*[key=value,…]`` every such record), and an integer after a string picks the k-th
 number written in that string (``"32.00 (± 9.17)"``: 0 is 32.00, 1 is 9.17).
 
 The quoted number (``−7.8·10⁴``, ``1e-6``, ``0.0050``, ``40`` …, optionally followed by a unit
@@ -242,6 +242,9 @@ class _Parser:
             else:
                 node = _step(node, key, trail)
             trail += f".{key}"
+            every = self.peek() == ("op", "*") and self.tokens[self.position + 1 :][:1] == [("op", "[")]
+            if every:  # rows*[method=X]: every matching record
+                self.take()
             if self.peek() == ("op", "["):
                 self.take()
                 selector = {}
@@ -256,7 +259,8 @@ class _Parser:
                         break
                 if fanned:
                     raise ValueError(f"A selector cannot follow '*' in the marker {self.expression!r}.")
-                node = _select(node, selector, trail)
+                node = _select(node, selector, trail, every)
+                fanned = every
                 trail += str(selector)
             if self.peek() != ("op", "."):
                 break
@@ -283,10 +287,14 @@ def _step(node, key, trail):
     raise ValueError(f"Cannot take {key!r} of {trail}.")
 
 
-def _select(node, selector, trail):
+def _select(node, selector, trail, every=False):
     if not isinstance(node, list):
         raise ValueError(f"{trail} is not a list of records.")
     hits = [row for row in node if all(str(row.get(k)) == v for k, v in selector.items())]
+    if every:
+        if not hits:
+            raise ValueError(f"{trail}*[{selector}] matches no record.")
+        return hits
     if len(hits) != 1:
         raise ValueError(f"{trail}[{selector}] matches {len(hits)} records, not one.")
     return hits[0]
