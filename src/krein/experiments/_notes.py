@@ -266,7 +266,7 @@ class _Parser:
                 break
             self.take()
         if isinstance(node, list):
-            return [float(x) for x in node]
+            return [x if isinstance(x, str) else float(x) for x in node]
         if isinstance(node, str):
             raise ValueError(f"{trail} is the text {node!r}; add the index of the number wanted.")
         if not isinstance(node, int | float):
@@ -321,7 +321,7 @@ def check_notes(path):
     for quote in quotes:
         try:
             value = evaluate(quote.expression, path.parent, default, cache)
-        except (ValueError, OSError, IndexError, ZeroDivisionError, statistics.StatisticsError) as error:
+        except (ValueError, TypeError, OSError, IndexError, ZeroDivisionError, statistics.StatisticsError) as error:
             problems.append(f"{path}:{quote.line}: {quote.text}: {error}")
             continue
         number, tolerance = quoted_value(quote.text)
