@@ -47,12 +47,14 @@ def folder(tmp_path):
 
 def test_evaluate_paths_selectors_and_arithmetic(folder):
     assert evaluate("run.json:rows[task=pima].error", folder) == 0.2566
-    assert evaluate('rows[n=3000].ours.1', folder, "run.json") == 2.13
-    assert evaluate('rows.1.error * 100', folder, "run.json") == pytest.approx(10.93)
+    assert evaluate("rows[n=3000].ours.1", folder, "run.json") == 2.13
+    assert evaluate("rows.1.error * 100", folder, "run.json") == pytest.approx(10.93)
     assert evaluate('mean(curve."PG-1") / (curve."PG-1".2 - 0.125)', folder, "run.json") == pytest.approx(
         (1.75 / 3) / 0.125
     )
-    assert evaluate("max(run.json:rows.*.n) - min(run.json:rows.*.error)", folder) == pytest.approx(3000 - 0.1093)
+    assert evaluate("max(run.json:rows.*.n) - min(run.json:rows.*.error)", folder) == pytest.approx(
+        3000 - 0.1093
+    )
     assert evaluate("sum(run.json:rows*[task=wage].n) + len(run.json:rows*[task=pima].error)", folder) == 3001
     with pytest.raises(ValueError, match="matches 0 records"):
         evaluate("run.json:rows[task=heart].error", folder)
@@ -83,3 +85,33 @@ def test_marker_without_number_is_an_error(folder):
         parse_notes("the best<!--= rows.0.error --> method")
     with pytest.raises(ValueError, match="MEAN ± STD"):
         parse_notes("0.26<!--= rows.0.error ~ 0.3 -->")
+
+
+def test_fidelity_table_is_current():
+    from krein.experiments._fidelity import fidelity_markdown
+
+    committed = (RESULTS / "fidelity.md").read_text()
+    assert committed == fidelity_markdown(RESULTS), (
+        "run `krein results --write` and commit docs/results/fidelity.md"
+    )
+
+
+def test_fidelity_rows_count_cells_and_read_the_form(folder):
+    from krein.experiments._fidelity import fidelity_rows
+
+    run = folder / "oglic2018-demo"
+    run.mkdir()
+    (run / "run.json").write_text((folder / "run.json").read_text().replace('"seed": 0', '"quick": true'))
+    (run / "demo-vs-paper.json").write_text(
+        json.dumps({"rows": [{"inside the paper's ± 1 std": "yes"}, {"inside the paper's ± 1 std": "no"}]})
+    )
+    (run / "NOTES.md").write_text(
+        "# demo\n<!--json run.json -->\n<!--fidelity\ndata: the paper's\nverdict: partly:\n  see below\n-->\n"
+        "25.66<!--= rows[task=pima].ours.0 ~ 27.08 ± 1.00 --> and 10.93<!--= rows[task=wage].ours.0 ~ 10 ± 1 -->\n"
+    )
+    (row,) = fidelity_rows(folder)
+    assert row["paper"] == "Oglic & Gärtner, ICML 2018"
+    assert row["form"] == "quick"
+    assert row["within ± 1 std / compared"] == "2 / 4"  # 10.93 and the vs-paper "yes"
+    assert row["verdict"] == "partly: see below"
+    assert row["data"] == "the paper's"

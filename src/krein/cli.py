@@ -162,6 +162,36 @@ def cmd_reproduce(args):
     return 0
 
 
+def cmd_results(args):
+    """Check every NOTES.md's marked numbers against its JSON and print (or write) the fidelity table."""
+    import os
+
+    from rich.table import Table
+
+    from .experiments._fidelity import fidelity_markdown, fidelity_rows
+    from .experiments._notes import check_notes
+
+    console = _console()
+    results = Path(args.dir)
+    problems = [p for notes in sorted(results.glob("**/NOTES.md")) for p in check_notes(notes)]
+    rows = fidelity_rows(results)
+    table = Table(title=f"reproduced results ({results})")
+    for column in ("experiment", "form", "within ± 1 std / compared", "verdict"):
+        table.add_column(column)
+    for row in rows:
+        table.add_row(*(row[c] for c in ("experiment", "form", "within ± 1 std / compared", "verdict")))
+    console.print(table)
+    if args.write:
+        path = results / "fidelity.md"
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        temporary.write_text(fidelity_markdown(results))
+        temporary.replace(path)
+        console.print(f"wrote {path}")
+    for problem in problems:
+        console.print(f"[red]{problem}[/red]")
+    return 1 if problems else 0
+
+
 def cmd_bench(args):
     """Run ``benchmarks/bench_NAME.py`` of a source checkout."""
     candidates = [Path.cwd() / "benchmarks", Path(__file__).resolve().parents[2] / "benchmarks"]
@@ -214,6 +244,11 @@ def build_parser():
     )
     reproduce.add_argument("--only", nargs="+", metavar="TASK", help="run only these tasks (data sets)")
     reproduce.set_defaults(func=cmd_reproduce)
+
+    results = sub.add_parser("results", help="check the NOTES.md numbers and show the fidelity table")
+    results.add_argument("--dir", default="docs/results", help="the results folder of a source checkout")
+    results.add_argument("--write", action="store_true", help="(re)write DIR/fidelity.md")
+    results.set_defaults(func=cmd_results)
 
     bench = sub.add_parser("bench", help="run benchmarks/bench_NAME.py of a source checkout")
     bench.add_argument("name")

@@ -4,17 +4,23 @@ A ``NOTES.md`` under ``docs/results/NAME/`` explains a run in prose and quotes i
 the prose honest, every number of ours is followed by a *marker*, an HTML comment (invisible in the
 rendered page) that says where the number comes from::
 
-    KREĬN scores 25.66<!--= vs.json:rows[data set=pima,kernel=SIGMOID].ours.0 --> against …
-    rank 100: 0.027<!--= figure2.json:errors.kmeans.k."100" -->, 40×<!--= t.a / t.b -->
+    <!--json table3-vs-paper.json -->
+    KREĬN scores 25.66<!--= rows["data set"=pima,kernel=SIGMOID].ours.0 --> against …
+    rank 100: 0.026<!--= figure2.json:rows[sampler="kmeans++",landmarks=k,rank=100].error -->,
+    40×<!--= seconds.accpm.50 / seconds.projected_gradient.50 --> faster
 
 The marker's body is an expression: numbers, ``+ - * /``, parentheses, the functions ``mean``,
-``median``, ``min``, ``max``, ``sum``, ``len`` and ``abs``, and *references* ``FILE:PATH`` into a JSON
-file beside the NOTES.md. ``<!--json FILE -->`` anywhere in the notes names the default file, after
-which a reference may omit ``FILE:``. A path is a dot-separated list of keys (quoted with ``"…"``
-unless they are plain words or integers); an integer indexes a list, ``*`` takes every element of
-a list (``mean(gaps.*.300)``: the mean over runs of each run's 300th value), ``[key=value,…]`` picks the
-one record of a list whose fields have those values (``*[key=value,…]`` every such record), and an integer after a string picks the k-th
-number written in that string (``"32.00 (± 9.17)"``: 0 is 32.00, 1 is 9.17).
+``median``, ``min``, ``max``, ``sum``, ``len`` and ``abs``, and *references* ``FILE:PATH`` into a
+JSON file beside the NOTES.md. ``<!--json FILE -->`` anywhere in the notes names the default file,
+after which a reference may omit ``FILE:``. A path is a dot-separated list of keys, quoted with
+``"…"`` unless they are plain words or integers:
+
+- an integer indexes a list, and ``*`` takes every element of one (``mean(gaps.*.300)``: the mean
+  over runs of each run's 300th value);
+- ``[key=value,…]`` picks the one record of a list whose fields have those values, and
+  ``*[key=value,…]`` every such record (``sum(rows*[method=X].seconds)``);
+- an integer after a string picks the k-th number written in it (``"32.00 (± 9.17)"``: 0 is 32.00,
+  1 is 9.17).
 
 The quoted number (``−7.8·10⁴``, ``1e-6``, ``0.0050``, ``40`` …, optionally followed by a unit
 ``%``, ``×`` or ``s``) must equal the expression's value rounded to the number of digits quoted.
@@ -44,6 +50,14 @@ _NUMBER = (
 _MARKER = re.compile(_NUMBER + r"\s?(?P<unit>%|×|x|s|ms)?\s?<!--=(?P<body>.*?)-->", re.S)
 _BARE_MARKER = re.compile(r"<!--=(.*?)-->", re.S)
 _DEFAULT_FILE = re.compile(r"<!--json\s+(?P<file>\S+)\s*-->")
+_EVALUATION_ERRORS = (
+    ValueError,
+    TypeError,
+    OSError,
+    IndexError,
+    ZeroDivisionError,
+    statistics.StatisticsError,
+)
 _FUNCTIONS = {
     "mean": statistics.fmean,
     "median": statistics.median,
@@ -101,8 +115,8 @@ def quoted_value(text):
     if decimals:
         digits = len(decimals)
     else:  # the trailing zeros of an integer are not significant: 1800 is 1.8·10³
-        digits = len(mantissa.lstrip("-")) - len(mantissa.lstrip("-").rstrip("0")) if mantissa.strip("-0") else 0
-        digits = -digits
+        integer = mantissa.lstrip("-")
+        digits = len(integer.rstrip("0")) - len(integer) if integer.strip("0") else 0
     return float(mantissa) * 10.0**scale, 0.5 * 10.0 ** (scale - digits)
 
 
@@ -321,7 +335,14 @@ def check_notes(path):
     for quote in quotes:
         try:
             value = evaluate(quote.expression, path.parent, default, cache)
-        except (ValueError, TypeError, OSError, IndexError, ZeroDivisionError, statistics.StatisticsError) as error:
+        except (
+            ValueError,
+            TypeError,
+            OSError,
+            IndexError,
+            ZeroDivisionError,
+            statistics.StatisticsError,
+        ) as error:
             problems.append(f"{path}:{quote.line}: {quote.text}: {error}")
             continue
         number, tolerance = quoted_value(quote.text)
