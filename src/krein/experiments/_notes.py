@@ -35,6 +35,7 @@ that uses markers.
 from __future__ import annotations
 
 import json
+import operator
 import re
 import statistics
 from dataclasses import dataclass
@@ -58,6 +59,7 @@ _EVALUATION_ERRORS = (
     ZeroDivisionError,
     statistics.StatisticsError,
 )
+_OPERATORS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv}
 _FUNCTIONS = {
     "mean": statistics.fmean,
     "median": statistics.median,
@@ -193,21 +195,19 @@ class _Parser:
             raise ValueError(f"Unexpected {self.peek()[1]!r} in the marker {self.expression!r}.")
         return value
 
-    def sum(self):
-        value = self.product()
-        while self.peek() in (("op", "+"), ("op", "-")):
-            op = self.take()[1]
-            other = self.product()
-            value = value + other if op == "+" else value - other
+    def chain(self, operand, operators):
+        """``operand (op operand)*`` for the left-associative ``operators``."""
+        value = operand()
+        while self.peek()[0] == "op" and self.peek()[1] in operators:
+            apply = _OPERATORS[self.take()[1]]
+            value = apply(value, operand())
         return value
 
+    def sum(self):
+        return self.chain(self.product, "+-")
+
     def product(self):
-        value = self.factor()
-        while self.peek() in (("op", "*"), ("op", "/")):
-            op = self.take()[1]
-            other = self.factor()
-            value = value * other if op == "*" else value / other
-        return value
+        return self.chain(self.factor, "*/")
 
     def factor(self):
         kind, value = self.peek()
@@ -335,14 +335,7 @@ def check_notes(path):
     for quote in quotes:
         try:
             value = evaluate(quote.expression, path.parent, default, cache)
-        except (
-            ValueError,
-            TypeError,
-            OSError,
-            IndexError,
-            ZeroDivisionError,
-            statistics.StatisticsError,
-        ) as error:
+        except _EVALUATION_ERRORS as error:
             problems.append(f"{path}:{quote.line}: {quote.text}: {error}")
             continue
         number, tolerance = quoted_value(quote.text)

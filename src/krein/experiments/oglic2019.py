@@ -438,7 +438,12 @@ def _task_info(datasets):
     return info
 
 
-def _report_with_paper(ctx, table, name):
+def _run_table(ctx, methods, name, what):
+    """Table 1 or 2: every method's per-fold errors, the table, and its cells beside the paper's."""
+    datasets, rank, folds, inner = _settings(ctx)
+    results = dissimilarity_cells(ctx, datasets, methods, (rank,), folds=folds, inner_folds=inner)
+    title = f"Rank-{rank} {what} ({rank} uniform landmarks), {folds}-fold stratified CV, tuned"
+    table = _table(results, methods, rank, title, _task_info(datasets))
     ctx.report(table, name)
     rows = _vs_paper(table)
     if rows:
@@ -457,11 +462,7 @@ def _report_with_paper(ctx, table, name):
     selectable=True,
 )
 def run_table1(ctx):
-    datasets, rank, folds, inner = _settings(ctx)
-    methods = (*LOW_RANK_METHODS, "KREIN LSM (krein split)")
-    results = dissimilarity_cells(ctx, datasets, methods, (rank,), folds=folds, inner_folds=inner)
-    title = f"Rank-{rank} Kreĭn methods ({rank} uniform landmarks), {folds}-fold stratified CV, tuned"
-    _report_with_paper(ctx, _table(results, methods, rank, title, _task_info(datasets)), "table1")
+    _run_table(ctx, (*LOW_RANK_METHODS, "KREIN LSM (krein split)"), "table1", "Kreĭn methods")
 
 
 @experiment(
@@ -473,11 +474,7 @@ def run_table1(ctx):
     selectable=True,
 )
 def run_table2(ctx):
-    datasets, rank, folds, inner = _settings(ctx)
-    methods = (*LOW_RANK_METHODS, *FULL_METHODS)
-    results = dissimilarity_cells(ctx, datasets, methods, (rank,), folds=folds, inner_folds=inner)
-    title = f"Rank-{rank} approximations beside the whole Kreĭn space, {folds}-fold stratified CV, tuned"
-    _report_with_paper(ctx, _table(results, methods, rank, title, _task_info(datasets)), "table2")
+    _run_table(ctx, (*LOW_RANK_METHODS, *FULL_METHODS), "table2", "approximations beside the whole space")
 
 
 @experiment(
