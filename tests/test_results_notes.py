@@ -115,3 +115,16 @@ def test_fidelity_rows_count_cells_and_read_the_form(folder):
     assert row["within ± 1 std / compared"] == "2 / 4"  # 10.93 and the vs-paper "yes"
     assert row["verdict"] == "partly: see below"
     assert row["data"] == "the paper's"
+
+
+def test_krein_results_command_checks_and_writes(folder):
+    from krein.cli import main
+
+    run = folder / "demo"
+    run.mkdir()
+    (run / "run.json").write_text((folder / "run.json").read_text())
+    (run / "NOTES.md").write_text("# demo\n<!--json run.json -->\n25.66<!--= rows[task=pima].ours.0 -->\n")
+    assert main(["results", "--dir", str(folder), "--write"]) == 0
+    assert "| demo |" in (folder / "fidelity.md").read_text()
+    (run / "NOTES.md").write_text("# demo\n<!--json run.json -->\n25.7<!--= rows[task=pima].ours.1 -->\n")
+    assert main(["results", "--dir", str(folder)]) == 1
