@@ -10,10 +10,14 @@ from krein.experiments import RunContext, get_experiment
 from krein.experiments.li2024 import (
     FiguresConfig,
     FixedCombinationRidge,
+    RidgeLearnedSVC,
     TablesConfig,
     base_kernel_stack,
+    describe_weights,
     run_figures,
+    run_svm_figures,
     run_tables,
+    weights_against_radius,
 )
 
 
@@ -74,11 +78,69 @@ def test_li_tables_tiny(tmp_path):
 
 def test_li_figures_tiny(tmp_path):
     config = FiguresConfig(datasets=("heart",), lams=(1e-2, 1.0), n_splits=2, max_iter=5)
-    curves = run_figures(_context(tmp_path), config)
+    records = run_figures(_context(tmp_path), config)
     assert (tmp_path / "pgd_lambda_heart.png").stat().st_size > 1000
-    assert len(curves) == 4
-    for rmse, error in curves.values():
-        assert np.all(rmse > 0) and np.all(error < 0.4)
+    assert len(records) == 4
+    for record in records:
+        assert record["rmse_mean"] > 0 and record["error_mean"] < 0.4
+    rows = json.loads((tmp_path / "trends.json").read_text())["rows"]
+    assert [(r["method"], r["score"]) for r in rows] == [
+        ("d = 1", "rmse"),
+        ("d = 2", "rmse"),
+        ("d = 1", "error"),
+        ("d = 2", "error"),
+    ]
+    first = next(r for r in records if r["method"] == "d = 1" and r["lam"] == 1e-2)
+    assert rows[0]["λ=0.01"] == f"{first['rmse_mean']:.3f}"
+
+
+def test_li_svm_figures_tiny(tmp_path):
+    config = FiguresConfig(datasets=("heart",), lams=(1e-2, 1.0), n_splits=2, max_iter=5)
+    records = run_svm_figures(_context(tmp_path), config)
+    assert (tmp_path / "svm_lambda_heart.png").stat().st_size > 1000
+    assert {r["method"] for r in records} == {
+        "Alg. 7, d = 1",
+        "Alg. 7, d = 2",
+        "KRR μ, d = 1",
+        "KRR μ, d = 2",
+    }
+    assert all(0.0 < r["error_mean"] < 0.35 for r in records)  # heart: far better than chance (0.44)
+
+
+def test_ridge_learned_svc_is_the_2_norm_svm_on_the_ridge_kernel():
+    """Its weights are KernelLearningRidge's; its SVM is LIBSVM's on K_μ + λI (Eq. 8, hard margin)."""
+    from sklearn.svm import SVC
+
+    from krein.kernel_learning import KernelLearningRidge
+
+    stack, y = base_kernel_stack("sonar")
+    train, test = np.arange(0, 208, 2), np.arange(1, 208, 2)
+    X, X_test = stack[np.ix_(train, train)], stack[np.ix_(test, train)]
+    model = RidgeLearnedSVC(degree=2, lam=0.5, Lambda=1.0, max_iter=10).fit(X, y[train])
+    ridge = KernelLearningRidge(kernels="precomputed", degree=2, lam=0.5, Lambda=1.0, max_iter=10, tol=1e-4)
+    np.testing.assert_allclose(model.weights_, ridge.fit(X, y[train]).weights_)
+    K = np.tensordot(X, model.weights_, axes=(2, 0)) ** 2
+    svc = SVC(kernel="precomputed", C=1e6, tol=1e-8).fit(K + 0.5 * np.eye(len(train)), y[train])
+    K_test = np.tensordot(X_test, model.weights_, axes=(2, 0)) ** 2
+    np.testing.assert_allclose(model.decision_function(X_test), svc.decision_function(K_test), atol=1e-3)
+    np.testing.assert_array_equal(model.predict(X_test), svc.predict(K_test))
+
+
+def test_describe_weights():
+    assert describe_weights(np.ones(4)) == (0.0, 0.0)
+    distance, shape = describe_weights(np.array([3.0, 3.0, 3.0, 3.0]))
+    assert distance == pytest.approx(2.0) and shape == pytest.approx(0.0)  # a rescaled UNIF
+    assert describe_weights(np.array([1.0, 0.0, 0.0, 0.0]))[1] == pytest.approx(0.75)  # one kernel: 1 - 1/p
+
+
+def test_learned_weights_lie_on_the_sphere_of_radius_lambda():
+    """F decreases in every μ_k (PSD base kernels): PGD ends on ‖μ − 𝟏‖ = Λ, so Λ ≪ ‖𝟏‖ is UNIF."""
+    stack, y = base_kernel_stack("sonar")
+    rows = weights_against_radius(stack[:80, :80], y[:80], 1, 1.0, (0.001, 0.5), max_iter=50)
+    for row in rows:
+        assert row["distance_from_mu0"] == pytest.approx(row["Lambda"] / np.sqrt(6), rel=1e-6)
+        assert np.all(row["weights"] >= 1.0)  # every weight grows
+    assert rows[0]["shape_change"] < 1e-3 and rows[1]["shape_change"] > 1e-2
 
 
 @pytest.mark.parametrize("name", ["li-tables", "li-figures"])
