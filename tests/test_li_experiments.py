@@ -52,7 +52,14 @@ def test_fixed_combination_ridge_is_kernel_ridge_on_the_sum():
 
 def test_li_tables_tiny(tmp_path):
     config = TablesConfig(
-        datasets=("sonar",), lams=(0.1, 1.0), Lambdas=(1.0,), betas=(1.0,), cv_folds=2, n_splits=2, max_iter=5
+        datasets=("sonar",),
+        lams=(0.1, 1.0),
+        Lambdas=(1.0,),
+        betas=(1.0,),
+        cv_folds=2,
+        n_splits=2,
+        max_iter=5,
+        radii=(0.001, 1.0),
     )
     run_tables(_context(tmp_path), config)
     for name in ("cv_rmse", "test_rmse", "test_error"):
@@ -74,6 +81,14 @@ def test_li_tables_tiny(tmp_path):
         assert 0.0 < row["mean"] < 0.35, row
     rmse = json.loads((tmp_path / "test_rmse.json").read_text())["summary"]
     assert all(0.3 < row["mean"] < 1.0 for row in rmse)
+    versus = json.loads((tmp_path / "vs_paper.json").read_text())["rows"]
+    assert len(versus) == 18  # sonar: 6 CV cells (Table 3), 12 test cells (Table 4)
+    cell = next(r for r in versus if r["table"] == "test RMSE" and r["method"] == "UNIF")
+    unif = next(r for r in rmse if r["method"] == "UNIF")
+    assert cell["paper"] == "1.69 ± 0.02" and cell["ours"] == f"{unif['mean']:.3f} ± {unif['std']:.3f}"
+    weights = json.loads((tmp_path / "learned_weights.json").read_text())["rows"]
+    assert [r["Λ or β"] for r in weights if r["method"] == "PGD d=1, all samples"] == ["Λ=0.001", "Λ=1"]
+    assert {r["method"] for r in weights} >= {"PGD d=1", "IIA d=1", "rPGD d=2", "TR d=1"}
 
 
 def test_li_figures_tiny(tmp_path):
