@@ -1,6 +1,7 @@
 """The li-tables and li-figures experiments in tiny forms (numbers checked, files written)."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,9 +15,11 @@ from krein.experiments.li2024 import (
     TablesConfig,
     base_kernel_stack,
     describe_weights,
+    learned_weight_rows,
     run_figures,
     run_svm_figures,
     run_tables,
+    trend_rows,
     weights_against_radius,
 )
 
@@ -166,3 +169,46 @@ def test_quick_configs_are_smaller_than_full(name):
         else (FiguresConfig(), FiguresConfig.quick())
     )
     assert quick.n_splits < full.n_splits and len(quick.lams) < len(full.lams)
+
+
+RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results"
+
+
+def _markdown_lines(rows):
+    keys = list(dict.fromkeys(k for row in rows for k in row))
+    return {"| " + " | ".join(str(row.get(k, "")) for k in keys) + " |" for row in rows}
+
+
+def _data_rows(notes, names):
+    """The table rows of a NOTES.md whose first cell names a data set."""
+    return [
+        line for line in notes.splitlines() if line.startswith("| ") and line.split(" | ")[0][2:] in names
+    ]
+
+
+def test_li_tables_notes_match_the_json():
+    folder = RESULTS / "li-tables"
+    notes = (folder / "NOTES.md").read_text()
+    results = json.loads((folder / "selected_parameters.json").read_text())
+    versus = json.loads((folder / "vs_paper.json").read_text())["rows"]
+    allowed = _markdown_lines(learned_weight_rows(results)) | _markdown_lines(versus)
+    rows = _data_rows(notes, {"ionosphere", "sonar"})
+    assert len(rows) >= 10
+    for line in rows:
+        assert line in allowed, line
+    inside = sum(row["in ±1 std"] == "yes" for row in versus)
+    assert f"{inside} of {len(versus)} cells" in notes
+    assert results["config"]["Lambdas"] == [1.0, 2.0, 5.0, 10.0, 20.0, 50.0]
+
+
+@pytest.mark.parametrize("name", ["li-figures", "li-svm-figures"])
+def test_li_figure_notes_match_the_json(name):
+    folder = RESULTS / name
+    records = json.loads((folder / "curves.json").read_text())["curves"]
+    scores = ("rmse", "error") if name == "li-figures" else ("error",)
+    generated = [row for score in scores for row in trend_rows(records, score)]
+    assert json.loads((folder / "trends.json").read_text())["rows"] == generated
+    rows = _data_rows((folder / "NOTES.md").read_text(), {r["dataset"] for r in records})
+    assert len(rows) >= 4
+    for line in rows:
+        assert line in _markdown_lines(generated), line
