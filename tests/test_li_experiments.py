@@ -191,6 +191,7 @@ def test_li_tables_notes_match_the_json():
     notes = (folder / "NOTES.md").read_text()
     results = json.loads((folder / "selected_parameters.json").read_text())
     versus = json.loads((folder / "vs_paper.json").read_text())["rows"]
+    assert json.loads((folder / "learned_weights.json").read_text())["rows"] == learned_weight_rows(results)
     allowed = _markdown_lines(learned_weight_rows(results)) | _markdown_lines(versus)
     rows = _data_rows(notes, {"ionosphere", "sonar"})
     assert len(rows) >= 10
@@ -198,6 +199,56 @@ def test_li_tables_notes_match_the_json():
         assert line in allowed, line
     inside = sum(row["in ±1 std"] == "yes" for row in versus)
     assert f"{inside} of {len(versus)} cells" in notes
+    # The cells the prose quotes, with the Welch outcome it states (True: not worse than the best).
+    quoted = {
+        "test_rmse": [
+            ("ionosphere", "IIA d=1", True),
+            ("ionosphere", "UNIF", True),
+            ("sonar", "IIA d=1", True),
+            ("sonar", "UNIF", True),
+            ("ionosphere", "BM", False),
+            ("sonar", "BM", True),
+            ("ionosphere", "PGD d=2", False),
+            ("sonar", "PGD d=2", False),
+            ("ionosphere", "TR d=2", False),
+            ("sonar", "TR d=1", True),
+        ],
+        "test_error": [
+            ("sonar", "PGD d=2", True),
+            ("sonar", "PGD d=1", True),
+            ("ionosphere", "IIA d=1", True),
+        ],
+    }
+    for table, cells in quoted.items():
+        summary = {
+            (r["task"], r["method"]): r for r in json.loads((folder / f"{table}.json").read_text())["summary"]
+        }
+        for task, method, not_worse in cells:
+            row = summary[(task, method)]
+            assert f"{row['mean']:.3f}" in notes and row["not_worse_than_best"] == not_worse, (
+                table,
+                task,
+                method,
+            )
+    paper_grid = json.loads((folder / "paper-grid" / "selected_parameters.json").read_text())[
+        "selected_parameters"
+    ]
+    at_mu0 = sorted(k for k, v in paper_grid.items() if v.get("Lambda") == 0.001)
+    assert at_mu0 == ["ionosphere/PGD d=2", "ionosphere/TR d=2"] + [
+        f"sonar/{m} d={d}" for m, d in (("IIA", 1), ("PGD", 1), ("PGD", 2), ("TR", 1), ("TR", 2))
+    ]
+    paper_rmse = {
+        (r["task"], r["method"]): r["mean"]
+        for r in json.loads((folder / "paper-grid" / "test_rmse.json").read_text())["summary"]
+    }
+    assert paper_rmse[("sonar", "PGD d=1")] == pytest.approx(paper_rmse[("sonar", "UNIF")], rel=1e-4)
+    assert (
+        f"{paper_rmse[('sonar', 'UNIF')]:.4f}" in notes
+        and f"{paper_rmse[('ionosphere', 'PGD d=2')]:.3f}" in notes
+    )
+    chosen = {k: v.get("Lambda") for k, v in results["selected_parameters"].items() if "Lambda" in v}
+    assert {k for k, v in chosen.items() if v != 1.0} == {"ionosphere/PGD d=1", "ionosphere/IIA d=1"}
+    assert chosen["ionosphere/PGD d=1"] == 2.0
     assert results["config"]["Lambdas"] == [1.0, 2.0, 5.0, 10.0, 20.0, 50.0]
 
 
