@@ -1,6 +1,7 @@
 """The li-tables and li-figures experiments in tiny forms (numbers checked, files written)."""
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -259,7 +260,12 @@ def test_li_figure_notes_match_the_json(name):
     scores = ("rmse", "error") if name == "li-figures" else ("error",)
     generated = [row for score in scores for row in trend_rows(records, score)]
     assert json.loads((folder / "trends.json").read_text())["rows"] == generated
-    rows = _data_rows((folder / "NOTES.md").read_text(), {r["dataset"] for r in records})
+    notes = (folder / "NOTES.md").read_text()
+    rows = _data_rows(notes, {r["dataset"] for r in records})
     assert len(rows) >= 4
     for line in rows:
         assert line in _markdown_lines(generated), line
+    # Every three-decimal number of the prose is a cell of this run's trends or of li-figures' (KRR).
+    krr = json.loads((RESULTS / "li-figures" / "trends.json").read_text())["rows"]
+    known = {value for row in generated + krr for value in row.values()}
+    assert set(re.findall(r"\b\d\.\d{3}\b", notes)) <= known
