@@ -32,6 +32,7 @@ def _context(tmp_path):
 def test_experiments_are_registered():
     assert get_experiment("li-tables").paper.startswith("Li, Venturi & Xu")
     assert get_experiment("li-figures").paper.startswith("Li, Venturi & Xu")
+    assert get_experiment("li-svm-figures").paper == "Li, Venturi & Xu, Figures 3, 4, 10-12"
 
 
 def test_base_kernel_stack_is_symmetric_with_unit_scale():
