@@ -159,7 +159,7 @@ def test_learned_weights_lie_on_the_sphere_of_radius_lambda():
     rows = weights_against_radius(stack[:80, :80], y[:80], 1, 1.0, (0.001, 0.5), max_iter=50)
     for row in rows:
         assert row["distance_from_mu0"] == pytest.approx(row["Lambda"] / np.sqrt(6), rel=1e-6)
-        assert np.all(row["weights"] >= 1.0)  # every weight grows
+        assert np.all(np.asarray(row["weights"]) >= 1.0)  # every weight grows
     assert rows[0]["shape_change"] < 1e-3 and rows[1]["shape_change"] > 1e-2
 
 

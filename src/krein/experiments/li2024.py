@@ -25,7 +25,6 @@ stack, which scikit-learn's splitters slice.
 
 from __future__ import annotations
 
-import json
 import warnings
 from dataclasses import dataclass
 
@@ -44,7 +43,7 @@ from ..kernel_learning import KernelLearningRidge, KernelLearningSVC
 from ..kernel_learning._combination import KernelCombination
 from ..kernel_learning._objectives import SVMObjective
 from ..kernels import Gaussian, Polynomial
-from ._framework import ResultTable, _jsonable, experiment
+from ._framework import ResultTable, experiment
 
 __all__ = [
     "FiguresConfig",
@@ -265,7 +264,7 @@ def weights_against_radius(stack, y, degree, lam, radii, max_iter):
                 "distance_from_mu0": distance,
                 "shape_change": shape,
                 "n_iter": model.n_iter_,
-                "weights": model.weights_,
+                "weights": model.weights_.tolist(),
             }
         )
     return rows
@@ -374,7 +373,7 @@ def run_tables(ctx, config):
                 if hasattr(fitted[0], "weights_"):
                     described = np.array([describe_weights(e.weights_) for e in fitted])
                     learned[f"{name}/{method}"] = {
-                        "weights_mean": np.mean([e.weights_ for e in fitted], axis=0),
+                        "weights_mean": np.mean([e.weights_ for e in fitted], axis=0).tolist(),
                         "distance_from_mu0": float(described[:, 0].mean()),
                         "shape_change": float(described[:, 1].mean()),
                         "n_iter_mean": float(np.mean([e.n_iter_ for e in fitted])),
@@ -402,7 +401,7 @@ def run_tables(ctx, config):
     }
     ctx.write_json(results, "selected_parameters")
     ctx.report_rows(
-        learned_weight_rows(json.loads(json.dumps(results, default=_jsonable))),
+        learned_weight_rows(results),
         "learned_weights",
         "Where the learned μ ends: distance from μ₀ = 𝟏 and distance of its shares from UNIF's",
     )
