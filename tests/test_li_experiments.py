@@ -97,21 +97,22 @@ def test_li_tables_tiny(tmp_path):
 
 
 def test_li_figures_tiny(tmp_path):
-    config = FiguresConfig(datasets=("heart",), lams=(1e-2, 1.0), n_splits=2, max_iter=5)
+    config = FiguresConfig(datasets=("heart",), lams=(1e-2, 1.0), n_splits=2, max_iter=5, cv_folds=2)
     records = run_figures(_context(tmp_path), config)
     assert (tmp_path / "pgd_lambda_heart.png").stat().st_size > 1000
     assert len(records) == 4
     for record in records:
         assert record["rmse_mean"] > 0 and record["error_mean"] < 0.4
+        assert 0.5 < record["cv_rmse_mean"] < 1.0  # heart, labels ±1: better than predicting 0
     rows = json.loads((tmp_path / "trends.json").read_text())["rows"]
     assert [(r["method"], r["score"]) for r in rows] == [
-        ("d = 1", "rmse"),
-        ("d = 2", "rmse"),
-        ("d = 1", "error"),
-        ("d = 2", "error"),
+        (f"d = {degree}", score) for score in ("cv_rmse", "rmse", "error") for degree in (1, 2)
     ]
     first = next(r for r in records if r["method"] == "d = 1" and r["lam"] == 1e-2)
-    assert rows[0]["λ=0.01"] == f"{first['rmse_mean']:.3f}"
+    assert rows[2]["λ=0.01"] == f"{first['rmse_mean']:.3f}"
+    # --resume reads the stored cells back instead of fitting again
+    again = run_figures(RunContext(quick=True, out=tmp_path, show_progress=False, resume=True), config)
+    assert again == records
 
 
 def test_li_svm_figures_tiny(tmp_path):
@@ -258,7 +259,7 @@ def test_li_tables_notes_match_the_json():
 def test_li_figure_notes_match_the_json(name):
     folder = RESULTS / name
     records = json.loads((folder / "curves.json").read_text())["curves"]
-    scores = ("rmse", "error") if name == "li-figures" else ("error",)
+    scores = ("cv_rmse", "rmse", "error") if name == "li-figures" else ("error",)
     generated = [row for score in scores for row in trend_rows(records, score)]
     assert json.loads((folder / "trends.json").read_text())["rows"] == generated
     notes = (folder / "NOTES.md").read_text()

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -443,9 +444,11 @@ class FiguresConfig:
     n_splits: int = 10
     max_iter: int = 50
 
+    cv_folds: int = 10  # li-figures: the CV error beside the test error, as the paper plots them
+
     @classmethod
     def quick(cls, datasets=("heart", "sonar")):
-        return cls(datasets=datasets, lams=(1e-3, 1e-1, 10.0), n_splits=2, max_iter=20)
+        return cls(datasets=datasets, lams=(1e-3, 1e-1, 10.0), n_splits=2, max_iter=20, cv_folds=3)
 
 
 class RidgeLearnedSVC(ClassifierMixin, BaseEstimator):
@@ -497,14 +500,34 @@ class RidgeLearnedSVC(ClassifierMixin, BaseEstimator):
         return decision_to_labels(self.decision_function(X), self.classes_)
 
 
-def _lambda_curves(ctx, config, methods, scoring, description):
+def _lambda_curves(ctx, config, methods, scoring, description, cv_folds=None):
     """Test scores of ``methods`` against λ over random 50/50 splits, one record per (data, method, λ).
 
     ``methods`` maps a label to ``(degree, make(lam))``; a record holds ``<score>_mean`` and
-    ``<score>_std`` (over the splits) for every score of ``scoring``.
+    ``<score>_std`` (over the splits) for every score of ``scoring``, and with ``cv_folds`` also
+    ``cv_<score>_mean`` and ``cv_<score>_std`` over the folds of a K-fold CV on all samples. Each record
+    is a cell of ``ctx`` (``--resume`` reads it back).
     """
+    splits = {"": ShuffleSplit(config.n_splits, test_size=0.5, random_state=ctx.random_state)}
+    if cv_folds is not None:
+        splits["cv_"] = KFold(cv_folds, shuffle=True, random_state=ctx.random_state)
+
+    def compute(name, stack, y, label, degree, make, lam, advance):
+        record = {"dataset": name, "method": label, "degree": degree, "lam": lam}
+        for prefix, cv in splits.items():
+            result = cross_validate(
+                make(lam), stack, y, cv=cv, scoring=scoring, n_jobs=ctx.n_jobs, error_score="raise"
+            )
+            for score in scoring:
+                values = -result[f"test_{score}"]
+                record |= {
+                    f"{prefix}{score}_mean": float(np.mean(values)),
+                    f"{prefix}{score}_std": float(np.std(values)),
+                }
+        advance()
+        return record
+
     records = []
-    splits = ShuffleSplit(config.n_splits, test_size=0.5, random_state=ctx.random_state)
     total = len(config.datasets) * len(methods) * len(config.lams)
     with ctx.progress(total, description) as advance, warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -512,24 +535,14 @@ def _lambda_curves(ctx, config, methods, scoring, description):
             stack, y = base_kernel_stack(name)
             for label, (degree, make) in methods.items():
                 for lam in config.lams:
-                    result = cross_validate(
-                        make(lam),
-                        stack,
-                        y,
-                        cv=splits,
-                        scoring=scoring,
-                        n_jobs=ctx.n_jobs,
-                        error_score="raise",
+                    records.append(
+                        ctx.cell(
+                            f"{description}-{name}-{label}-{lam:g}".replace(" ", ""),
+                            partial(compute, name, stack, y, label, degree, make, lam, advance),
+                            advance=advance,
+                            units=1,
+                        )
                     )
-                    record = {"dataset": name, "method": label, "degree": degree, "lam": lam}
-                    for score in scoring:
-                        values = -result[f"test_{score}"]
-                        record |= {
-                            f"{score}_mean": float(np.mean(values)),
-                            f"{score}_std": float(np.std(values)),
-                        }
-                    records.append(record)
-                    advance()
     return records
 
 
@@ -594,21 +607,26 @@ def run_figures(ctx, config):
         )
 
     methods = {f"d = {degree}": (degree, pgd(degree)) for degree in (1, 2)}
-    records = _lambda_curves(ctx, config, methods, SCORING, "li-figures")
+    records = _lambda_curves(ctx, config, methods, SCORING, "li-figures", cv_folds=config.cv_folds)
+    labels = list(methods)
     for name in config.datasets:
         figure = REGRESSION_FIGURES.get(name)
         _plot_curves(
             ctx,
             records,
             name,
-            [("test RMSE", list(methods), "rmse"), ("test misclassification", list(methods), "error")],
+            [
+                (f"{config.cv_folds}-fold CV RMSE", labels, "cv_rmse"),
+                ("test RMSE", labels, "rmse"),
+                ("test misclassification", labels, "error"),
+            ],
             f"{'' if figure is None else f'Figure {figure}: '}PGD, learned kernel for KRR on {name} "
-            f"(Λ = {config.Lambda}, {config.n_splits} random 50/50 splits)",
+            f"(Λ = {config.Lambda}; test: {config.n_splits} random 50/50 splits)",
             f"pgd_lambda_{name}",
         )
-    rows = trend_rows(records, "rmse") + trend_rows(records, "error")
+    rows = trend_rows(records, "cv_rmse") + trend_rows(records, "rmse") + trend_rows(records, "error")
     ctx.report_rows(
-        rows, "trends", "Test RMSE and sign error of PGD at the ends of the λ grid and at its best λ"
+        rows, "trends", "CV RMSE, test RMSE and sign error of PGD at the ends of the λ grid and at its best λ"
     )
     ctx.write_json({"config": config.__dict__, "curves": records}, "curves")
     return records
