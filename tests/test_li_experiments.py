@@ -249,6 +249,13 @@ def test_li_tables_notes_match_the_json():
         f"{paper_rmse[('sonar', 'UNIF')]:.4f}" in notes
         and f"{paper_rmse[('ionosphere', 'PGD d=2')]:.3f}" in notes
     )
+    # Every three-decimal number of the NOTES is a cell of this run, of the paper-grid run or of vs_paper.
+    known = {value for row in learned_weight_rows(results) for value in row.values()}
+    known |= {part for row in versus for cell in (row["ours"], row["paper"]) for part in cell.split(" ± ")}
+    for run in (folder, folder / "paper-grid"):
+        for table in ("cv_rmse", "test_rmse", "test_error"):
+            known |= {f"{r['mean']:.3f}" for r in json.loads((run / f"{table}.json").read_text())["summary"]}
+    assert set(re.findall(r"\b\d\.\d{3}\b", notes)) <= known
     chosen = {k: v.get("Lambda") for k, v in results["selected_parameters"].items() if "Lambda" in v}
     assert {k for k, v in chosen.items() if v != 1.0} == {"ionosphere/PGD d=1", "ionosphere/IIA d=1"}
     assert chosen["ionosphere/PGD d=1"] == 2.0
