@@ -145,6 +145,8 @@ def test_ridge_learned_svc_is_the_2_norm_svm_on_the_ridge_kernel():
     K_test = np.tensordot(X_test, model.weights_, axes=(2, 0)) ** 2
     np.testing.assert_allclose(model.decision_function(X_test), svc.decision_function(K_test), atol=1e-3)
     np.testing.assert_array_equal(model.predict(X_test), svc.predict(K_test))
+    with pytest.raises(ValueError, match="binary, got 3 classes"):
+        RidgeLearnedSVC().fit(X[:30, :30], np.arange(30) % 3)
 
 
 def test_describe_weights():
