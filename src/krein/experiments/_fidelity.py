@@ -5,7 +5,8 @@ reproduced, the form that was run (from the ``quick`` flag stamped into the run'
 the number of the paper's cells our value lies within (mean ± 1 std of the paper) next to the number
 compared, and the verdict. The counts come from the run's JSON, never from typing: the markers of
 the NOTES.md that name a paper cell (``<!--= PATH ~ MEAN ± STD -->``, see
-:mod:`krein.experiments._notes`) and the rows of a ``*vs-paper.json`` with an "inside …" column.
+:mod:`krein.experiments._notes`) and the rows of a ``*vs-paper.json`` (or ``vs_paper.json``) with an
+"inside …" or "in ± 1 std" column.
 The data and the verdict are judgements, written once in the NOTES.md::
 
     <!--fidelity
@@ -74,9 +75,9 @@ def _cells(folder):
     for ours, mean, std in paper_cells(folder / "NOTES.md"):
         compared += 1
         inside += abs(ours - mean) <= std
-    for path in folder.glob("*vs-paper.json"):
+    for path in folder.glob("*vs?paper.json"):  # -vs-paper.json or vs_paper.json
         for row in json.loads(path.read_text()).get("rows", []):
-            column = next((k for k in row if k.startswith("inside")), None)
+            column = next((k for k in row if k.startswith(("inside", "in ±"))), None)
             if column is not None:
                 compared += 1
                 inside += str(row[column]).startswith("yes")
