@@ -17,8 +17,6 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ._approximation import eigen_from_gram, landmark_factor
-
 __all__ = [
     "LANDMARK_METHODS",
     "kmeanspp_landmarks",
@@ -37,12 +35,25 @@ def uniform_landmarks(n_samples, n_components, random_state=None):
 
 
 def _sketch_features(columns, sketch_size, rank, rng, working_memory):
-    """Row blocks of ``Ũ`` and the eigenvalues of a uniform sketch (Sec. 2.3)."""
+    """Landmarks, eigenvalues and extension of a uniform sketch (Sec. 2.3), ``Ũ = K_XS E``.
+
+    The sketch is the default one-shot approximation (validated rank of its landmark block): with the
+    plain Eq. (3) the sketch of an indefinite kernel can be worse than zero and its leverage scores
+    and distances are then noise.
+    """
+    from ._representation import one_shot  # the producer imports the samplers
+
     sketch = uniform_landmarks(columns.n, sketch_size, rng)
-    factor = landmark_factor(columns.landmark_block(sketch))
-    gram, _ = columns.moments(sketch, factor.right, working_memory=working_memory)
-    values, W = eigen_from_gram(gram, factor.signature, rank=rank)
-    return sketch, values, factor.right @ W
+    representation, _ = one_shot(
+        columns,
+        sketch,
+        rng,
+        rank=rank,
+        landmark_rank="validated",
+        center=False,
+        working_memory=working_memory,
+    )
+    return sketch, representation.values, representation.extension
 
 
 def _check_sampler_input(columns, method):
