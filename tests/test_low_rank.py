@@ -4,7 +4,12 @@ import numpy as np
 import pytest
 
 from krein.kernels import DeltaGaussian
-from krein.least_squares import KreinRidge, KreinRidgeClassifier, VarianceConstrainedKrein
+from krein.least_squares import (
+    KreinRidge,
+    KreinRidgeClassifier,
+    VarianceConstrainedKrein,
+    VarianceConstrainedKreinClassifier,
+)
 from krein.least_squares._similarity_features import SimilarityFeaturesClassifier, SimilarityFeaturesRidge
 
 
@@ -20,19 +25,48 @@ def regression():
 KERNEL = DeltaGaussian(1.0, 2.0)
 
 
+def _decision(model, X):
+    return getattr(model, "decision_function", model.predict)(X)
+
+
+@pytest.mark.parametrize("center", [True, False], ids=["center", "no-center"])
 @pytest.mark.parametrize(
-    "estimator",
-    [
-        KreinRidge(KERNEL, lambda_plus=1e-2, lambda_minus=1e-1, center=False),
-        VarianceConstrainedKrein(KERNEL, lambda_plus=1e-2, lambda_minus=1e-1, radius=0.5, center=False),
-    ],
-    ids=lambda e: type(e).__name__,
+    "cls",
+    [KreinRidge, KreinRidgeClassifier, VarianceConstrainedKrein, VarianceConstrainedKreinClassifier],
+    ids=lambda c: c.__name__,
 )
-def test_every_point_a_landmark_gives_the_exact_model(regression, estimator):
+def test_every_point_a_landmark_gives_the_exact_model(regression, cls, center):
+    """n_components = n: K̃ = K, and the centred low-rank path centres H K̃ H = H K H (issue 17, item 4)."""
     X, y, X_test = regression
-    exact = estimator.fit(X, y).predict(X_test)
-    low_rank = estimator.set_params(n_components=len(X), random_state=0).fit(X, y).predict(X_test)
-    np.testing.assert_allclose(low_rank, exact, rtol=1e-6, atol=1e-7)
+    y = y + 3.0  # a non-zero mean: centring matters
+    if "Classifier" in cls.__name__:
+        y = np.digitize(y, np.quantile(y, [0.3, 0.6]))  # three classes, one-vs-rest
+    extra = {"radius": 0.5} if "radius" in cls().get_params() else {}
+    estimator = cls(KERNEL, lambda_plus=1e-2, lambda_minus=1e-1, center=center, **extra)
+    exact = _decision(estimator.fit(X, y), X_test)
+    low_rank = _decision(estimator.set_params(n_components=len(X), random_state=0).fit(X, y), X_test)
+    np.testing.assert_allclose(low_rank, exact, rtol=0, atol=1e-8 * np.abs(exact).max())
+    if not center:  # both splits are the eigenvectors of K then
+        estimator.set_params(nystroem_split="landmarks").fit(X, y)
+        np.testing.assert_allclose(
+            _decision(estimator, X_test), exact, rtol=0, atol=1e-8 * np.abs(exact).max()
+        )
+
+
+@pytest.mark.parametrize("split", ["approximation", "landmarks"])
+def test_every_point_a_landmark_gives_the_exact_squared_hinge_svm(regression, split):
+    from krein.svm import KreinSquaredHingeSVC
+
+    X, y, X_test = regression
+    y = y > np.median(y)
+    exact = KreinSquaredHingeSVC(KERNEL, lambda_plus=1e-3, lambda_minus=1e-2).fit(X, y)
+    low_rank = KreinSquaredHingeSVC(
+        KERNEL, lambda_plus=1e-3, lambda_minus=1e-2, n_components=len(X), nystroem_split=split, random_state=0
+    ).fit(X, y)
+    expected = exact.decision_function(X_test)
+    np.testing.assert_allclose(
+        low_rank.decision_function(X_test), expected, rtol=0, atol=1e-8 * np.abs(expected).max()
+    )
 
 
 def test_low_rank_krein_ridge_matches_closed_form_on_nystroem_kernel(regression):
