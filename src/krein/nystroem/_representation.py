@@ -238,6 +238,8 @@ def one_shot(columns, indices, rng, *, y=None, rank=None, rcond=None, landmark_r
     Draws the probe columns from ``rng``. Returns the representation and the number of eigenpairs of
     ``K_ZZ`` above the ``rcond`` cutoff (before the validated truncation).
     """
+    if center and columns.n < 2:
+        raise ValueError(f"center=True needs at least 2 samples, got n_samples={columns.n}.")
     others = np.setdiff1d(np.arange(columns.n), indices)
     probes = np.sort(rng.choice(others, size=min(PROBE_COLUMNS, others.size), replace=False))
     K_ZZ = columns.landmark_block(indices)
