@@ -109,6 +109,60 @@ def approximation_errors(
     return rows
 
 
+def _error_text(value):
+    """Three significant digits; ``a·10^b`` from 1000 on (as in the notes)."""
+    if value < 1000:
+        return f"{value:.2g}" if value < 0.1 else f"{value:.3g}"
+    exponent = int(np.floor(np.log10(value)))
+    return f"{value / 10**exponent:.1f}·10^{exponent}"
+
+
+def figure_error_table(rows):
+    """The NOTES.md table of Figures 1 and 2: median error at the smallest → largest rank.
+
+    One line per (kernel, landmark rule, form), one column per sampler; generated from the run's JSON
+    rows (``tests/test_oglic2019_experiments.py`` checks that the notes quote it).
+    """
+    ranks = sorted({r["rank"] for r in rows})
+    lines = [
+        "| kernel | landmarks | K_ZZ | " + " | ".join(SAMPLERS) + " |",
+        "| --- " * (3 + len(SAMPLERS)) + "|",
+    ]
+    kernels = list(dict.fromkeys(r.get("kernel", "DELTA-GAUSS") for r in rows))
+    for kernel in kernels:
+        for rule in ("k", "k log n"):
+            for form in FIGURE_FORMS:
+                cells = []
+                for sampler in SAMPLERS:
+                    part = {
+                        r["rank"]: r["error"]
+                        for r in rows
+                        if r.get("kernel", "DELTA-GAUSS") == kernel
+                        and r["landmarks"] == rule
+                        and r["form"] == form
+                        and r["sampler"] == sampler
+                    }
+                    cells.append(f"{_error_text(part[ranks[0]])} → {_error_text(part[ranks[-1]])}")
+                lines.append(f"| {kernel} | {rule} | {form} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def figure_error_summary(rows):
+    """The NOTES.md sentence per form: cells with a median error above 1, the largest, and the
+    median ratio of the error estimate to the error."""
+    parts = []
+    for form in FIGURE_FORMS:
+        part = [r for r in rows if r["form"] == form]
+        errors = np.array([r["error"] for r in part])
+        ratios = np.array([r["estimate"] / r["error"] for r in part])
+        parts.append(
+            f"{form}: {int(np.sum(errors > 1))} of {errors.size} median errors above 1, largest "
+            f"{_error_text(float(errors.max()))}, estimate / error from {ratios.min():.2f} to "
+            f"{ratios.max():.2f} (median {np.median(ratios):.2f})"
+        )
+    return "; ".join(parts) + "."
+
+
 def _plot_errors(ax, rows, x_key, title):
     styles = {"k": "-", "k log n": "--"}
     colors = {"uniform": "tab:gray", "leverage": "tab:blue", "kmeans++": "tab:red"}
