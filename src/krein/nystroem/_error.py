@@ -23,10 +23,11 @@ The landmark columns are counted exactly and the probe columns stand for the ``n
 and ``O(m³)`` after it: with ``m' = 64`` a few percent of the ``n m²`` of the Gram matrix.
 
 **Validated rank.** Keeping only the ``k`` eigenpairs of ``K_ZZ`` of largest ``|d|`` gives
-``F_k = R_k S_k R_kᵀ``; the estimate above is available for every k at once (cumulative sums in the
-basis ``R``, ``O(m³)`` after the pass), and the default keeps the k that minimizes it — the spectral cutoff of the
-landmark block chosen by held-out error instead of a constant. With every point a landmark there are
-no probe columns, the landmark error decreases in k and all eigenpairs are kept (the exact kernel).
+``F_k = R_k S_k R_kᵀ``; the estimate above is available for every k at once (cumulative sums in
+the basis ``R``, ``O(m³)`` after the pass), and the default keeps the k that minimizes it — the
+spectral cutoff of the landmark block chosen by held-out error instead of a constant. With every
+point a landmark there are no probe columns, the landmark error decreases in k and all eigenpairs
+are kept (the exact kernel).
 """
 
 from __future__ import annotations
