@@ -311,3 +311,22 @@ def test_informed_samplers_no_worse_than_uniform_on_structured_data():
             medians[method] = np.median(errors)
         assert medians["leverage"] <= 1.1 * medians["uniform"], (name, medians)
         assert medians["kmeans++"] <= 1.1 * medians["uniform"], (name, medians)
+
+
+def test_centred_representation_is_that_of_the_centred_nystroem_kernel(data):
+    """center=True: Ũ Λ Ũᵀ = H K̃ H with K̃ = K_XZ K_ZZ⁺ K_ZX; projections of any target are Ũᵀ y."""
+    X, _ = data
+    kernel = DeltaGaussian(1.0, 2.0)
+    y = np.random.default_rng(4).normal(size=(len(X), 2))
+    rep, idx = nystroem_representation(
+        kernel, X, n_components=20, landmark_rank="full", center=True, random_state=0, y=y
+    )
+    Z = X[idx]
+    K_tilde = kernel(X, Z) @ np.linalg.solve(kernel(Z), kernel(Z, X))
+    H = np.eye(len(X)) - 1.0 / len(X)
+    U = rep.vectors
+    np.testing.assert_allclose((U * rep.values) @ U.T, H @ K_tilde @ H, atol=1e-8 * np.abs(K_tilde).max())
+    np.testing.assert_allclose(rep.project(y), U.T @ y, atol=1e-10)
+    z = y[:, 0] + 5.0  # another target, not centred: one more pass
+    np.testing.assert_allclose(rep.project(z), U.T @ z, atol=1e-9)
+    np.testing.assert_allclose(rep.column_means, kernel(X, Z).mean(axis=0), atol=1e-14)
