@@ -68,8 +68,6 @@ def test_figure_notes_quote_the_committed_json(name):
 
     folder = Path(__file__).resolve().parents[1] / "docs" / "results" / f"oglic2019-{name}"
     rows = json.loads((folder / f"{name}.json").read_text())["rows"]
-    if "form" not in rows[0]:
-        pytest.skip("the committed run predates the Eq. (3) / validated forms")
     notes = (folder / "NOTES.md").read_text()
     assert figure_error_table(rows) in notes
     assert figure_error_summary(rows) in notes
