@@ -93,3 +93,29 @@ def test_vs_paper_marks_cells_inside_the_papers_std():
 def test_quick_forms_run(tmp_path, name):
     get_experiment(name).run(RunContext(quick=True, out=tmp_path, show_progress=False))
     assert any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("name", ["figure1", "figure2"])
+def test_figure_notes_quote_the_committed_json(name):
+    """Every number of the notes' tables and summary is generated from the run's JSON."""
+    import json
+    from pathlib import Path
+
+    from krein.experiments.oglic2019 import figure_error_summary, figure_error_table
+
+    folder = Path(__file__).resolve().parents[1] / "docs" / "results" / f"oglic2019-{name}"
+    rows = json.loads((folder / f"{name}.json").read_text())["rows"]
+    notes = (folder / "NOTES.md").read_text()
+    assert figure_error_table(rows) in notes
+    assert figure_error_summary(rows) in notes
+
+
+def test_figure_notes_helpers_on_a_quick_run():
+    X = standardized_sample("magic", 80, seed=0)
+    kernel = initial_kernel("DELTA-GAUSS", X, random_state=0)
+    rows = approximation_errors(X, kernel, (3, 6), repetitions=1, seed=0)
+    from krein.experiments.oglic2019 import figure_error_summary, figure_error_table
+
+    table = figure_error_table(rows)
+    assert table.count("\n") == 1 + 2 * 2  # header, rule, (k, k log n) × (Eq. (3), validated)
+    assert "validated: " in figure_error_summary(rows)

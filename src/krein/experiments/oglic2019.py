@@ -3,7 +3,8 @@
 * ``oglic2019-figure1`` — Figures 1, 4–6: relative Frobenius error ‖K − K̃‖/‖K‖ of rank-k Nyström
   approximations (one-shot eigendecomposition, Sec. 2.2) against k, for DELTA-GAUSS, SIGMOID,
   RL-SIGMOID and EPANECHNIKOV, with k landmarks and with k·log n landmarks, for the uniform,
-  approximate leverage-score and approximate kernel K-means++ samplers (Sec. 2.3); median of 10 runs.
+  approximate leverage-score and approximate kernel K-means++ samplers (Sec. 2.3); median of 10 runs;
+  the paper's plain Eq. (3) and krein's default (validated rank of K_ZZ, issue 17) side by side.
 * ``oglic2019-figure2`` — Figure 2: the same errors against the time to compute the approximation
   (landmark selection included), DELTA-GAUSS.
 * ``oglic2019-figure8`` — Figure 8: time of a rank-k approximation with K-means++ landmarks against n.
@@ -48,48 +49,121 @@ def standardized_sample(name, n, seed):
     return standardize(X)
 
 
-def approximation_errors(X, kernel, ranks, *, repetitions, seed, samplers=SAMPLERS, advance=lambda: None):
+#: Treatments of the landmark block in Figures 1 and 2: the paper's plain Eq. (3) and krein's default
+#: (the pseudo-inverse of K_ZZ truncated to the rank validated on held-out columns; issue 17).
+FIGURE_FORMS = {"Eq. (3)": "full", "validated": "validated"}
+
+
+def approximation_errors(
+    X, kernel, ranks, *, repetitions, seed, samplers=SAMPLERS, forms=FIGURE_FORMS, advance=lambda: None
+):
     """Median relative Frobenius error and time of rank-k Nyström approximations (Figures 1 and 2).
 
-    Returns one dict per (sampler, landmark rule, rank) with ``landmarks`` "k" (m = k) or "k log n"
-    (m = ⌈k ln n⌉), the median ``error`` ‖K − Ũ Λ Ũᵀ‖_F / ‖K‖_F and the median ``seconds``.
+    Returns one dict per (form, sampler, landmark rule, rank) with ``form`` a key of ``forms``
+    (its value is the ``landmark_rank`` of :func:`~krein.nystroem.nystroem_representation`),
+    ``landmarks`` "k" (m = k) or "k log n" (m = ⌈k ln n⌉), the median ``error``
+    ‖K − Ũ Λ Ũᵀ‖_F / ‖K‖_F, the median estimate ``estimate`` of it (``approximation_error``) and the
+    median ``seconds``.
     """
+    import warnings
+
     from ..nystroem import nystroem_representation
 
     K = kernel(X)
     norm = np.linalg.norm(K)
     n = X.shape[0]
     rows = []
-    for sampler in samplers:
-        for rule in ("k", "k log n"):
-            for rank in ranks:
-                m = rank if rule == "k" else min(n, int(np.ceil(rank * np.log(n))))
-                errors, seconds = [], []
-                for repetition in range(repetitions):
-                    start = time.perf_counter()
-                    rep, _ = nystroem_representation(
-                        kernel,
-                        X,
-                        n_components=m,
-                        landmarks=sampler,
-                        rank=rank,
-                        random_state=seed + repetition,
+    for form, landmark_rank in forms.items():
+        for sampler in samplers:
+            for rule in ("k", "k log n"):
+                for rank in ranks:
+                    m = rank if rule == "k" else min(n, int(np.ceil(rank * np.log(n))))
+                    errors, estimates, seconds = [], [], []
+                    for repetition in range(repetitions):
+                        start = time.perf_counter()
+                        with warnings.catch_warnings():  # a poor approximation is what is measured
+                            warnings.simplefilter("ignore", UserWarning)
+                            rep, _ = nystroem_representation(
+                                kernel,
+                                X,
+                                n_components=m,
+                                landmarks=sampler,
+                                rank=rank,
+                                landmark_rank=landmark_rank,
+                                random_state=seed + repetition,
+                            )
+                        U = rep.vectors
+                        seconds.append(time.perf_counter() - start)
+                        errors.append(np.linalg.norm(K - (U * rep.values) @ U.T) / norm)
+                        estimates.append(rep.approximation_error)
+                    rows.append(
+                        {
+                            "form": form,
+                            "sampler": sampler,
+                            "landmarks": rule,
+                            "rank": rank,
+                            "m": m,
+                            "error": float(np.median(errors)),
+                            "estimate": float(np.median(estimates)),
+                            "seconds": float(np.median(seconds)),
+                        }
                     )
-                    U = rep.vectors
-                    seconds.append(time.perf_counter() - start)
-                    errors.append(np.linalg.norm(K - (U * rep.values) @ U.T) / norm)
-                rows.append(
-                    {
-                        "sampler": sampler,
-                        "landmarks": rule,
-                        "rank": rank,
-                        "m": m,
-                        "error": float(np.median(errors)),
-                        "seconds": float(np.median(seconds)),
-                    }
-                )
-                advance()
+                    advance()
     return rows
+
+
+def _error_text(value):
+    """Three significant digits; ``a·10^b`` from 1000 on (as in the notes)."""
+    if value < 1000:
+        return f"{value:.2g}" if value < 0.1 else f"{value:.3g}"
+    exponent = int(np.floor(np.log10(value)))
+    return f"{value / 10**exponent:.1f}·10^{exponent}"
+
+
+def figure_error_table(rows):
+    """The NOTES.md table of Figures 1 and 2: median error at the smallest → largest rank.
+
+    One line per (kernel, landmark rule, form), one column per sampler; generated from the run's JSON
+    rows (``tests/test_oglic2019_experiments.py`` checks that the notes quote it).
+    """
+    ranks = sorted({r["rank"] for r in rows})
+    lines = [
+        "| kernel | landmarks | K_ZZ | " + " | ".join(SAMPLERS) + " |",
+        "| --- " * (3 + len(SAMPLERS)) + "|",
+    ]
+    kernels = list(dict.fromkeys(r.get("kernel", "DELTA-GAUSS") for r in rows))
+    for kernel in kernels:
+        for rule in ("k", "k log n"):
+            for form in FIGURE_FORMS:
+                cells = []
+                for sampler in SAMPLERS:
+                    part = {
+                        r["rank"]: r["error"]
+                        for r in rows
+                        if r.get("kernel", "DELTA-GAUSS") == kernel
+                        and r["landmarks"] == rule
+                        and r["form"] == form
+                        and r["sampler"] == sampler
+                    }
+                    cells.append(f"{_error_text(part[ranks[0]])} → {_error_text(part[ranks[-1]])}")
+                lines.append(f"| {kernel} | {rule} | {form} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def figure_error_summary(rows):
+    """The NOTES.md sentence per form: cells with a median error above 1, the largest, and the
+    median ratio of the error estimate to the error."""
+    parts = []
+    for form in FIGURE_FORMS:
+        part = [r for r in rows if r["form"] == form]
+        errors = np.array([r["error"] for r in part])
+        ratios = np.array([r["estimate"] / r["error"] for r in part])
+        parts.append(
+            f"{form}: {int(np.sum(errors > 1))} of {errors.size} median errors above 1, largest "
+            f"{_error_text(float(errors.max()))}, estimate / error from {ratios.min():.2f} to "
+            f"{ratios.max():.2f} (median {np.median(ratios):.2f})"
+        )
+    return "; ".join(parts) + "."
 
 
 def _plot_errors(ax, rows, x_key, title):
@@ -121,10 +195,10 @@ def _figure_settings(ctx):
 
 @experiment(
     "oglic2019-figure1",
-    description="Nyström approximation error vs rank for four indefinite kernels and three samplers",
+    description="Nyström approximation error vs rank (four kernels, three samplers, Eq. (3) and the default)",
     paper="Oglic & Gärtner 2019, Figure 1 (and Figures 4-6 of Appendix C)",
     quick_minutes=1.0,
-    full_minutes=25.0,
+    full_minutes=30.0,
 )
 def run_figure1(ctx):
     import matplotlib.pyplot as plt
@@ -132,7 +206,7 @@ def run_figure1(ctx):
     settings = _figure_settings(ctx)
     X = standardized_sample(VECTOR_DATASET, settings["n"], ctx.random_state)
     rows = []
-    total = len(FIGURE1_KERNELS) * len(SAMPLERS) * 2 * len(settings["ranks"])
+    total = len(FIGURE_FORMS) * len(FIGURE1_KERNELS) * len(SAMPLERS) * 2 * len(settings["ranks"])
     with ctx.progress(total, "figure 1") as advance:
         for name in FIGURE1_KERNELS:
             kernel = initial_kernel(name, X, random_state=ctx.random_state)
@@ -145,16 +219,19 @@ def run_figure1(ctx):
                 advance=advance,
             ):
                 rows.append({"kernel": name, **row})
-    figure, axes = plt.subplots(1, len(FIGURE1_KERNELS), figsize=(5 * len(FIGURE1_KERNELS), 4))
-    for ax, name in zip(axes, FIGURE1_KERNELS, strict=True):
-        _plot_errors(
-            ax,
-            [r for r in rows if r["kernel"] == name],
-            "rank",
-            f"{name} ({VECTOR_DATASET}, n={settings['n']})",
-        )
-        ax.set_xlabel("rank k")
-    axes[0].legend(fontsize=7)
+    figure, axes = plt.subplots(
+        len(FIGURE_FORMS), len(FIGURE1_KERNELS), figsize=(5 * len(FIGURE1_KERNELS), 4 * len(FIGURE_FORMS))
+    )
+    for row_axes, form in zip(axes, FIGURE_FORMS, strict=True):
+        for ax, name in zip(row_axes, FIGURE1_KERNELS, strict=True):
+            _plot_errors(
+                ax,
+                [r for r in rows if r["kernel"] == name and r["form"] == form],
+                "rank",
+                f"{name}, K_ZZ: {form} ({VECTOR_DATASET}, n={settings['n']})",
+            )
+            ax.set_xlabel("rank k")
+        row_axes[0].legend(fontsize=7)
     ctx.save_figure(figure, "figure1")
     ctx.report_rows(
         rows,
@@ -165,10 +242,10 @@ def run_figure1(ctx):
 
 @experiment(
     "oglic2019-figure2",
-    description="Nyström approximation error vs computation time (DELTA-GAUSS)",
+    description="Nyström approximation error vs computation time (DELTA-GAUSS), Eq. (3) and krein's default",
     paper="Oglic & Gärtner 2019, Figure 2",
     quick_minutes=0.5,
-    full_minutes=6.0,
+    full_minutes=8.0,
 )
 def run_figure2(ctx):
     import matplotlib.pyplot as plt
@@ -176,7 +253,7 @@ def run_figure2(ctx):
     settings = _figure_settings(ctx)
     X = standardized_sample(VECTOR_DATASET, settings["n"], ctx.random_state)
     kernel = initial_kernel("DELTA-GAUSS", X, random_state=ctx.random_state)
-    with ctx.progress(len(SAMPLERS) * 2 * len(settings["ranks"]), "figure 2") as advance:
+    with ctx.progress(len(FIGURE_FORMS) * len(SAMPLERS) * 2 * len(settings["ranks"]), "figure 2") as advance:
         rows = approximation_errors(
             X,
             kernel,
@@ -185,11 +262,17 @@ def run_figure2(ctx):
             seed=ctx.random_state,
             advance=advance,
         )
-    figure, ax = plt.subplots(figsize=(6, 4))
-    _plot_errors(ax, rows, "seconds", f"DELTA-GAUSS ({VECTOR_DATASET}, n={settings['n']})")
-    ax.set_xscale("log")
-    ax.set_xlabel("time (s), landmark selection included")
-    ax.legend(fontsize=7)
+    figure, axes = plt.subplots(1, len(FIGURE_FORMS), figsize=(6 * len(FIGURE_FORMS), 4), sharey=True)
+    for ax, form in zip(axes, FIGURE_FORMS, strict=True):
+        _plot_errors(
+            ax,
+            [r for r in rows if r["form"] == form],
+            "seconds",
+            f"DELTA-GAUSS, K_ZZ: {form} ({VECTOR_DATASET}, n={settings['n']})",
+        )
+        ax.set_xscale("log")
+        ax.set_xlabel("time (s), landmark selection included")
+    axes[0].legend(fontsize=7)
     ctx.save_figure(figure, "figure2")
     ctx.report_rows(rows, "figure2", "Median error and time of rank-k Nyström approximations (DELTA-GAUSS)")
 

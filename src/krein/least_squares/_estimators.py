@@ -108,6 +108,7 @@ class _KreinLeastSquares(KernelEstimatorMixin):
         "n_components": [Interval(Integral, 1, None, closed="left"), None],
         "landmarks": [str],
         "nystroem_split": [StrOptions({"approximation", "landmarks"})],
+        "landmark_rank": [StrOptions({"validated", "full"})],
         "random_state": ["random_state"],
         "working_memory": [Interval(Real, 0, None, closed="neither"), None],
     }
@@ -149,7 +150,7 @@ class _KreinLeastSquares(KernelEstimatorMixin):
             Y = Y - target_means
         else:
             representation, Y, target_means = self._nystroem_representation(X, y)
-            column_means = None
+            column_means = representation.column_means
         self.representation_ = representation
         self.eigenvalues_ = representation.values
         self.indefiniteness_ = indefiniteness(representation.values)
@@ -164,10 +165,12 @@ class _KreinLeastSquares(KernelEstimatorMixin):
         return means.compute() if _is_dask(means) else means
 
     def _nystroem_representation(self, X, y):
-        """Low-rank path (Oglic & Gärtner 2019, Sec. 2.2 and 2.4); the kernel is not centred.
+        """Low-rank path (Oglic & Gärtner 2019, Sec. 2.2 and 2.4), streamed.
 
-        The centred targets go to the Nyström producer, so that a streamed fit (``working_memory``
-        set, or dask ``X``) accumulates their projections ``Ũᵀ y`` in the same pass as ``LᵀL``.
+        The centred targets go to the Nyström producer, which accumulates their projections ``Ũᵀ y``
+        and (``center=True``) the column means of the landmark columns in the same pass as the Gram
+        matrix: the centred approximation ``H K̃ H`` is to the exact path's ``H K H`` what ``K̃`` is to
+        ``K`` (with every point a landmark, the two fits are the same model).
         Returns the representation, the centred targets and their means.
         """
         self.kernel_ = make_kernel(self.kernel)
@@ -185,6 +188,8 @@ class _KreinLeastSquares(KernelEstimatorMixin):
             X,
             n_components=self.n_components,
             landmarks=self.landmarks,
+            landmark_rank=self.landmark_rank,
+            center=self.center,
             random_state=self.random_state,
             working_memory=self.working_memory,
             y=Y,
@@ -555,13 +560,18 @@ _COMMON_PARAMETERS_DOC = """kernel : Kernel, str or "precomputed", default="gaus
         λ₊, λ₋ > 0: weights of ‖f₊‖² and ‖f₋‖² in the risk ``(1/n) Σ (f(xᵢ) − yᵢ)² + λ₊‖f₊‖² + …``.
     center : bool, default=True
         Centre the kernel (``HKH``; test rows consistently, folded into ``dual_coef_`` and
-        ``intercept_``) and the targets, as the paper assumes. With ``n_components`` only the
-        targets are centred.
+        ``intercept_``) and the targets, as the paper assumes. With ``n_components`` the Nyström
+        approximation is centred (``H K̃ H``, column means of ``K_XZ`` from the same streamed pass).
     n_components : int or None, default=None
         None: exact eigendecomposition. Otherwise the rank of a Nyström one-shot eigendecomposition
         (Oglic & Gärtner 2019, Sec. 2.2) computed by :mod:`krein.nystroem`.
     landmarks : str, default="uniform"
         Landmark sampler of the Nyström model (see :mod:`krein.nystroem`).
+    landmark_rank : {"validated", "full"}, default="validated"
+        Only with ``n_components``: eigenpairs of the landmark block ``K_ZZ`` kept in the Nyström
+        approximation — the number of leading ones that minimizes the error estimated on held-out
+        kernel columns, or all (the paper's plain Eq. (3)); see :class:`krein.nystroem.IndefiniteNystroem`.
+        ``representation_.approximation_error`` holds the estimated relative error.
     nystroem_split : {"approximation", "landmarks"}, default="approximation"
         Only with ``n_components``: the Kreĭn decomposition ``H₊ ⊕ H₋`` of the low-rank model.
         ``"approximation"``: H± spanned by the eigenvectors of ``K̃`` with positive/negative eigenvalues
@@ -574,10 +584,12 @@ _COMMON_PARAMETERS_DOC = """kernel : Kernel, str or "precomputed", default="gaus
     random_state : int, RandomState or None, default=None
         Seed of the landmark sampler.
     working_memory : float or None, default=None
-        Only with ``n_components``: stream (Oglic & Gärtner 2019, Sec. 2.4). Fit reduces the landmark
-        kernel columns in row blocks of at most this many MiB, accumulating ``LᵀL`` and the projections
-        of the centred targets in one pass, and never holds an n×m array (fit memory ``O(m²)`` beyond
-        the data); predictions are computed in blocks of the same size. A dask array ``X`` (and ``y``)
+        Only with ``n_components`` (Oglic & Gärtner 2019, Sec. 2.4). Fit always streams: it reduces the
+        landmark kernel columns in row blocks of at most this many MiB (None: scikit-learn's
+        ``working_memory`` setting, ``sklearn.set_config``), accumulating the Gram matrix, the column
+        means and the projections of the centred targets in one pass, and never holds an n×m array
+        (fit memory ``O(m²)`` beyond the data); with a value, predictions are computed in blocks of the
+        same size. A dask array ``X`` (and ``y``)
         always streams: each row chunk is reduced by a task, on a ``dask.distributed`` cluster when a
         client is active; shapes and dtypes are checked lazily, NaN and infinity per chunk in the pass,
         and ``predict``/``decision_function`` return lazy dask arrays (call ``.compute()``). Ignored
@@ -628,6 +640,7 @@ class KreinRidge(_RidgeMixin, _RegressorTargets, _KreinLeastSquares, RegressorMi
         center=True,
         n_components=None,
         landmarks="uniform",
+        landmark_rank="validated",
         nystroem_split="approximation",
         random_state=None,
         working_memory=None,
@@ -638,6 +651,7 @@ class KreinRidge(_RidgeMixin, _RegressorTargets, _KreinLeastSquares, RegressorMi
         self.center = center
         self.n_components = n_components
         self.landmarks = landmarks
+        self.landmark_rank = landmark_rank
         self.nystroem_split = nystroem_split
         self.random_state = random_state
         self.working_memory = working_memory
@@ -672,6 +686,7 @@ class KreinRidgeClassifier(
         center=True,
         n_components=None,
         landmarks="uniform",
+        landmark_rank="validated",
         nystroem_split="approximation",
         random_state=None,
         working_memory=None,
@@ -682,6 +697,7 @@ class KreinRidgeClassifier(
         self.center = center
         self.n_components = n_components
         self.landmarks = landmarks
+        self.landmark_rank = landmark_rank
         self.nystroem_split = nystroem_split
         self.random_state = random_state
         self.working_memory = working_memory
@@ -746,6 +762,7 @@ class VarianceConstrainedKrein(
         center=True,
         n_components=None,
         landmarks="uniform",
+        landmark_rank="validated",
         nystroem_split="approximation",
         random_state=None,
         working_memory=None,
@@ -758,6 +775,7 @@ class VarianceConstrainedKrein(
         self.center = center
         self.n_components = n_components
         self.landmarks = landmarks
+        self.landmark_rank = landmark_rank
         self.nystroem_split = nystroem_split
         self.random_state = random_state
         self.working_memory = working_memory
@@ -798,6 +816,7 @@ class VarianceConstrainedKreinClassifier(
         center=True,
         n_components=None,
         landmarks="uniform",
+        landmark_rank="validated",
         nystroem_split="approximation",
         random_state=None,
         working_memory=None,
@@ -810,6 +829,7 @@ class VarianceConstrainedKreinClassifier(
         self.center = center
         self.n_components = n_components
         self.landmarks = landmarks
+        self.landmark_rank = landmark_rank
         self.nystroem_split = nystroem_split
         self.random_state = random_state
         self.working_memory = working_memory
