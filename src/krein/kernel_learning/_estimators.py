@@ -132,8 +132,9 @@ class _KernelCombinationMixin:
                 )
         if indefinite:
             warnings.warn(
-                f"Base kernel(s) {', '.join(indefinite)} are not positive semidefinite: the combined kernel "
-                "may be indefinite; solves fall back to LDLᵀ factorizations where it is.",
+                f"Base kernel(s) {', '.join(indefinite)} are not positive semidefinite: the weights are "
+                "restricted to where K_mu + lam * I stays positive definite (the objective is +inf "
+                "elsewhere); increase lam if the fit reports it cannot start.",
                 UserWarning,
                 stacklevel=3,
             )
@@ -284,11 +285,17 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
 
     Notes
     -----
-    Every objective evaluation is one factorization of ``K_μ + λI`` (Cholesky; LDLᵀ with a warning
-    when an indefinite base kernel makes it indefinite) plus ``O(p n²)`` for the gradient
+    Every objective evaluation is one Cholesky factorization of ``K_μ + λI`` plus ``O(p n²)`` for
+    the gradient
     ``∂F/∂μ_k = −αᵀG_kα + 2βμ_k``, ``G_k = d (Σ_j μ_j K_j)^∘(d−1) ∘ K_k``. Algorithm 6 of the paper
     prints ``μ_k + 2η(βμ_k − αᵀU_kα)``, an ascent step on the regularizer; the descent step on Eq. (7),
     ``μ_k − 2η(βμ_k − αᵀU_kα)``, is used here.
+
+    With indefinite base kernels ``K_μ + λI`` can be indefinite; there ``F = +∞`` (Eq. 3 is then an
+    unbounded maximization: the formula yᵀ(K_μ + λI)⁻¹y is unbounded below near the singularities,
+    and minimizing it returned models with a training R² of −10¹⁰). The solvers keep μ where
+    ``K_μ + λI`` is positive definite; a start outside (``mu_init``/``mu0``, or an IIA fixed point)
+    is a ``ValueError`` saying how large λ must be.
     """
 
     _parameter_constraints = {
