@@ -4,8 +4,9 @@ Riemannian trust-region method on the sphere (Appendix A.3, Alg. 8).
 Each solver works on an objective with ``evaluate(μ) → state`` (``state.value``, ``state.gradient``)
 and returns a :class:`SolverResult`. An objective may be +∞ (the ridge objective where ``K_μ + λI``
 is not positive definite): a start there is an error (``objective.outside_domain(μ)``), and the
-descent solvers reject steps that lead there, so they stay where the objective is finite. Every evaluation is one factorization of ``K_μ + λI``, so one
-iteration costs about one Cholesky (plus p·n² for the gradient).
+descent solvers reject steps that lead there, so they stay where the objective is finite. Every
+evaluation is one factorization of ``K_μ + λI``, so one iteration costs about one Cholesky (plus p·n²
+for the gradient).
 """
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ def projected_gradient(objective, mu, project, *, step_size, tol, max_iter, verb
 
     A step that would increase the objective is rejected and η multiplied by 0.8 until the objective
     does not increase, so the accepted iterates decrease F monotonically; η carries over to the next
-    iteration; a step to where F = +∞ is rejected the same way. Stops when ``‖μ' − μ‖ ≤ tol (1 + ‖μ‖)`` (Algorithm 2, line 3) or after ``max_iter``.
+    iteration; a step to where F = +∞ is rejected the same way. Stops when
+    ``‖μ' − μ‖ ≤ tol (1 + ‖μ‖)`` (Algorithm 2, line 3) or after ``max_iter``.
     """
     state = _finite_start(objective, objective.evaluate(project(mu)))
     result = SolverResult(state, [state.value])
