@@ -31,26 +31,6 @@ from ..nystroem._source import is_dask_array as _is_dask
 from ..spectral import SpectralRepresentation, indefiniteness
 from ._spectral import SpectralProblem, center_kernel
 
-def _initial_kernel_like(kernel, X, rng):
-    """``kernel`` with its tunable hyperparameters drawn by Appendix E.1 (:func:`initial_kernel`).
-
-    Only the draw replaces the user's kernel: hyperparameters with ``*_bounds="fixed"`` keep their
-    value, the others keep their bounds and start clipped into them, and a scalar bandwidth of an
-    "RL" kernel (one shared η) stays a scalar (the geometric mean of the per-feature draw).
-    """
-    drawn = initial_kernel(_APPENDIX_D_NAMES[type(kernel)], X, rng)
-    params = {}
-    for h in kernel.hyperparameters:
-        if h.fixed:
-            continue
-        value = np.asarray(getattr(drawn, h.name), dtype=float)
-        if np.ndim(getattr(kernel, h.name)) == 0:
-            value = np.exp(np.mean(np.log(value)))
-        value = np.clip(value, h.bounds[:, 0], h.bounds[:, 1])
-        params[h.name] = float(value[0]) if np.ndim(getattr(kernel, h.name)) == 0 else value
-    return kernel.clone_with_theta(kernel.theta).set_params(**params)
-
-
 __all__ = [
     "KreinRidge",
     "KreinRidgeClassifier",
@@ -71,6 +51,27 @@ _APPENDIX_D_NAMES = {
     DeltaGaussian: "DELTA-GAUSS",
     Epanechnikov: "EPANECHNIKOV",
 }
+
+
+def _initial_kernel_like(kernel, X, rng):
+    """``kernel`` with its tunable hyperparameters drawn by Appendix E.1 (:func:`initial_kernel`).
+
+    Only the draw replaces the user's kernel: hyperparameters with ``*_bounds="fixed"`` keep their
+    value, the others keep their bounds and start clipped into them, and a scalar bandwidth of an
+    "RL" kernel (one shared η) stays a scalar (the geometric mean of the per-feature draw).
+    """
+    drawn = initial_kernel(_APPENDIX_D_NAMES[type(kernel)], X, rng)
+    params = {}
+    for h in kernel.hyperparameters:
+        if h.fixed:
+            continue
+        value = np.asarray(getattr(drawn, h.name), dtype=float)
+        if np.ndim(getattr(kernel, h.name)) == 0:
+            value = np.exp(np.mean(np.log(value)))
+        value = np.clip(value, h.bounds[:, 0], h.bounds[:, 1])
+        params[h.name] = float(value[0]) if np.ndim(getattr(kernel, h.name)) == 0 else value
+    return kernel.clone_with_theta(kernel.theta).set_params(**params)
+
 
 #: Parameters that :meth:`fit_path` may vary (they do not change the kernel matrix).
 _PATH_PARAMETERS = {"lambda_plus", "lambda_minus", "radius", "regularization"}
