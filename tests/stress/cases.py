@@ -581,6 +581,13 @@ def _fit_and_predict(trial):
     return estimator, results
 
 
+def _is_regressor(estimator):
+    try:
+        return is_regressor(estimator)
+    except AttributeError:  # not a scikit-learn estimator (the judge's own test doubles)
+        return False
+
+
 def _problems(trial, estimator, results):
     n_test = len(trial.X_test)
     n_train = len(trial.X)
@@ -591,7 +598,7 @@ def _problems(trial, estimator, results):
             found.append(f"{method} has shape {values.shape}, expected {expected_rows} rows")
         if values.dtype.kind in "fc" and not np.all(np.isfinite(values)):
             found.append(f"{method} returned {np.sum(~np.isfinite(values))} non-finite values")
-    if "predict" in results and is_regressor(estimator) and trial.y is not None:
+    if "predict" in results and _is_regressor(estimator) and trial.y is not None:
         scale = 1.0 + float(np.max(np.abs(np.asarray(trial.y, dtype=float)), initial=0.0))
         largest = float(np.max(np.abs(results["predict"]), initial=0.0))
         if largest > 1e6 * scale:  # finite but absurd: a degenerate model returned silently
