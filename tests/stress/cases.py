@@ -348,11 +348,11 @@ def _side_calls(subject, n):
 
 
 def _indefinite_kernel(subject, n):
-    """kernel=Sigmoid(1.0): a strongly indefinite kernel (ι ≈ 0.4 here); either a sane model or a
+    """kernel=Sigmoid(1.0): a strongly indefinite kernel; either a sane model or a
     clear refusal (the judge also checks that regression outputs are of the targets' magnitude)."""
-    from krein.kernels import Sigmoid
-
     import inspect
+
+    from krein.kernels import Sigmoid
 
     combines = "kernels" in inspect.signature(subject.cls).parameters
     return clean_trial(subject, n, **({"kernels": [Sigmoid(1.0)]} if combines else {"kernel": Sigmoid(1.0)}))
