@@ -128,6 +128,7 @@ class _KreinLeastSquares(KernelEstimatorMixin):
         "center": ["boolean"],
         "n_components": [Interval(Integral, 1, None, closed="left"), None],
         "landmarks": [str],
+        "nystroem_split": [StrOptions({"approximation", "landmarks"})],
         "random_state": ["random_state"],
         "working_memory": [Interval(Real, 0, None, closed="neither"), None],
     }
@@ -173,7 +174,8 @@ class _KreinLeastSquares(KernelEstimatorMixin):
         self.representation_ = representation
         self.eigenvalues_ = representation.values
         self.indefiniteness_ = indefiniteness(representation.values)
-        return SpectralProblem(representation, Y, target_means, column_means)
+        split = "approximation" if self.n_components is None else self.nystroem_split
+        return SpectralProblem(representation, Y, target_means, column_means, split)
 
     def _target_means(self, Y):
         """Means removed from the targets (zeros without centring); one lazy pass over dask targets."""
@@ -585,6 +587,15 @@ _COMMON_PARAMETERS_DOC = """kernel : Kernel, str or "precomputed", default="gaus
         (Oglic & Gärtner 2019, Sec. 2.2) computed by :mod:`krein.nystroem`.
     landmarks : str, default="uniform"
         Landmark sampler of the Nyström model (see :mod:`krein.nystroem`).
+    nystroem_split : {"approximation", "landmarks"}, default="approximation"
+        Only with ``n_components``: the Kreĭn decomposition ``H₊ ⊕ H₋`` of the low-rank model.
+        ``"approximation"``: H± spanned by the eigenvectors of ``K̃`` with positive/negative eigenvalues
+        (a diagonal penalty in the one-shot eigenbasis). ``"landmarks"``: the paper's Sec. 2.4, features
+        ``Φ = K_XZ U_Z |D|^{-1/2} S`` split by the signs ``S`` of the eigenvalues of ``K_ZZ``, i.e.
+        ``z* = (ΦᵀΦ + nΛ±)⁻¹ Φᵀy`` and ``f(x) = k_x U_Z |D|^{-1/2} S z*`` (O(m³) more per fit). The two
+        agree for a positive definite kernel and for m = n, and differ on an indefinite kernel with
+        m < n (see :mod:`krein.least_squares._spectral`): the decomposition of a Kreĭn space is not
+        unique, and ``H₊`` of ``K_ZZ`` is not orthogonal to ``H₋`` over the training points.
     random_state : int, RandomState or None, default=None
         Seed of the landmark sampler.
     working_memory : float or None, default=None
@@ -642,6 +653,7 @@ class KreinRidge(_RidgeMixin, _RegressorTargets, _KreinLeastSquares, RegressorMi
         center=True,
         n_components=None,
         landmarks="uniform",
+        nystroem_split="approximation",
         random_state=None,
         working_memory=None,
     ):
@@ -651,6 +663,7 @@ class KreinRidge(_RidgeMixin, _RegressorTargets, _KreinLeastSquares, RegressorMi
         self.center = center
         self.n_components = n_components
         self.landmarks = landmarks
+        self.nystroem_split = nystroem_split
         self.random_state = random_state
         self.working_memory = working_memory
 
@@ -684,6 +697,7 @@ class KreinRidgeClassifier(
         center=True,
         n_components=None,
         landmarks="uniform",
+        nystroem_split="approximation",
         random_state=None,
         working_memory=None,
     ):
@@ -693,6 +707,7 @@ class KreinRidgeClassifier(
         self.center = center
         self.n_components = n_components
         self.landmarks = landmarks
+        self.nystroem_split = nystroem_split
         self.random_state = random_state
         self.working_memory = working_memory
 
@@ -756,6 +771,7 @@ class VarianceConstrainedKrein(
         center=True,
         n_components=None,
         landmarks="uniform",
+        nystroem_split="approximation",
         random_state=None,
         working_memory=None,
     ):
@@ -767,6 +783,7 @@ class VarianceConstrainedKrein(
         self.center = center
         self.n_components = n_components
         self.landmarks = landmarks
+        self.nystroem_split = nystroem_split
         self.random_state = random_state
         self.working_memory = working_memory
 
@@ -806,6 +823,7 @@ class VarianceConstrainedKreinClassifier(
         center=True,
         n_components=None,
         landmarks="uniform",
+        nystroem_split="approximation",
         random_state=None,
         working_memory=None,
     ):
@@ -817,5 +835,6 @@ class VarianceConstrainedKreinClassifier(
         self.center = center
         self.n_components = n_components
         self.landmarks = landmarks
+        self.nystroem_split = nystroem_split
         self.random_state = random_state
         self.working_memory = working_memory
