@@ -180,3 +180,20 @@ def test_out_is_checked_before_any_work(tmp_path):
     for out in (a_file, a_file / "sub"):
         with pytest.raises(ValueError, match="is a file, not a folder"):
             RunContext(quick=True, out=out, show_progress=False)
+
+
+def test_an_unwritable_out_is_refused_before_any_work(tmp_path, monkeypatch, capsys):
+    """(Simulated: the tests may run as root, for whom permissions do not bite.)"""
+    from pathlib import Path
+
+    from krein.cli import main
+
+    def refuse(self, data):
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "write_bytes", refuse)
+    with pytest.raises(PermissionError, match="cannot create or write the folder .*writable output folder"):
+        RunContext(quick=True, out=tmp_path / "out", show_progress=False)
+    assert main(["reproduce", "spectra", "--quick", "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--out" in err and "Permission denied" in err
