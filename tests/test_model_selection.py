@@ -162,3 +162,19 @@ def test_a_shared_ard_bandwidth_stays_shared():
     assert np.ndim(params["kernel"].eta) == 0
     per_feature = KreinRidge(kernel=ARDGaussian(np.ones(3)))._initial_params(X, X[:, 0], random_state=0)
     assert np.shape(per_feature["kernel"].eta) == (3,)
+
+
+def test_tol_reaches_lbfgsb(monkeypatch):
+    import krein.model_selection as module
+
+    seen = []
+    original = module.minimize
+    monkeypatch.setattr(module, "minimize", lambda *a, **k: seen.append(k["tol"]) or original(*a, **k))
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2))
+    HypergradientSearchCV(KreinRidge(), cv=3, n_restarts=1, restart_iter=2, max_iter=2, tol=1e-3).fit(
+        X, X[:, 0]
+    )
+    assert seen == [1e-3, 1e-3]
+    with pytest.raises(ValueError, match="tol"):
+        HypergradientSearchCV(KreinRidge(), tol=-1.0).fit(X, X[:, 0])
