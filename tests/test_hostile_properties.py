@@ -4,7 +4,6 @@
   depend on the offset from the origin), values and gradient contractions alike;
 * the kernel-learning ridge objective is +∞ exactly where K_μ + λI is not positive definite, and a
   fitted model never leaves that domain;
-* ``single_threaded_blas`` restores the count under any order of opening and closing sections;
 * a stored cell damaged at any byte is recomputed on ``--resume``, never used and never a bare
   ``JSONDecodeError``;
 * any unknown experiment name is one line on stderr with exit status 2.
@@ -12,10 +11,8 @@
 
 import json
 import warnings
-from contextlib import ExitStack
 
 import numpy as np
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -93,46 +90,6 @@ def test_kernel_learning_never_returns_a_model_outside_the_domain(seed, lam):
     K = sum(w * k(X) for w, k in zip(model.weights_, kernels, strict=True))
     assert np.linalg.eigvalsh(K)[0] + lam > 0
     assert np.abs(model.predict(X)).max() < 1e3 * (1 + np.abs(y).max())
-
-
-class _FakeBlas:
-    def __init__(self, count):
-        self.count = count
-
-    def limit(self, limits, user_api):
-        blas, saved = self, self.count
-        self.count = limits
-
-        class Limiter:
-            def restore_original_limits(self):
-                blas.count = saved
-
-        return Limiter()
-
-
-@CHEAP
-@given(order=st.permutations(range(6)), split=st.integers(1, 5))
-def test_single_threaded_sections_restore_under_any_order(monkeypatch_module, order, split):
-    """Open six sections, close them in any order (as threads would): one thread while any is open,
-    the original count once all are closed."""
-    from krein import _threads
-
-    blas = _FakeBlas(4)
-    monkeypatch_module.setattr(_threads, "_controller", lambda: blas)
-    sections = [ExitStack() for _ in range(6)]
-    for stack in sections[:split]:
-        stack.enter_context(_threads.single_threaded_blas())
-    for stack in sections[split:]:
-        stack.enter_context(_threads.single_threaded_blas())
-    for closed, index in enumerate(order, start=1):
-        sections[index].close()
-        assert blas.count == (4 if closed == 6 else 1)
-
-
-@pytest.fixture(scope="module")
-def monkeypatch_module():
-    with pytest.MonkeyPatch.context() as patch:
-        yield patch
 
 
 @CHEAP

@@ -1,8 +1,11 @@
 """``single_threaded_blas``: one process-wide, re-entrant BLAS limit, restored under nesting and threads."""
 
 import threading
+from contextlib import ExitStack
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from krein._threads import single_threaded_blas
@@ -90,3 +93,26 @@ def test_an_exception_inside_a_section_still_restores(three_blas_threads):
     with pytest.raises(RuntimeError), single_threaded_blas():
         raise RuntimeError("boom")
     assert _blas_threads() == {3}
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(order=st.permutations(range(6)))
+def test_single_threaded_sections_restore_under_any_order(monkeypatch_module, order):
+    """Open six sections, close them in any order (as threads would): one thread while any is open,
+    the original count once all are closed."""
+    from krein import _threads
+
+    blas = _FakeBlas(4)
+    monkeypatch_module.setattr(_threads, "_controller", lambda: blas)
+    sections = [ExitStack() for _ in range(6)]
+    for stack in sections:
+        stack.enter_context(_threads.single_threaded_blas())
+    for closed, index in enumerate(order, start=1):
+        sections[index].close()
+        assert blas.count == (4 if closed == 6 else 1)
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    with pytest.MonkeyPatch.context() as patch:
+        yield patch

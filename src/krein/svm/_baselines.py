@@ -39,11 +39,6 @@ __all__ = ["DCASVC", "KreinSVC", "ModifiedSVC"]
 #: few thousand samples, where an unbounded solve at large C ran for minutes.
 LIBSVM_MAX_ITER = 1_000_000
 
-_LIBSVM_PARAMETERS = {
-    "max_iter": [Interval(Integral, 1, None, closed="left"), Options(Integral, {-1})],
-    "verbose": ["verbose"],
-}
-
 
 class _OneVsRestKernelSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
     """One-vs-rest classification with ``f(x) = k(x, X) c + b`` per task."""
@@ -106,7 +101,27 @@ class _OneVsRestKernelSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         return decision_to_labels(self.decision_function(X), self.classes_)
 
 
-class KreinSVC(_OneVsRestKernelSVC):
+class _LibsvmBaseline(_OneVsRestKernelSVC):
+    """The parameters of the baselines solved by libsvm on a positive semidefinite matrix."""
+
+    _parameter_constraints = {
+        **_OneVsRestKernelSVC._parameter_constraints,
+        "max_iter": [Interval(Integral, 1, None, closed="left"), Options(Integral, {-1})],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(
+        self, kernel="gaussian", C=1.0, class_weight=None, tol=1e-3, max_iter=LIBSVM_MAX_ITER, verbose=0
+    ):
+        self.kernel = kernel
+        self.C = C
+        self.class_weight = class_weight
+        self.tol = tol
+        self.max_iter = max_iter
+        self.verbose = verbose
+
+
+class KreinSVC(_LibsvmBaseline):
     """Kreĭn SVM (Loosli et al. 2016) = SVM on the flip-spectrum kernel + out-of-sample map.
 
     Parameters
@@ -133,18 +148,6 @@ class KreinSVC(_OneVsRestKernelSVC):
         Largest number of libsvm iterations over the tasks.
     """
 
-    _parameter_constraints = {**_OneVsRestKernelSVC._parameter_constraints, **_LIBSVM_PARAMETERS}
-
-    def __init__(
-        self, kernel="gaussian", C=1.0, class_weight=None, tol=1e-3, max_iter=LIBSVM_MAX_ITER, verbose=0
-    ):
-        self.kernel = kernel
-        self.C = C
-        self.class_weight = class_weight
-        self.tol = tol
-        self.max_iter = max_iter
-        self.verbose = verbose
-
     def _prepare(self, K):
         values, U = eigendecompose(K)
         self.flip_kernel_ = (U * np.abs(values)) @ U.T
@@ -156,7 +159,7 @@ class KreinSVC(_OneVsRestKernelSVC):
         return U @ (signs * (U.T @ coef)), intercept
 
 
-class ModifiedSVC(_OneVsRestKernelSVC):
+class ModifiedSVC(_LibsvmBaseline):
     """Modified SVM of Lin & Lin (2003): ``min ½‖c‖² + C Σ ξᵢ`` s.t. ``yᵢ(K c + b)ᵢ ≥ 1 − ξᵢ``.
 
     Parameters
@@ -180,18 +183,6 @@ class ModifiedSVC(_OneVsRestKernelSVC):
     n_iter_ : int
         Largest number of libsvm iterations over the tasks.
     """
-
-    _parameter_constraints = {**_OneVsRestKernelSVC._parameter_constraints, **_LIBSVM_PARAMETERS}
-
-    def __init__(
-        self, kernel="gaussian", C=1.0, class_weight=None, tol=1e-3, max_iter=LIBSVM_MAX_ITER, verbose=0
-    ):
-        self.kernel = kernel
-        self.C = C
-        self.class_weight = class_weight
-        self.tol = tol
-        self.max_iter = max_iter
-        self.verbose = verbose
 
     def _prepare(self, K):
         self._gram = K @ K.T
