@@ -97,27 +97,35 @@ def test_objective_is_infinite_where_the_regularized_kernel_is_indefinite():
         raise objective.outside_domain(outside)
 
 
-def test_sigmoid_kernel_learning_refuses_the_unbounded_objective():
+def test_sigmoid_kernel_learning_never_returns_the_unbounded_objective_model():
     """Issue 19: KernelLearningRidge(kernels=["sigmoid"]) on 60 points reported convergence with a
-    training R² of about −4·10¹⁰ (PGD ran onto the singularity of K_μ + λI)."""
+    training R² of about −4·10¹⁰ (PGD ran onto the singularity of K_μ + λI). Now F = +∞ outside the
+    positive definite region: PGD starts inside it and stays there; the other solvers refuse."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 3))
     y = X[:, 0] + 0.1 * rng.normal(size=60)
+    smallest = np.linalg.eigvalsh(Sigmoid()(X))[0]
+    assert smallest < -1.0  # at the default μ₀ = 1 and λ = 1, K_μ + λI is indefinite
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # the base-kernel warning
-        for solver in ("pgd", "rpgd", "iia", "riia", "trust_region"):
+        for solver in ("pgd", "rpgd"):
+            model = KernelLearningRidge(kernels=["sigmoid"], solver=solver).fit(X, y)
+            assert model.score(X, y) > 0.3
+            assert model.weights_[0] * smallest + 1.0 > 0  # inside the domain
+            history = model.objective_history_
+            assert np.all(np.isfinite(history)) and np.all(history > 0) and np.all(np.diff(history) <= 0)
+        for solver in ("iia", "riia", "trust_region"):
             with pytest.raises(ValueError, match="not positive definite.*Increase lam above"):
                 KernelLearningRidge(kernels=["sigmoid"], solver=solver).fit(X, y)
+        with pytest.raises(ValueError, match="not positive definite.*mu_init"):
+            KernelLearningRidge(kernels=["sigmoid"], mu_init=1.0).fit(X, y)  # the user's start: kept
         with pytest.raises(ValueError, match="SVM dual .* unbounded"):
-            KernelLearningSVC(kernels=["sigmoid"]).fit(X, np.sign(y))
-        # With λ above −λ_min(K) the problem is bounded: a sane model, every iterate inside the domain.
+            KernelLearningSVC(kernels=["sigmoid"], mu_init=1.0).fit(X, np.sign(y))
+        classifier = KernelLearningSVC(kernels=["sigmoid"]).fit(X, np.sign(y))
+        assert classifier.score(X, np.sign(y)) > 0.7
+        # With λ above −λ_min(K) the default start is inside already.
         model = KernelLearningRidge(kernels=["sigmoid"], lam=20.0, max_iter=50).fit(X, y)
-        assert model.score(X, y) > 0.3
-        assert np.all(np.isfinite(model.objective_history_)) and np.all(
-            np.diff(model.objective_history_) <= 0
-        )
-        K = model.weights_[0] * Sigmoid()(X)
-        assert np.linalg.eigvalsh(K)[0] > -20.0
+        assert model.score(X, y) > 0.3 and model.weights_[0] * smallest + 20.0 > 0
 
 
 # --------------------------------------------------------------------------- projection
@@ -476,9 +484,10 @@ def test_a_start_where_the_regularized_kernel_is_singular_is_an_error():
     y = np.ones(n)
     with pytest.raises(ValueError, match="not positive definite"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        KernelLearningRidge(kernels="precomputed", lam=0.5, mu0=[1.0, 1.5], max_iter=1).fit(stack, y)
-    model = KernelLearningRidge(kernels="precomputed", lam=0.5, mu0=[1.0, 1.0], max_iter=20)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model.fit(stack, y)
-    assert np.linalg.eigvalsh((model.weights_[0] - model.weights_[1]) * K)[0] > -0.5
+        KernelLearningRidge(kernels="precomputed", lam=0.5, mu_init=[1.0, 1.5], max_iter=1).fit(stack, y)
+    for mu0 in ([1.0, 1.0], [1.0, 1.5]):  # the default start (μ₀) moves inside when it is not
+        model = KernelLearningRidge(kernels="precomputed", lam=0.5, mu0=mu0, max_iter=20)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model.fit(stack, y)
+        assert (model.weights_[0] - model.weights_[1]) + 0.5 > 0

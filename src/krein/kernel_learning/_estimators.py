@@ -134,7 +134,7 @@ class _KernelCombinationMixin:
             warnings.warn(
                 f"Base kernel(s) {', '.join(indefinite)} are not positive semidefinite: the weights are "
                 "restricted to where K_mu + lam * I stays positive definite (the objective is +inf "
-                "elsewhere); increase lam if the fit reports it cannot start.",
+                "elsewhere; the default start moves into that region, towards smaller weights).",
                 UserWarning,
                 stacklevel=3,
             )
@@ -191,10 +191,14 @@ class _KernelCombinationMixin:
                 return project_onto_ball_orthant(mu, mu0, self.Lambda, self.q)
 
         start = mu0 if mu_init is None else mu_init
+        # The default start may lie where K_mu + lam*I is indefinite (F = +inf): it then moves towards
+        # the smallest weights of the feasible set, P(0). A start the user gave is kept (or refused).
+        fallback = project(np.zeros_like(mu0)) if mu_init is None else None
         return projected_gradient(
             objective,
             start,
             project,
+            fallback=fallback,
             step_size=step_size,
             tol=self.tol,
             max_iter=self.max_iter,
@@ -294,8 +298,10 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
     With indefinite base kernels ``K_μ + λI`` can be indefinite; there ``F = +∞`` (Eq. 3 is then an
     unbounded maximization: the formula yᵀ(K_μ + λI)⁻¹y is unbounded below near the singularities,
     and minimizing it returned models with a training R² of −10¹⁰). The solvers keep μ where
-    ``K_μ + λI`` is positive definite; a start outside (``mu_init``/``mu0``, or an IIA fixed point)
-    is a ``ValueError`` saying how large λ must be.
+    ``K_μ + λI`` is positive definite. PGD moves a default start that lies outside towards the
+    smallest weights of its feasible set (the point of M nearest 0); a ``mu_init`` outside, a
+    trust-region start outside or an IIA fixed point outside is a ``ValueError`` saying how large λ
+    must be.
     """
 
     _parameter_constraints = {
