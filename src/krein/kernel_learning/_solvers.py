@@ -47,13 +47,13 @@ def _small(change, reference, tol):
 _START_BISECTIONS = 12
 
 
-def _finite_start(objective, state, fallback=None):
-    """``state`` where the objective is finite; else, with a ``fallback`` point where it is finite,
-    the state at the point of the segment from ``fallback`` to ``state.mu`` nearest ``state.mu`` that
+def _finite_start(objective, state, fallbacks=()):
+    """``state`` where the objective is finite; else, for the first of ``fallbacks`` where it is
+    finite, the state at the point of the segment from it to ``state.mu`` nearest ``state.mu`` that
     bisection finds finite; else the objective's error (``objective.outside_domain``)."""
     if np.isfinite(state.value):
         return state
-    if fallback is not None:
+    for fallback in fallbacks:
         best = objective.evaluate(fallback)
         if np.isfinite(best.value):
             low, high, direction = 0.0, 1.0, state.mu - fallback
@@ -66,7 +66,6 @@ def _finite_start(objective, state, fallback=None):
                     high = middle
             return best
     raise objective.outside_domain(state.mu)
-    return state
 
 
 def _log(verbose, name, iteration, value, extra=""):
@@ -75,19 +74,20 @@ def _log(verbose, name, iteration, value, extra=""):
 
 
 def projected_gradient(
-    objective, mu, project, *, step_size, tol, max_iter, verbose=0, name="pgd", fallback=None
+    objective, mu, project, *, step_size, tol, max_iter, verbose=0, name="pgd", fallbacks=()
 ):
     """Projected gradient descent ``μ' = P_M(μ − η∇F(μ))`` with the step rule of Sec. 2.3.2.
 
-    Where F = +∞ at the start, a ``fallback`` point of M (where F is finite) moves the start along the
-    segment towards it (M is convex: the segment stays in M); without one it is an error.
+    Where F = +∞ at the start, the first of the ``fallbacks`` (points of M) where F is finite moves the
+    start along the segment towards it (M is convex: the segment stays in M); without one it is an
+    error.
 
     A step that would increase the objective is rejected and η multiplied by 0.8 until the objective
     does not increase, so the accepted iterates decrease F monotonically; η carries over to the next
     iteration; a step to where F = +∞ is rejected the same way. Stops when
     ``‖μ' − μ‖ ≤ tol (1 + ‖μ‖)`` (Algorithm 2, line 3) or after ``max_iter``.
     """
-    state = _finite_start(objective, objective.evaluate(project(mu)), fallback)
+    state = _finite_start(objective, objective.evaluate(project(mu)), fallbacks)
     result = SolverResult(state, [state.value])
     eta = float(step_size)
     _log(verbose, name, 0, state.value)
