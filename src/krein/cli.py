@@ -1,4 +1,4 @@
-"""The ``krein`` command: ``info``, ``datasets``, ``spectrum``, ``reproduce`` and ``bench``.
+"""The ``krein`` command: ``info``, ``datasets``, ``spectrum``, ``embed``, ``reproduce`` and ``bench``.
 
 Every user error (a bad argument, an unknown name, a missing file, an unusable ``--out``) ends in one
 line on stderr that names the argument and says what to do, and exit status 2; ``krein --debug ...``
@@ -10,6 +10,7 @@ through).
 from __future__ import annotations
 
 import argparse
+import os
 import runpy
 import sys
 from pathlib import Path
@@ -91,23 +92,15 @@ def cmd_datasets(args):
 
 def _spectrum_kernel(args):
     """The kernel matrix ``krein spectrum`` reports on, a short label and a description."""
-    if args.max_samples < 0:
-        raise UsageError(
-            f"--max-samples must be a positive integer (0: no subsampling), got {args.max_samples}."
-        )
-    _check_seed(args.seed)
+    _check_sampling(args)
     if args.npy is not None:
         return _load_kernel_matrix(args.npy), Path(args.npy).stem, args.npy
     if args.dataset is None:
         raise UsageError("give --dataset NAME (with --kernel) or --npy FILE.")
-    from .datasets import list_datasets, load_dataset, natural_kernel, standardize
+    from .datasets import load_dataset, natural_kernel, standardize
     from .kernels import initial_kernel, make_kernel
 
-    names = sorted({row["name"] for row in list_datasets()})
-    if args.dataset not in names:
-        raise UsageError(
-            f"--dataset {args.dataset!r} is not a shipped dataset; choose one of: {', '.join(names)}."
-        )
+    _check_dataset(args.dataset)
     if args.kernel is None:
         K, _, description = natural_kernel(args.dataset, max_samples=args.max_samples, random_state=args.seed)
         return K, args.dataset, description
@@ -174,6 +167,50 @@ def cmd_spectrum(args):
     path = out / f"spectrum_{name}.png"
     figure.savefig(path, dpi=120, bbox_inches="tight")
     plt.close(figure)
+    console.print(f"plot written to {path}")
+    return 0
+
+
+def cmd_embed(args):
+    """Pseudo-Euclidean embedding of a shipped dataset's natural kernel: a PNG scatter and spectrum."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from rich.table import Table
+
+    from .datasets import natural_kernel
+    from .embedding import KreinPCA
+    from .plotting import plot_embedding
+
+    _check_dataset(args.dataset)
+    _check_sampling(args)
+    out = _output_folder(args.out)
+    K, y, description = natural_kernel(
+        args.dataset, method=args.method, max_samples=args.max_samples, random_state=args.seed
+    )
+    pca = KreinPCA("precomputed").fit(K)
+    table = Table(title=f"Kreĭn embedding of {description}")
+    for column in ("n", "p", "q", "ι", "shown: pos 1+2", "shown: neg 1"):
+        table.add_column(column)
+    positive, negative = pca.explained_ratio_[pca.signature_ > 0], pca.explained_ratio_[pca.signature_ < 0]
+    table.add_row(
+        str(K.shape[0]),
+        str(pca.n_positive_),
+        str(pca.n_negative_),
+        f"{pca.indefiniteness_:.3f}",
+        f"{100 * positive[:2].sum():.1f}% of Σ|λ|",
+        f"{100 * negative[:1].sum():.1f}% of Σ|λ|",
+    )
+    console = _console()
+    console.print(table)
+    figure = plot_embedding(pca, y, title=description)
+    label = args.dataset if args.method is None else f"{args.dataset}-{args.method}"
+    path = out / f"embedding_{label}.png"
+    partial = path.with_name(f".{path.stem}.{os.getpid()}.png")
+    figure.savefig(partial, dpi=120, bbox_inches="tight")
+    plt.close(figure)
+    partial.replace(path)
     console.print(f"plot written to {path}")
     return 0
 
@@ -246,9 +283,26 @@ def cmd_bench(args):
     )
 
 
+def _check_dataset(name):
+    from .datasets import list_datasets
+
+    names = sorted({row["name"] for row in list_datasets()})
+    if name not in names:
+        raise UsageError(f"--dataset {name!r} is not a shipped dataset; choose one of: {', '.join(names)}.")
+
+
 def _check_seed(seed):
     if seed < 0:
         raise UsageError(f"--seed must be a non-negative integer, got {seed}.")
+
+
+def _check_sampling(args):
+    """``--max-samples`` and ``--seed`` of the subcommands that subsample a dataset."""
+    if args.max_samples < 0:
+        raise UsageError(
+            f"--max-samples must be a positive integer (0: no subsampling), got {args.max_samples}."
+        )
+    _check_seed(args.seed)
 
 
 def _output_folder(out):
@@ -283,6 +337,16 @@ def build_parser():
     spectrum.add_argument("--seed", type=int, default=0)
     spectrum.add_argument("--out", default="krein-results", help="folder for the PNG plot")
     spectrum.set_defaults(func=cmd_spectrum)
+
+    embed = sub.add_parser("embed", help="pseudo-Euclidean embedding of a dataset: scatter and spectrum PNG")
+    embed.add_argument("--dataset", required=True, help="a shipped dataset (see `krein datasets`)")
+    embed.add_argument(
+        "--method", help="the dataset's (dis)similarity, e.g. edit, dtw, tangent, simpson (default: natural)"
+    )
+    embed.add_argument("--max-samples", type=int, default=1000, help="subsample larger datasets")
+    embed.add_argument("--seed", type=int, default=0)
+    embed.add_argument("--out", default="krein-results", help="folder for the PNG plot")
+    embed.set_defaults(func=cmd_embed)
 
     reproduce = sub.add_parser("reproduce", help="run a paper experiment (default: the showcase)")
     reproduce.add_argument("name", nargs="?", help="experiment name, or 'all'; see --list")
