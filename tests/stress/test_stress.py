@@ -158,3 +158,11 @@ def test_the_judge_catches_an_absurd_regression_output():
     X = np.arange(12.0).reshape(6, 2)
     outcome = run_trial(Trial(Absurd(), X, np.ones(6), X[:3]), names=("X",))
     assert outcome.status == "wrong result" and "1e6 times beyond the targets" in outcome.detail
+
+
+def test_cluster_labels_are_compared_up_to_renaming():
+    from cases import _same_partition
+
+    assert _same_partition(np.array([0, 0, 1, 2]), np.array([5, 5, 3, 4]))
+    assert not _same_partition(np.array([0, 1, 1, 2]), np.array([5, 5, 3, 4]))
+    assert not _same_partition(np.array([0, 0, 1, 1]), np.array([0, 0, 0, 0]))
