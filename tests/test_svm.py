@@ -344,3 +344,27 @@ def test_large_negative_part_does_not_fake_convergence():
     assert model.n_iter_ > 1
     assert np.abs(model.dual_coef_).max() > 0
     assert model.score(K, y) > 0.8
+
+
+@pytest.mark.parametrize("name", ["ModifiedSVC", "KreinSVC"])
+def test_libsvm_baselines_stop_at_max_iter_and_say_so(name):
+    """Issue 19: ModifiedSVC and KreinSVC had no max_iter and ran for minutes at large C (ModifiedSVC
+    at C=1e5 on 200 noisy points: 97 s)."""
+    import time
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    import krein.svm
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 3))
+    y = rng.integers(0, 2, 80)  # noise: no separating function, a slow dual at large C
+    cls = getattr(krein.svm, name)
+    start = time.perf_counter()
+    with pytest.warns(ConvergenceWarning, match=r"max_iter=500 .* increase max_iter, or decrease C"):
+        model = cls(kernel="sigmoid", C=1e6, max_iter=500).fit(X, y)
+    assert time.perf_counter() - start < 5.0
+    assert model.n_iter_ == 500
+    assert np.all(np.isfinite(model.decision_function(X)))
+    with pytest.raises(ValueError, match="max_iter"):
+        cls(max_iter=0).fit(X, y)

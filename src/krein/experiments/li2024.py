@@ -36,9 +36,9 @@ from sklearn.metrics import make_scorer
 from sklearn.model_selection import GridSearchCV, KFold, ShuffleSplit, cross_validate
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.validation import validate_data
-from threadpoolctl import threadpool_limits
 
 from .._base import decision_to_labels, one_vs_rest_targets
+from .._threads import single_threaded_blas
 from ..datasets import load_dataset
 from ..kernel_learning import KernelLearningRidge, KernelLearningSVC
 from ..kernel_learning._combination import KernelCombination
@@ -417,7 +417,7 @@ def run_tables(ctx, config):
     full_minutes=25,
 )
 def run(ctx):
-    with threadpool_limits(1, user_api="blas"):  # small matrices: parallelism comes from ctx.n_jobs
+    with single_threaded_blas():  # small matrices: parallelism comes from ctx.n_jobs
         run_tables(ctx, TablesConfig.quick() if ctx.quick else TablesConfig())
 
 
@@ -641,7 +641,7 @@ def run_figures(ctx, config):
     full_minutes=10,
 )
 def run_li_figures(ctx):
-    with threadpool_limits(1, user_api="blas"):
+    with single_threaded_blas():
         run_figures(ctx, FiguresConfig.quick() if ctx.quick else FiguresConfig())
 
 
@@ -706,7 +706,7 @@ def run_svm_figures(ctx, config):
     full_minutes=10,
 )
 def run_li_svm_figures(ctx):
-    with threadpool_limits(1, user_api="blas"):
+    with single_threaded_blas():
         if ctx.quick:
             config = FiguresConfig.quick()
         else:

@@ -52,6 +52,27 @@ _APPENDIX_D_NAMES = {
     Epanechnikov: "EPANECHNIKOV",
 }
 
+
+def _initial_kernel_like(kernel, X, rng):
+    """``kernel`` with its tunable hyperparameters drawn by Appendix E.1 (:func:`initial_kernel`).
+
+    Only the draw replaces the user's kernel: hyperparameters with ``*_bounds="fixed"`` keep their
+    value, the others keep their bounds and start clipped into them, and a scalar bandwidth of an
+    "RL" kernel (one shared η) stays a scalar (the geometric mean of the per-feature draw).
+    """
+    drawn = initial_kernel(_APPENDIX_D_NAMES[type(kernel)], X, rng)
+    params = {}
+    for h in kernel.hyperparameters:
+        if h.fixed:
+            continue
+        value = np.asarray(getattr(drawn, h.name), dtype=float)
+        if np.ndim(getattr(kernel, h.name)) == 0:
+            value = np.exp(np.mean(np.log(value)))
+        value = np.clip(value, h.bounds[:, 0], h.bounds[:, 1])
+        params[h.name] = float(value[0]) if np.ndim(getattr(kernel, h.name)) == 0 else value
+    return kernel.clone_with_theta(kernel.theta).set_params(**params)
+
+
 #: Parameters that :meth:`fit_path` may vary (they do not change the kernel matrix).
 _PATH_PARAMETERS = {"lambda_plus", "lambda_minus", "radius", "regularization"}
 
@@ -258,7 +279,8 @@ class _KreinLeastSquares(KernelEstimatorMixin):
         -------
         list of fitted estimators
             Clones of this estimator with the settings applied, in the order of ``params``; they
-            share ``representation_`` (read-only).
+            share ``representation_`` (read-only). This estimator itself is left as it was (fitted
+            or not).
         """
         params = [dict(p) for p in params]
         for setting in params:
@@ -268,9 +290,10 @@ class _KreinLeastSquares(KernelEstimatorMixin):
                     f"fit_path can only vary {sorted(_PATH_PARAMETERS)} (the kernel matrix must stay the "
                     f"same); got {sorted(unknown)}."
                 )
-        problem = self._fit_problem(X, y)
-        parameters = self.get_params(deep=False)
-        fitted_state = {k: v for k, v in vars(self).items() if k not in parameters}
+        base = clone(self)  # fitted on a clone: a side call never changes a fitted estimator
+        problem = base._fit_problem(X, y)
+        parameters = base.get_params(deep=False)
+        fitted_state = {k: v for k, v in vars(base).items() if k not in parameters}
         models = []
         for setting in params:
             model = clone(self).set_params(**setting)
@@ -356,7 +379,9 @@ class _KreinLeastSquares(KernelEstimatorMixin):
 
         λ± = S[u]/n with S = logspace(−1, 2, 5) (the paper's λ±² = S[u]/n in its parametrization of
         problem (4)); r from the spread of the squared targets; the Appendix D kernels through
-        :func:`krein.kernels.initial_kernel`, other kernels keep their hyperparameters.
+        :func:`krein.kernels.initial_kernel`, other kernels keep their hyperparameters. The user's
+        kernel settings are honoured (see :func:`_initial_kernel_like`): a fixed hyperparameter keeps
+        its value, a bounded one starts inside its bounds (and the search keeps it there).
         """
         rng = check_random_state(random_state)
         Y = self._encode_targets(np.asarray(y))
@@ -375,7 +400,7 @@ class _KreinLeastSquares(KernelEstimatorMixin):
             params["radius"] = float(np.sqrt((high - low) * rng.uniform() + low))
         kernel = make_kernel(self.kernel)
         if kernel != "precomputed" and type(kernel) in _APPENDIX_D_NAMES:
-            params["kernel"] = initial_kernel(_APPENDIX_D_NAMES[type(kernel)], X, rng)
+            params["kernel"] = _initial_kernel_like(kernel, X, rng)
         return params
 
     def _validation_loss_and_gradient(self, X_train, y_train, X_val, y_val, cache=None):
