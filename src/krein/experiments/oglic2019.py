@@ -351,10 +351,12 @@ def _grid(quick):
 def dissimilarity_model(method, rank, grid, random_state, inner_folds):
     """One method of Tables 1 and 2, with its hyperparameters tuned on inner folds of the training part.
 
-    Low-rank methods (Sec. 2.4–2.5, rank = m = ``rank`` uniform landmarks, the paper's split of the
-    Kreĭn space by the signature of K_ZZ, ``nystroem_split="landmarks"``; "(krein split)" is the
-    library's default split beside it) and SF-LSM select λ₊, λ₋ (α for SF-LSM) from ``grid`` by
-    inner stratified CV accuracy; the full-space VC-LSM is tuned as in Oglic & Gärtner (2018),
+    Low-rank methods (Sec. 2.4–2.5, rank = m = ``rank`` uniform landmarks) follow the paper's formula:
+    the Kreĭn space split by the signature of K_ZZ (``nystroem_split="landmarks"``) and the plain
+    Eq. (3), every eigenpair of K_ZZ above m·ε inverted (``landmark_rank="full"``); "(krein split)" is
+    the library's default beside it (approximation split, validated rank; issue 17). SF-LSM keeps m
+    landmark columns as features and inverts no K_ZZ. They select λ₊, λ₋ (α for SF-LSM) from ``grid``
+    by inner stratified CV accuracy; the full-space VC-LSM is tuned as in Oglic & Gärtner (2018),
     Appendix C, by :class:`~krein.model_selection.HypergradientSearchCV`; the Kreĭn SVM selects C.
     """
     from sklearn.model_selection import GridSearchCV, StratifiedKFold
@@ -367,15 +369,16 @@ def dissimilarity_model(method, rank, grid, random_state, inner_folds):
 
     inner = StratifiedKFold(inner_folds, shuffle=True, random_state=random_state)
     low_rank = {"kernel": "precomputed", "n_components": rank, "random_state": random_state}
+    paper = {"nystroem_split": "landmarks", "landmark_rank": "full", **low_rank}
     lambdas = {"lambda_plus": grid, "lambda_minus": grid}
     if method == "VC-LSM (full)":
         estimator = VarianceConstrainedKreinClassifier(kernel="precomputed")
         return HypergradientSearchCV(estimator, cv=inner, random_state=random_state)
     models = {
-        "KREIN VC-LSM": (VarianceConstrainedKreinClassifier(nystroem_split="landmarks", **low_rank), lambdas),
-        "KREIN LSM": (KreinRidgeClassifier(nystroem_split="landmarks", **low_rank), lambdas),
+        "KREIN VC-LSM": (VarianceConstrainedKreinClassifier(**paper), lambdas),
+        "KREIN LSM": (KreinRidgeClassifier(**paper), lambdas),
         "KREIN LSM (krein split)": (KreinRidgeClassifier(**low_rank), lambdas),
-        "KREIN SH-SVM": (KreinSquaredHingeSVC(nystroem_split="landmarks", **low_rank), lambdas),
+        "KREIN SH-SVM": (KreinSquaredHingeSVC(**paper), lambdas),
         "SF-LSM": (SimilarityFeaturesClassifier(**low_rank), {"alpha": grid}),
         "SF-LSM (full)": (SimilarityFeaturesClassifier(kernel="precomputed"), {"alpha": grid}),
         "K-SVM": (KreinSVC(kernel="precomputed"), {"C": 1.0 / grid}),
