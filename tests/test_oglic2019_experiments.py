@@ -52,11 +52,11 @@ def test_low_rank_models_use_the_papers_split_and_are_tuned():
     for method in ("KREIN VC-LSM", "KREIN LSM", "KREIN SH-SVM"):
         search = dissimilarity_model(method, 10, grid, 0, 3)
         assert search.estimator.get_params()["nystroem_split"] == "landmarks"
+        assert search.estimator.get_params()["landmark_rank"] == "full"  # the paper's Eq. (3)
         assert search.estimator.n_components == 10
         assert set(search.param_grid) == {"lambda_plus", "lambda_minus"}
-    assert dissimilarity_model("KREIN LSM (krein split)", 10, grid, 0, 3).estimator.nystroem_split == (
-        "approximation"
-    )
+    default = dissimilarity_model("KREIN LSM (krein split)", 10, grid, 0, 3).estimator
+    assert (default.nystroem_split, default.landmark_rank) == ("approximation", "validated")
     assert dissimilarity_model("VC-LSM (full)", None, grid, 0, 3).estimator.n_components is None
 
 
