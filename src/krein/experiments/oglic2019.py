@@ -10,10 +10,11 @@
 * ``oglic2019-figure8`` — Figure 8: time of a rank-k approximation with K-means++ landmarks against n.
 * ``oglic2019-table1`` — Table 1: 10-fold stratified CV error of the rank-100 Kreĭn VC-LSM, Kreĭn LSM,
   Kreĭn SH-SVM and SF-LSM (Sec. 2.4–2.5; 100 landmarks, the paper's split of the Kreĭn space by the
-  signature of K_ZZ, krein's default split beside it for the LSM) on the papers' dissimilarity and
-  similarity sets that krein ships (protein, coilyork; aural-sonar and chen-protein), hyperparameters
-  tuned on inner folds of every training part. Multi-class sets become one binary one-vs-all task
-  (first class), as in the paper; dissimilarities are double centred (``natural_kernel``).
+  signature of K_ZZ and its plain Eq. (3), krein's defaults beside it for the LSM) on the papers'
+  dissimilarity and similarity sets that krein ships (protein, coilyork; aural-sonar and
+  chen-protein), hyperparameters tuned on inner folds of every training part. Multi-class sets
+  become one binary one-vs-all task (first class), as in the paper; dissimilarities are double
+  centred (``natural_kernel``).
 * ``oglic2019-table2`` — Table 2 (Appendix C): the same rank-100 methods beside the whole-space Kreĭn
   SVM, SF-LSM and VC-LSM (the latter tuned by hypergradients as in Oglic & Gärtner 2018, App. C).
 * ``oglic2019-figure3`` — Figures 3 and 7: median CV error of the low-rank methods against the rank.
