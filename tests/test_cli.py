@@ -61,3 +61,16 @@ def test_only_runs_a_subset(tmp_path, monkeypatch):
     assert (tmp_path / "oglic2018-table3-classification.md").is_file()
     assert not (tmp_path / "oglic2018-table3-regression.md").exists()
     assert len(list((tmp_path / "cells").glob("haberman-*.json"))) == 18  # 6 kernels × 3 folds
+
+
+def test_reproduce_list_shows_full_names_at_80_columns(capsys, monkeypatch):
+    """Every experiment name is printed whole on one line in an 80-column terminal (it is what a user
+    copies), and no line is wider than 80 characters."""
+    from krein.experiments import list_experiments
+
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["reproduce", "--list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    names = {line.split("│")[1].strip() for line in lines if line.count("│") > 2}
+    assert {e.name for e in list_experiments()} <= names
