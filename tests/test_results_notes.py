@@ -3,7 +3,6 @@
 import json
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results"
