@@ -29,6 +29,7 @@ from ..kernels import Gaussian, Linear, Sigmoid
 from ..spectral import SpectrumTransformer, spectrum_summary
 from ..svm import IndefiniteSVC, ModifiedSVC
 from ._framework import ResultTable, experiment
+from ._path_search import PathGridSearchCV
 
 PAPER = "Luss & d'Aspremont, Support vector machine classification with indefinite kernels, MPC 2009"
 
@@ -93,6 +94,14 @@ def _table2_tasks(quick, random_state):
         yield label, kernels, y[train], y[test]
 
 
+def _grid_search(estimator, grid, cv, n_jobs):
+    """GridSearchCV on the average measure; IndefiniteSVC goes along one warm-started ``fit_path`` per
+    fold (:class:`~krein.experiments._path_search.PathGridSearchCV`, the same selection rule)."""
+    if isinstance(estimator, IndefiniteSVC):
+        return PathGridSearchCV(estimator, grid, cv=cv, scoring=AVERAGE_SCORER)
+    return GridSearchCV(estimator, grid, scoring=AVERAGE_SCORER, cv=cv, n_jobs=n_jobs)
+
+
 def _select_and_test(estimator, grid, kernels, y_train, y_test, cv, n_jobs):
     """Cross-validate over ``grid`` and the kernel list; refit on the training half; test measures."""
     best = None
@@ -100,9 +109,7 @@ def _select_and_test(estimator, grid, kernels, y_train, y_test, cv, n_jobs):
     for label, K_train, K_test in kernels:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            search = GridSearchCV(estimator, grid, scoring=AVERAGE_SCORER, cv=cv, n_jobs=n_jobs).fit(
-                K_train, y_train
-            )
+            search = _grid_search(estimator, grid, cv, n_jobs).fit(K_train, y_train)
         if best is None or search.best_score_ > best[0]:
             best = (search.best_score_, search.best_estimator_, K_test, label, search.best_params_)
     _, model, K_test, label, params = best
@@ -204,9 +211,7 @@ def run_table3(ctx):
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")
                         if params is None:  # parameters from the unperturbed data (Sec. 5.2)
-                            search = GridSearchCV(
-                                estimator, grid, scoring=AVERAGE_SCORER, cv=cv, n_jobs=ctx.n_jobs
-                            ).fit(K_train, y[train])
+                            search = _grid_search(estimator, grid, cv, ctx.n_jobs).fit(K_train, y[train])
                             params = search.best_params_
                         model = estimator.set_params(**params).fit(K_train, y[train])
                     predicted = model.predict(K_test)

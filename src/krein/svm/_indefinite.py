@@ -194,8 +194,8 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
         Penalty on ``‖K − K₀‖²_F``.
     solver : {"projected_gradient", "accpm", "exchange"}, default="projected_gradient"
         Algorithm 1 (O(n²) per iteration by rank-one eigen-updates), Algorithm 2 (ACCPM) or
-        Algorithm 3 (exchange method of Chen & Ye, its QCLPs solved through their dual over the
-        cut weights: :mod:`krein.optimize._exchange`).
+        Algorithm 3 (exchange method of Chen & Ye; its QCLPs go to cvxpy, see
+        :mod:`krein.optimize._exchange`).
     max_iter : int, default=1000
     tol : float, default=1e-3
         Relative duality-gap tolerance (Sec. 2.4; the gap is certified at every iterate).
