@@ -122,6 +122,11 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
                     f"{solution.smoothing_excess:.3g} at the returned point, which bounds how close the "
                     "smoothed maximizer gets to the optimum of (7); a smaller smoothing may be needed."
                 )
+            if solution.n_iter < self.max_iter:
+                note += (
+                    " The iterates stopped moving at rounding level before max_iter: tol is below what "
+                    "double precision certifies on this problem."
+                )
             warnings.warn(
                 f"{type(self).__name__} ({self.solver}) stopped after {solution.n_iter} iterations "
                 f"(max_iter={self.max_iter}) "
