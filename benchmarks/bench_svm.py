@@ -148,10 +148,15 @@ def exchange_vs_projected_gradient(n):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--part", type=int, choices=[1, 2, 3], help="run one part only")
+    parser.add_argument("--sizes", type=int, nargs="+", help="n of part 2 (default 250 1000 2000)")
     args = parser.parse_args()
-    pg_iteration_vs_eigh(500 if args.quick else 2000)
-    if args.quick:
-        fit_vs_eigh([250], [1.0, 10.0], [1.0, 100.0])
-    else:
-        fit_vs_eigh([250, 1000, 2000], PAPER_CS, PAPER_RHOS)
-    exchange_vs_projected_gradient(25)
+    if args.part in (None, 1):
+        pg_iteration_vs_eigh(500 if args.quick else 2000)
+    if args.part in (None, 2):
+        if args.quick:
+            fit_vs_eigh(args.sizes or [250], [1.0, 10.0], [1.0, 100.0])
+        else:
+            fit_vs_eigh(args.sizes or [250, 1000, 2000], PAPER_CS, PAPER_RHOS)
+    if args.part in (None, 3):
+        exchange_vs_projected_gradient(25)

@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results"
@@ -62,3 +63,40 @@ def test_showcase_notes_ranges_and_significance():
     assert summary[("pima / SIGMOID", "KREĬN (VC)")]["std"] == pytest.approx(9.3, abs=0.05)
     assert summary[("gunpoint / DTW", "Kreĭn LS")]["iota"] == pytest.approx(0.05, abs=0.005)
     assert summary[("ionosphere / DELTA-GAUSS", "Kreĭn LS")]["iota"] == pytest.approx(0.50, abs=0.005)
+
+
+def _figure1():
+    data = json.loads((RESULTS / "luss2009-figure1" / "figure1_gap.json").read_text())
+    return data, (RESULTS / "luss2009-figure1" / "NOTES.md").read_text()
+
+
+@pytest.mark.parametrize(
+    "label,row",
+    [
+        ("ACCPM", "ACCPM"),
+        ("projected gradient, step 5/k (paper)", "PG, step 5/k (paper)"),
+        ("projected gradient, BB steps (krein default)", "PG, BB steps (krein)"),
+    ],
+)
+def test_figure1_notes_table_is_the_run(label, row):
+    from krein.experiments.luss2009 import figure1_summary
+
+    data, notes = _figure1()
+    assert (data["n"], data["C"], data["rho"], data["iterations"]) == (200, 10.0, 1.0, 300)
+    summary = figure1_summary(data["gaps"][label])
+    cells = [f"{10 ** summary['mean_log10'][k]:.1e}" for k in (10, 50, 150, 300)]
+    cells.append(f"{summary['final_median']:.1e}")
+    assert f"| {row} | " + " | ".join(cells) + " |" in notes
+
+
+def test_figure1_notes_first_iterations_below_1e_3():
+    from krein.experiments.luss2009 import figure1_summary
+
+    data, notes = _figure1()
+    first = {
+        label: int(np.argmax(figure1_summary(runs)["mean_log10"] < -3))
+        for label, runs in data["gaps"].items()
+    }
+    assert first["projected gradient, step 5/k (paper)"] == 123 and "iteration 123" in notes
+    assert first["projected gradient, BB steps (krein default)"] == 22 and "1e-3 in 22 iterations" in notes
+    assert np.all(figure1_summary(data["gaps"]["ACCPM"])["mean_log10"] > -3)
