@@ -1,8 +1,9 @@
-"""The ``krein`` command: ``info``, ``datasets``, ``spectrum``, ``reproduce`` and ``bench``."""
+"""The ``krein`` command: ``info``, ``datasets``, ``spectrum``, ``embed``, ``reproduce`` and ``bench``."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import runpy
 import sys
 from pathlib import Path
@@ -44,18 +45,22 @@ def cmd_info(args):
 
 
 def cmd_datasets(args):
-    """List the datasets shipped with krein."""
+    """List the datasets shipped with krein: kind, size, classes, official split (fits 80 columns)."""
     from rich.table import Table
 
     from .datasets import list_datasets
 
-    rows = list_datasets()
-    table = Table(title="datasets shipped with krein (krein spectrum --dataset NAME)")
-    keys = [k for k in ("name", "task", "kind", "n", "d", "classes", "natural") if rows and k in rows[0]]
-    for key in keys:
-        table.add_column(str(key))
-    for row in rows:
-        table.add_row(*(str(row[k]) for k in keys))
+    table = Table(
+        title="datasets shipped with krein (krein spectrum --dataset NAME)",
+        box=None,
+        padding=(0, 1, 0, 0),
+    )
+    for key in ("name", "kind", "n", "d", "classes", "split", "natural"):
+        table.add_column(key, no_wrap=True, justify="right" if key == "n" else "left")
+    for row in list_datasets():
+        split = "-" if row["split"] is None else "/".join(map(str, row["split"]))
+        classes = "real" if row["classes"] is None else str(row["classes"])
+        table.add_row(row["name"], row["kind"], str(row["n"]), str(row["d"]), classes, split, row["natural"])
     _console().print(table)
     return 0
 
@@ -70,10 +75,12 @@ def _spectrum_kernel(args):
     from .kernels import initial_kernel, make_kernel
 
     if args.kernel is None:
-        K, _, description = natural_kernel(args.dataset)
+        K, _, description = natural_kernel(args.dataset, max_samples=args.max_samples, random_state=args.seed)
         return K, args.dataset, description
     bunch = load_dataset(args.dataset)
-    X = standardize(np.asarray(bunch.data, dtype=float))
+    if bunch.kind in ("dissimilarity", "similarity"):
+        raise SystemExit(f"krein spectrum: {args.dataset} is a {bunch.kind} matrix; leave out --kernel.")
+    X = standardize(np.asarray(bunch.data, dtype=float).reshape(len(bunch.target), -1))
     if args.max_samples and X.shape[0] > args.max_samples:
         X = X[np.random.default_rng(args.seed).choice(X.shape[0], args.max_samples, replace=False)]
     try:
@@ -116,6 +123,49 @@ def cmd_spectrum(args):
     path = out / f"spectrum_{name}.png"
     figure.savefig(path, dpi=120, bbox_inches="tight")
     plt.close(figure)
+    console.print(f"plot written to {path}")
+    return 0
+
+
+def cmd_embed(args):
+    """Pseudo-Euclidean embedding of a shipped dataset's natural kernel: a PNG scatter and spectrum."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from rich.table import Table
+
+    from .datasets import natural_kernel
+    from .embedding import KreinPCA
+    from .plotting import plot_embedding
+
+    K, y, description = natural_kernel(
+        args.dataset, method=args.method, max_samples=args.max_samples, random_state=args.seed
+    )
+    pca = KreinPCA("precomputed").fit(K)
+    table = Table(title=f"Kreĭn embedding of {description}")
+    for column in ("n", "p", "q", "ι", "shown: pos 1+2", "shown: neg 1"):
+        table.add_column(column)
+    positive, negative = pca.explained_ratio_[pca.signature_ > 0], pca.explained_ratio_[pca.signature_ < 0]
+    table.add_row(
+        str(K.shape[0]),
+        str(pca.n_positive_),
+        str(pca.n_negative_),
+        f"{pca.indefiniteness_:.3f}",
+        f"{100 * positive[:2].sum():.1f}% of Σ|λ|",
+        f"{100 * negative[:1].sum():.1f}% of Σ|λ|",
+    )
+    console = _console()
+    console.print(table)
+    figure = plot_embedding(pca, y, title=description)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    label = args.dataset if args.method is None else f"{args.dataset}-{args.method}"
+    path = out / f"embedding_{label}.png"
+    partial = path.with_name(f".{path.stem}.{os.getpid()}.png")
+    figure.savefig(partial, dpi=120, bbox_inches="tight")
+    plt.close(figure)
+    partial.replace(path)
     console.print(f"plot written to {path}")
     return 0
 
@@ -203,6 +253,16 @@ def build_parser():
     spectrum.add_argument("--seed", type=int, default=0)
     spectrum.add_argument("--out", default="krein-results", help="folder for the PNG plot")
     spectrum.set_defaults(func=cmd_spectrum)
+
+    embed = sub.add_parser("embed", help="pseudo-Euclidean embedding of a dataset: scatter and spectrum PNG")
+    embed.add_argument("--dataset", required=True, help="a shipped dataset (see `krein datasets`)")
+    embed.add_argument(
+        "--method", help="the dataset's (dis)similarity, e.g. edit, dtw, tangent, simpson (default: natural)"
+    )
+    embed.add_argument("--max-samples", type=int, default=1000, help="subsample larger datasets")
+    embed.add_argument("--seed", type=int, default=0)
+    embed.add_argument("--out", default="krein-results", help="folder for the PNG plot")
+    embed.set_defaults(func=cmd_embed)
 
     reproduce = sub.add_parser("reproduce", help="run a paper experiment (default: the showcase)")
     reproduce.add_argument("name", nargs="?", help="experiment name, or 'all'; see --list")
