@@ -468,7 +468,9 @@ def _projected_gradient(problem, oracle, certificate, beta, max_iter, step_size)
             candidate_value, candidate_smoothed, candidate_gradient = oracle(candidate)
         else:
             direction = problem.project(beta + step * gradient) - beta
-            slope = float(gradient @ direction)
+            # sᵀd = 0, so ∇fᵀd = (∇f − cs)ᵀd for any c: removing the mean along s keeps the slope's
+            # sign exact near the optimum, where ∇f ≈ νs is large and its projected part tiny
+            slope = float((gradient - problem.signs * (gradient @ problem.signs) / gradient.size) @ direction)
             if slope <= 0:  # P_A(β + t∇f) = β: β is stationary to rounding
                 return certificate.history[-1] <= certificate.tol, iteration
             reference = min(recent[-_MEMORY:])
