@@ -369,7 +369,7 @@ def _file_name(label):
     description="krein's Kreĭn-space methods vs clip/flip/shift + SVC, indefinite SVC and RBF SVC on "
     "shipped data (sigmoid, delta-Gauss, edit distance, DTW, tangent distance)",
     paper="the library's main job (methods of all four papers on one protocol)",
-    quick_minutes=4,
+    quick_minutes=2,
     full_minutes=30,
 )
 def run(ctx):
