@@ -70,7 +70,8 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
         Returns
         -------
         list of fitted estimators
-            Clones of this estimator with the settings applied, in the order of ``params``.
+            Clones of this estimator with the settings applied, in the order of ``params``; the
+            estimator itself is left unchanged.
         """
         params = [dict(p) for p in params]
         for setting in params:
@@ -81,9 +82,10 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
                     f"stay the same); got {sorted(unknown)}."
                 )
         self._validate_params()
-        prepared = self._prepare(X, y)
-        parameters = self.get_params(deep=False)
-        fitted_state = {k: v for k, v in vars(self).items() if k not in parameters}
+        base = clone(self)  # a side call: the estimator it is called on stays as it was
+        prepared = base._prepare(X, y)
+        parameters = base.get_params(deep=False)
+        fitted_state = {k: v for k, v in vars(base).items() if k not in parameters}
         models, starts = [], None
         for setting in params:
             model = clone(self).set_params(**setting)
