@@ -160,6 +160,19 @@ def test_the_installed_command_prints_one_line(tmp_path):
     assert result.stderr.strip().count("\n") == 0 and "'nope'" in result.stderr
 
 
+def test_reproduce_list_shows_full_names_at_80_columns(capsys, monkeypatch):
+    """Every experiment name is printed whole on one line in an 80-column terminal (it is what a user
+    copies), and no line is wider than 80 characters."""
+    from krein.experiments import list_experiments
+
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["reproduce", "--list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    names = {line.split("│")[1].strip() for line in lines if line.count("│") > 2}
+    assert {e.name for e in list_experiments()} <= names
+
+
 def test_datasets_lists_every_set_within_80_columns(capsys, monkeypatch):
     from krein.datasets import list_datasets
 

@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from krein.experiments._notes import check_notes, evaluate, paper_cells, parse_notes, quoted_value
@@ -128,3 +129,43 @@ def test_krein_results_command_checks_and_writes(folder):
     assert "| demo |" in (folder / "fidelity.md").read_text()
     (run / "NOTES.md").write_text("# demo\n<!--json run.json -->\n25.7<!--= rows[task=pima].ours.1 -->\n")
     assert main(["results", "--dir", str(folder)]) == 1
+
+
+# luss2009-figure1: the table of the notes is figure1_summary of the run's gaps.
+
+
+def _figure1():
+    data = json.loads((RESULTS / "luss2009-figure1" / "figure1_gap.json").read_text())
+    return data, (RESULTS / "luss2009-figure1" / "NOTES.md").read_text()
+
+
+@pytest.mark.parametrize(
+    "label,row",
+    [
+        ("ACCPM", "ACCPM"),
+        ("projected gradient, step 5/k (paper)", "PG, step 5/k (paper)"),
+        ("projected gradient, BB steps (krein default)", "PG, BB steps (krein)"),
+    ],
+)
+def test_figure1_notes_table_is_the_run(label, row):
+    from krein.experiments.luss2009 import figure1_summary
+
+    data, notes = _figure1()
+    assert (data["n"], data["C"], data["rho"], data["iterations"]) == (200, 10.0, 1.0, 300)
+    summary = figure1_summary(data["gaps"][label])
+    cells = [f"{10 ** summary['mean_log10'][k]:.1e}" for k in (10, 50, 150, 300)]
+    cells.append(f"{summary['final_median']:.1e}")
+    assert f"| {row} | " + " | ".join(cells) + " |" in notes
+
+
+def test_figure1_notes_first_iterations_below_1e_3():
+    from krein.experiments.luss2009 import figure1_summary
+
+    data, notes = _figure1()
+    first = {
+        label: int(np.argmax(figure1_summary(runs)["mean_log10"] < -3))
+        for label, runs in data["gaps"].items()
+    }
+    assert first["projected gradient, step 5/k (paper)"] == 123 and "iteration 123" in notes
+    assert first["projected gradient, BB steps (krein default)"] == 22 and "1e-3 in 22 iterations" in notes
+    assert np.all(figure1_summary(data["gaps"]["ACCPM"])["mean_log10"] > -3)

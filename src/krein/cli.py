@@ -223,11 +223,15 @@ def cmd_reproduce(args):
 
     console = _console()
     if args.list:
-        table = Table(title="experiments (krein reproduce NAME [--quick])")
-        for column in ("name", "reproduces", "quick (min)", "full (min)", "description"):
-            table.add_column(column)
+        # Names are never wrapped or cut (they are what a user copies); the text column wraps.
+        table = Table(title="experiments (krein reproduce NAME [--quick])", title_justify="left")
+        table.add_column("name", no_wrap=True)
+        table.add_column("min", no_wrap=True, justify="right")
+        table.add_column("reproduces: description", ratio=1)
         for e in list_experiments():
-            table.add_row(e.name, e.paper, f"{e.quick_minutes:g}", f"{e.full_minutes:g}", e.description)
+            minutes = f"{e.quick_minutes:g}/{e.full_minutes:g}"
+            table.add_row(e.name, minutes, f"[italic]{e.paper}[/]: {e.description}")
+        table.caption = "min: minutes of the quick/full form"
         console.print(table)
         return 0
     name = args.name or SHOWCASE

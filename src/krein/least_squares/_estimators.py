@@ -210,6 +210,7 @@ class _KreinLeastSquares(KernelEstimatorMixin):
             n_components=self.n_components,
             landmarks=self.landmarks,
             landmark_rank=self.landmark_rank,
+            warn_poor=False,
             center=self.center,
             random_state=self.random_state,
             working_memory=self.working_memory,
@@ -592,11 +593,15 @@ _COMMON_PARAMETERS_DOC = """kernel : Kernel, str or "precomputed", default="gaus
         (Oglic & Gärtner 2019, Sec. 2.2) computed by :mod:`krein.nystroem`.
     landmarks : str, default="uniform"
         Landmark sampler of the Nyström model (see :mod:`krein.nystroem`).
-    landmark_rank : {"validated", "full"}, default="validated"
+    landmark_rank : {"full", "validated"}, default="full"
         Only with ``n_components``: eigenpairs of the landmark block ``K_ZZ`` kept in the Nyström
-        approximation — the number of leading ones that minimizes the error estimated on held-out
-        kernel columns, or all (the paper's plain Eq. (3)); see :class:`krein.nystroem.IndefiniteNystroem`.
-        ``representation_.approximation_error`` holds the estimated relative error.
+        model — all (the paper's plain Eq. (3)), or the number of leading ones that minimizes the
+        kernel approximation error estimated on held-out columns (the default of
+        :class:`krein.nystroem.IndefiniteNystroem`). The model lives in the span of the m landmark
+        functions and λ± control its small directions, so dropping eigenpairs of ``K_ZZ`` shrinks the
+        hypothesis space: on ``examples/million_points_low_rank.py`` (n = 10⁵, m = 100) "full" has
+        test RMSE 0.61 and "validated" 0.94 although K̃'s error is 1.8 against 0.11. The estimated
+        relative error of K̃ is kept in ``representation_.approximation_error`` (no warning).
     nystroem_split : {"approximation", "landmarks"}, default="approximation"
         Only with ``n_components``: the Kreĭn decomposition ``H₊ ⊕ H₋`` of the low-rank model.
         ``"approximation"``: H± spanned by the eigenvectors of ``K̃`` with positive/negative eigenvalues
@@ -665,7 +670,7 @@ class KreinRidge(_RidgeMixin, _RegressorTargets, _KreinLeastSquares, RegressorMi
         center=True,
         n_components=None,
         landmarks="uniform",
-        landmark_rank="validated",
+        landmark_rank="full",
         nystroem_split="approximation",
         random_state=None,
         working_memory=None,
@@ -711,7 +716,7 @@ class KreinRidgeClassifier(
         center=True,
         n_components=None,
         landmarks="uniform",
-        landmark_rank="validated",
+        landmark_rank="full",
         nystroem_split="approximation",
         random_state=None,
         working_memory=None,
@@ -787,7 +792,7 @@ class VarianceConstrainedKrein(
         center=True,
         n_components=None,
         landmarks="uniform",
-        landmark_rank="validated",
+        landmark_rank="full",
         nystroem_split="approximation",
         random_state=None,
         working_memory=None,
@@ -841,7 +846,7 @@ class VarianceConstrainedKreinClassifier(
         center=True,
         n_components=None,
         landmarks="uniform",
-        landmark_rank="validated",
+        landmark_rank="full",
         nystroem_split="approximation",
         random_state=None,
         working_memory=None,

@@ -161,6 +161,7 @@ def nystroem_representation(
     random_state=None,
     working_memory=None,
     y=None,
+    warn_poor=True,
 ):
     """One-shot Nyström eigendecomposition of the kernel matrix of ``X`` (Oglic & Gärtner 2019, Sec. 2.2).
 
@@ -194,6 +195,10 @@ def nystroem_representation(
         reduced per row chunk.
     y : array-like of shape (n,) or (n, t), default=None
         Targets whose projections ``Ũᵀ y`` are accumulated in the same pass.
+    warn_poor : bool, default=True
+        Warn when the estimated error exceeds ``POOR_APPROXIMATION``. Callers whose product is the
+        approximation ``K̃`` itself (:class:`IndefiniteNystroem`, ``KreinPCA``) warn; the learning
+        estimators do not, because their model is judged by its predictions, not by ``K̃``.
 
     Returns
     -------
@@ -227,7 +232,7 @@ def nystroem_representation(
         center=center,
         working_memory=working_memory,
     )
-    if representation.approximation_error > POOR_APPROXIMATION:
+    if warn_poor and representation.approximation_error > POOR_APPROXIMATION:
         _warn_poor(representation, n_components, full_rank, landmarks, landmark_rank, rank)
     return representation, indices
 

@@ -147,9 +147,10 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
         the paper's Sec. 2.5, features ``Φ = K_XZ U_Z |D|^{-1/2} S`` split by the signs ``S`` of the
         eigenvalues of ``K_ZZ``. They agree for positive definite kernels and m = n, and differ
         otherwise (see :class:`krein.least_squares.KreinRidge`).
-    landmark_rank : {"validated", "full"}, default="validated"
-        Eigenpairs of ``K_ZZ`` kept: those validated on held-out kernel columns, or all (the paper's
-        plain Eq. (3)); see :class:`krein.nystroem.IndefiniteNystroem`.
+    landmark_rank : {"full", "validated"}, default="full"
+        Eigenpairs of ``K_ZZ`` kept: all (the paper's plain Eq. (3)), or those validated on held-out
+        kernel columns; see ``landmark_rank`` of :class:`krein.least_squares.KreinRidge` for why the
+        learning estimators keep all by default.
     rank : int, default=None
         Rank of the one-shot eigendecomposition (at most m; all resolved eigenpairs when None).
     fit_intercept : bool, default=True
@@ -198,7 +199,7 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
         n_components=None,
         landmarks="uniform",
         nystroem_split="approximation",
-        landmark_rank="validated",
+        landmark_rank="full",
         rank=None,
         fit_intercept=True,
         tol=1e-10,
@@ -232,6 +233,7 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
             n_components=n_components,
             landmarks=self.landmarks,
             landmark_rank=self.landmark_rank,
+            warn_poor=False,
             rank=self.rank,
             random_state=self.random_state,
         )
