@@ -355,7 +355,8 @@ def dissimilarity_model(method, rank, grid, random_state, inner_folds):
     Low-rank methods (Sec. 2.4–2.5, rank = m = ``rank`` uniform landmarks) follow the paper's formula:
     the Kreĭn space split by the signature of K_ZZ (``nystroem_split="landmarks"``) and the plain
     Eq. (3), every eigenpair of K_ZZ above m·ε inverted (``landmark_rank="full"``); "(krein split)" is
-    the library's default beside it (approximation split, validated rank; issue 17). SF-LSM keeps m
+    the estimator's default beside it: the split by the eigenvectors of K̃ (``landmark_rank`` is
+    "full" by default too, so the two columns differ only in the split). SF-LSM keeps m
     landmark columns as features and inverts no K_ZZ. They select λ₊, λ₋ (α for SF-LSM) from ``grid``
     by inner stratified CV accuracy; the full-space VC-LSM is tuned as in Oglic & Gärtner (2018),
     Appendix C, by :class:`~krein.model_selection.HypergradientSearchCV`; the Kreĭn SVM selects C.
