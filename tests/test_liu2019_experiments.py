@@ -113,7 +113,7 @@ def test_table3_run_stores_one_cell_per_data_set_and_resumes(tmp_path, monkeypat
         0.5,
         0.816,
         0.044,
-        False,
+        "no",
     )
     assert versus["title"].startswith("Ours next to Liu et al. (2019), Table III: 0 of 8 cells")
     # --only also names methods: one method, read back from its cell
