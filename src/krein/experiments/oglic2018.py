@@ -21,6 +21,7 @@ from __future__ import annotations
 from functools import partial
 
 import numpy as np
+from sklearn.base import clone
 from sklearn.model_selection import KFold, StratifiedKFold
 
 from ..kernels import APPENDIX_D_KERNELS, initial_kernel
@@ -201,19 +202,27 @@ def _table3_data(name, max_samples, seed):
     return X, y, classification
 
 
+def table3_search(X, y, train, kernel_name, classification, settings, seed, n_jobs=1):
+    """The :class:`HypergradientSearchCV` of one Table 3 cell, fitted on the outer training part."""
+    kernel = initial_kernel(kernel_name, X[train], random_state=seed)
+    model = (VarianceConstrainedKreinClassifier if classification else VarianceConstrainedKrein)(kernel)
+    return _search(model, settings, classification, seed, n_jobs).fit(X[train], y[train])
+
+
+def _test_score(y_true, prediction, classification):
+    """Error in % (classification) or RMSE ×100 (regression)."""
+    if classification:
+        return 100.0 * float(np.mean(prediction != y_true))
+    return _rmse_percent(y_true, prediction)
+
+
 def table3_fold(X, y, train, test, kernel_name, classification, settings, seed, n_jobs=1):
     """(test score, ι at the tuned hyperparameters) of one Table 3 cell on one outer fold.
 
     The score is the error in % (classification) or the RMSE ×100 (regression).
     """
-    kernel = initial_kernel(kernel_name, X[train], random_state=seed)
-    model = (VarianceConstrainedKreinClassifier if classification else VarianceConstrainedKrein)(kernel)
-    search = _search(model, settings, classification, seed, n_jobs).fit(X[train], y[train])
-    prediction = search.predict(X[test])
-    if classification:
-        score = 100.0 * float(np.mean(prediction != y[test]))
-    else:
-        score = _rmse_percent(y[test], prediction)
+    search = table3_search(X, y, train, kernel_name, classification, settings, seed, n_jobs)
+    score = _test_score(y[test], search.predict(X[test]), classification)
     return score, float(search.best_estimator_.indefiniteness_)
 
 
@@ -304,4 +313,146 @@ def table3(ctx):
         "oglic2018-table3-vs-paper",
         f"Ours next to the paper's Table 3: {inside} of {len(versus_paper)} cells inside the paper's "
         "mean ± 1 std",
+    )
+
+
+#: Data sets and outer folds of the DELTA-GAUSS re-check (``oglic2018-delta-gauss``).
+DELTA_GAUSS_DATASETS = ("haberman", "ionosphere")
+DELTA_GAUSS_FOLDS = 5
+#: Values of the larger DELTA-GAUSS bandwidth (as multiples of its tuned value, up to the bound) at
+#: which the cross-validated objective is evaluated with everything else at the optimum.
+DELTA_GAUSS_PATH = (1.0, 10.0, 100.0, 1e3, np.inf)
+
+
+def delta_gauss_fold(X, y, train, test, settings, seed, n_jobs=1):
+    """Whether the tuned DELTA-GAUSS model of one Table 3 classification fold is a (±)GAUSS model.
+
+    DELTA-GAUSS (Appendix D) is ``G(η₁) − G(η₂)`` with ``G(η) = exp(−‖x − x'‖²/(2η²))``. When the
+    larger bandwidth grows, its Gaussian tends to the all-ones matrix, which the centring of problem (4)
+    removes (``H 1 1ᵀ H = 0``): ``η₂ → ∞`` leaves ``+G(η₁)`` and ``η₁ → ∞`` leaves ``−G(η₂)``, and the
+    KREĬN model on ``−G`` is the one on ``G`` with λ₊ and λ₋ exchanged (the decomposition components
+    swap, the dual coefficients change sign). This runs the Table 3 searches of DELTA-GAUSS and
+    GAUSS on one outer fold (the same seeds as the stored cells) and returns, as a dict:
+
+    * the tuned ``eta1``, ``eta2``, ``ratio`` (larger / smaller bandwidth), ``sign`` (+1: the limit
+      is ``+G(η₁)``, −1: ``−G(η₂)``), λ₊, λ₋, r and ι;
+    * ``loss`` — the cross-validated objective (inner-fold validation MSE) at the DELTA-GAUSS
+      optimum, with the larger bandwidth multiplied by each factor of :data:`DELTA_GAUSS_PATH`
+      (``inf``: at its upper bound), and ``gauss_loss``, the optimum of the GAUSS search;
+    * ``error`` / ``gauss_error`` / ``limit_error`` — test errors (%) of the tuned DELTA-GAUSS, the
+      tuned GAUSS and of the limit model (GAUSS at the smaller tuned bandwidth with the same λ±, r,
+      exchanged for ``sign = −1``), and ``agree_gauss`` / ``agree_limit``, the fraction of test
+      points on which DELTA-GAUSS predicts the class those two predict.
+    """
+    from ..kernels import Gaussian
+    from ..model_selection import _cross_validation_objective, _fold_data
+
+    searches = {
+        name: table3_search(X, y, train, name, True, settings, seed, n_jobs)
+        for name in ("DELTA-GAUSS", "GAUSS")
+    }
+    search = searches["DELTA-GAUSS"]
+    params = search.best_params_
+    kernel = params["kernel"]
+    eta1, eta2 = float(kernel.eta1), float(kernel.eta2)
+    sign = 1 if eta2 > eta1 else -1
+    template = clone(search.best_estimator_)
+    theta, bounds = template._hyperparameter_vector()
+    X_train, y_train = X[train], y[train]
+    inner = StratifiedKFold(settings["inner_folds"], shuffle=True, random_state=seed)
+    folds = [_fold_data(X_train, y_train, a, b, False) for a, b in inner.split(X_train, y_train)]
+    large = len(theta) - (1 if sign > 0 else 2)  # the log-bandwidth that goes to its bound
+    loss = []
+    for factor in DELTA_GAUSS_PATH:
+        point = theta.copy()
+        point[large] = (
+            bounds[large, 1] if np.isinf(factor) else min(theta[large] + np.log(factor), bounds[large, 1])
+        )
+        loss.append(float(_cross_validation_objective(point, template, folds, catch=False)[0]))
+    lambdas = (params["lambda_plus"], params["lambda_minus"])[::sign]
+    limit = clone(template).set_params(
+        kernel=Gaussian(min(eta1, eta2)), lambda_plus=lambdas[0], lambda_minus=lambdas[1]
+    )
+    limit.fit(X_train, y_train)
+    predictions = {name: s.predict(X[test]) for name, s in searches.items()}
+    limit_prediction = limit.predict(X[test])
+    return {
+        "eta1": eta1,
+        "eta2": eta2,
+        "ratio": max(eta1, eta2) / min(eta1, eta2),
+        "sign": sign,
+        "lambda_plus": float(params["lambda_plus"]),
+        "lambda_minus": float(params["lambda_minus"]),
+        "radius": float(params["radius"]),
+        "iota": float(search.best_estimator_.indefiniteness_),
+        "loss": loss,
+        "gauss_loss": float(searches["GAUSS"].best_loss_),
+        "error": _test_score(y[test], predictions["DELTA-GAUSS"], True),
+        "gauss_error": _test_score(y[test], predictions["GAUSS"], True),
+        "limit_error": _test_score(y[test], limit_prediction, True),
+        "agree_gauss": float(np.mean(predictions["DELTA-GAUSS"] == predictions["GAUSS"])),
+        "agree_limit": float(np.mean(predictions["DELTA-GAUSS"] == limit_prediction)),
+    }
+
+
+def run_delta_gauss(ctx, datasets, folds, settings, max_samples=None):
+    """:func:`delta_gauss_fold` on the first ``folds`` outer folds of each data set (10-fold splits).
+
+    Every fold is a :meth:`RunContext.cell`. Returns one row per fold.
+    """
+    rows = []
+    with ctx.progress(len(datasets) * folds, "oglic2018-delta-gauss") as advance:
+        for name in datasets:
+            X, y, classification = _table3_data(name, max_samples, ctx.random_state)
+            if not classification:
+                raise ValueError(f"The DELTA-GAUSS re-check runs on classification data, not {name!r}.")
+            splits = StratifiedKFold(10, shuffle=True, random_state=ctx.random_state).split(X, y)
+            for fold, (train, test) in enumerate(list(splits)[:folds]):
+                value = ctx.cell(
+                    f"delta-gauss-{name}-fold{fold}",
+                    partial(
+                        delta_gauss_fold, X, y, train, test, settings, ctx.random_state + fold, ctx.n_jobs
+                    ),
+                )
+                rows.append({"data set": name, "fold": fold, **value})
+                advance()
+    return rows
+
+
+def _delta_gauss_row(row):
+    """A printable row (80 columns) of :func:`run_delta_gauss`."""
+    return {
+        "fold": f"{row['data set'][:3]}{row['fold']}",
+        "η₁": f"{row['eta1']:.3g}",
+        "η₂": f"{row['eta2']:.3g}",
+        "±": "+" if row["sign"] > 0 else "−",
+        "ι": f"{row['iota']:.2f}",
+        "loss": f"{row['loss'][0]:.3f}",
+        "bound": f"{row['loss'][-1]:.3f}",
+        "G loss": f"{row['gauss_loss']:.3f}",
+        "err": f"{row['error']:.1f}",
+        "G err": f"{row['gauss_error']:.1f}",
+        "agree": f"{row['agree_limit']:.2f}",
+    }
+
+
+@experiment(
+    "oglic2018-delta-gauss",
+    description="Re-check of DELTA-GAUSS in Table 3: is the tuned kernel ±GAUSS (bandwidths, losses)?",
+    paper="Oglic & Gärtner (ICML 2018), Table 3 and Appendix D",
+    quick_minutes=1.0,
+    full_minutes=15,
+    selectable=True,
+)
+def delta_gauss(ctx):
+    if ctx.quick:
+        rows = run_delta_gauss(ctx, ctx.select(DELTA_GAUSS_DATASETS), 2, QUICK_SEARCH, max_samples=150)
+    else:
+        rows = run_delta_gauss(ctx, ctx.select(DELTA_GAUSS_DATASETS), DELTA_GAUSS_FOLDS, FULL_SEARCH)
+    ctx.write_json({"rows": rows, "path_factors": [str(f) for f in DELTA_GAUSS_PATH]}, "delta-gauss-folds")
+    ctx.report_rows(
+        [_delta_gauss_row(row) for row in rows],
+        "delta-gauss",
+        "DELTA-GAUSS at the tuned hyperparameters: bandwidths, inner-CV loss at the optimum and with the "
+        "larger bandwidth at its bound, GAUSS's loss, test errors (%), agreement with the ±GAUSS limit",
     )
