@@ -66,3 +66,117 @@ def test_table3_resumes_from_cells(tmp_path):
     assert resumed[0]["mean"] == np.mean(
         [99.0, json.loads((tmp_path / "cells" / cells[1]).read_text())["value"][0]]
     )
+
+
+def _two_clusters(n=40, seed=0):
+    rng = np.random.default_rng(seed)
+    y = np.repeat([0, 1], n // 2)
+    X = rng.standard_normal((n, 3)) + 6.0 * y[:, None]
+    return X, y
+
+
+def test_table2_centring_of_an_inner_part_is_its_double_centering():
+    """KREĬN tuned on the double-centred outer kernel sees, on every inner part, exactly the double
+    centering of that part (the centring of problem (4) removes the outer row/column means)."""
+    from scipy.spatial.distance import cdist
+
+    from krein.dissimilarity import DoubleCentering
+    from krein.experiments.oglic2018 import table2_kernel
+    from krein.least_squares import VarianceConstrainedKreinClassifier
+
+    X, y = _two_clusters()
+    D = cdist(X, X, "cityblock")  # not Euclidean: the double-centred matrix is indefinite
+    outer = np.arange(32)
+    K, _ = table2_kernel(D, outer, np.arange(32, 40), True)
+    inner, val = outer[:24], outer[24:]
+    centering = DoubleCentering()
+    direct_train = centering.fit_transform(D[np.ix_(inner, inner)])
+    direct_val = centering.transform(D[np.ix_(val, inner)])
+    model = VarianceConstrainedKreinClassifier("precomputed", lambda_plus=0.1, lambda_minus=0.3, radius=0.5)
+    sliced = model.fit(K[np.ix_(inner, inner)], y[inner]).decision_function(K[np.ix_(val, inner)])
+    direct = model.fit(direct_train, y[inner]).decision_function(direct_val)
+    np.testing.assert_allclose(sliced, direct, rtol=1e-9, atol=1e-12)
+
+
+def test_table2_fold_separates_two_clusters():
+    from scipy.spatial.distance import cdist
+
+    from krein.experiments.oglic2018 import TABLE2_METHODS, table2_fold
+
+    X, y = _two_clusters()
+    train, test = np.arange(0, 40, 2), np.arange(1, 40, 2)
+    D = cdist(X, X)
+    for dissimilarity, M in ((True, D), (False, np.exp(-(D**2) / 8.0))):
+        for method in TABLE2_METHODS:
+            assert table2_fold(M, y, train, test, method, dissimilarity, TINY_SEARCH, 0) == 0.0
+
+
+def test_table2_task():
+    from krein.experiments.oglic2018 import table2_task
+
+    M, y, dissimilarity = table2_task("protein")
+    assert dissimilarity and M.shape == (213, 213) and np.sum(y == 1) == 72  # HA, "label one", vs rest
+    M, y, dissimilarity = table2_task("coilyork")  # graph matching: symmetrized
+    assert dissimilarity and M.shape == (144, 144) and np.array_equal(M, M.T) and np.sum(y == 1) == 72
+    M, y, dissimilarity = table2_task("chen-protein")
+    assert not dissimilarity and np.sum(y == 1) == 72 and np.all(np.diag(M) == 1.0)
+
+
+def test_table2_tiny_and_resume(tmp_path):
+    from krein.experiments.oglic2018 import PAPER_TABLE2, TABLE2_METHODS, run_table2
+
+    def run(resume):
+        ctx = RunContext(quick=True, out=tmp_path, show_progress=False, resume=resume)
+        return run_table2(ctx, ("protein",), TABLE2_METHODS, 2, TINY_SEARCH)
+
+    table, versus_paper = run(False)
+    assert table.task_info["protein"]["n"] == 213 and 0 <= table.task_info["protein"]["iota"] < 0.01
+    assert len(list((tmp_path / "cells").iterdir())) == 3 * 2
+    assert [r["method"] for r in versus_paper] == list(TABLE2_METHODS)
+    for row in versus_paper:
+        paper_mean, paper_std = PAPER_TABLE2["protein"][row["method"]]
+        assert row["paper"] == f"{paper_mean:.2f} (± {paper_std:.2f})"
+        ours = float(row["ours"].split()[0])
+        assert row["inside the paper's ± 1 std"] == ("yes" if abs(ours - paper_mean) <= paper_std else "no")
+    path = tmp_path / "cells" / "protein-KREIN-fold0.json"
+    record = json.loads(path.read_text())
+    record["value"] = 50.0
+    path.write_text(json.dumps(record))
+    resumed, _ = run(True)
+    assert resumed.cells[("protein", "KREIN")].values[0] == 50.0
+
+
+def test_delta_gauss_tends_to_plus_or_minus_gauss():
+    """DELTA-GAUSS with its larger bandwidth at the bound is GAUSS (η₂ large) or −GAUSS with λ₊, λ₋
+    exchanged (η₁ large): the centring removes the all-ones limit of the wide Gaussian."""
+    from krein.kernels import DeltaGaussian, Gaussian
+    from krein.least_squares import VarianceConstrainedKreinClassifier
+
+    X, y = _two_clusters(60, seed=1)
+    X = X + np.random.default_rng(2).standard_normal(X.shape) * 2.0
+    common = {"radius": 0.7}
+    gauss = VarianceConstrainedKreinClassifier(Gaussian(1.5), lambda_plus=0.01, lambda_minus=0.2, **common)
+    reference = gauss.fit(X, y).decision_function(X)
+    plus = VarianceConstrainedKreinClassifier(
+        DeltaGaussian(1.5, 1e5), lambda_plus=0.01, lambda_minus=0.2, **common
+    ).fit(X, y)
+    minus = VarianceConstrainedKreinClassifier(
+        DeltaGaussian(1e5, 1.5), lambda_plus=0.2, lambda_minus=0.01, **common
+    ).fit(X, y)
+    np.testing.assert_allclose(plus.decision_function(X), reference, atol=1e-5)
+    np.testing.assert_allclose(minus.decision_function(X), reference, atol=1e-5)
+    assert plus.indefiniteness_ < 1e-6 and minus.indefiniteness_ > 1 - 1e-6
+
+
+def test_delta_gauss_fold_tiny():
+    from sklearn.model_selection import StratifiedKFold
+
+    from krein.experiments.oglic2018 import DELTA_GAUSS_PATH, _table3_data, delta_gauss_fold
+
+    X, y, _ = _table3_data("haberman", 60, 0)
+    train, test = next(StratifiedKFold(3, shuffle=True, random_state=0).split(X, y))
+    row = delta_gauss_fold(X, y, train, test, TINY_SEARCH, 0)
+    assert row["sign"] == (1 if row["eta2"] > row["eta1"] else -1)
+    assert row["ratio"] == max(row["eta1"], row["eta2"]) / min(row["eta1"], row["eta2"])
+    assert len(row["loss"]) == len(DELTA_GAUSS_PATH) and all(np.isfinite(row["loss"]))
+    assert 0 <= row["agree_gauss"] <= 1 and 0 <= row["agree_limit"] <= 1 and 0 <= row["iota"] <= 1
