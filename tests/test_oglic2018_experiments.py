@@ -1,6 +1,8 @@
 """Tiny forms of the oglic2018 experiments (the full ones run through ``krein reproduce``)."""
 
 import json
+import re
+from pathlib import Path
 
 import numpy as np
 
@@ -171,12 +173,67 @@ def test_delta_gauss_tends_to_plus_or_minus_gauss():
 def test_delta_gauss_fold_tiny():
     from sklearn.model_selection import StratifiedKFold
 
-    from krein.experiments.oglic2018 import DELTA_GAUSS_PATH, _table3_data, delta_gauss_fold
+    from krein.experiments.oglic2018 import DELTA_GAUSS_FLAT, _table3_data, delta_gauss_fold
 
     X, y, _ = _table3_data("haberman", 60, 0)
     train, test = next(StratifiedKFold(3, shuffle=True, random_state=0).split(X, y))
     row = delta_gauss_fold(X, y, train, test, TINY_SEARCH, 0)
-    assert row["sign"] == (1 if row["eta2"] > row["eta1"] else -1)
-    assert row["ratio"] == max(row["eta1"], row["eta2"]) / min(row["eta1"], row["eta2"])
-    assert len(row["loss"]) == len(DELTA_GAUSS_PATH) and all(np.isfinite(row["loss"]))
-    assert 0 <= row["agree_gauss"] <= 1 and 0 <= row["agree_limit"] <= 1 and 0 <= row["iota"] <= 1
+    assert all(np.isfinite(row[key]) for key in ("loss", "wide_loss", "narrow_loss", "gauss_loss"))
+    flat_wide = abs(row["wide_loss"] - row["loss"]) <= DELTA_GAUSS_FLAT * row["loss"]
+    assert (row["limit"] in ("+GAUSS", "−GAUSS")) == flat_wide
+    if flat_wide:
+        assert row["limit"] == ("+GAUSS" if row["eta2"] > row["eta1"] else "−GAUSS")
+    assert 0 <= row["agree_gauss"] <= 1 and 0 <= row["iota"] <= 1 and row["spread"] > 0
+
+
+RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results"
+DECIMAL = re.compile(r"(?<![\w.·^])\d+\.\d+(?![\w.])")
+COUNT = re.compile(r"\b(\d+) of (\d+)\b")
+
+
+def _run_numbers(folder):
+    """Every number of the run's JSON files under ``folder`` (cells excluded), as it may be quoted:
+    rounded to 1–4 decimals or 2–3 significant digits, and every decimal inside their strings."""
+    numbers = set()
+
+    def walk(value):
+        if isinstance(value, bool) or value is None:
+            return
+        if isinstance(value, int | float):
+            for number in (value, abs(value)):
+                numbers.update(format(number, f) for f in (".1f", ".2f", ".3f", ".4f", ".2g", ".3g"))
+        elif isinstance(value, str):
+            numbers.update(DECIMAL.findall(value))
+            numbers.update(" of ".join(match) for match in COUNT.findall(value))
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if key != "provenance":
+                    walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    for path in folder.rglob("*.json"):
+        if "cells" not in path.relative_to(folder).parts and "quick" not in path.relative_to(folder).parts:
+            walk(json.loads(path.read_text()))
+    return numbers
+
+
+def _check_notes(folder, counts=()):
+    """Each decimal number and each "k of n" in ``folder``/NOTES.md is one of the run's numbers."""
+    notes = (folder / "NOTES.md").read_text()
+    allowed = _run_numbers(folder) | set(counts)
+    decimals = [number for number in DECIMAL.findall(notes) if number not in allowed]
+    assert not decimals, f"NOTES.md numbers not in the run's JSON: {decimals}"
+    quoted = [" of ".join(match) for match in COUNT.findall(notes)]
+    assert not [q for q in quoted if q not in allowed], f"counts not in the run's JSON: {quoted}"
+
+
+def test_table2_notes_match_the_json():
+    from krein.experiments.oglic2018 import PAPER_TABLE2, TABLE2_DATASETS
+
+    folder = RESULTS / "oglic2018-table2"
+    _check_notes(folder)
+    notes = (folder / "NOTES.md").read_text()
+    missing = [name for name in PAPER_TABLE2 if name not in TABLE2_DATASETS]
+    assert len(missing) == 8 and all(name in notes for name in missing)
