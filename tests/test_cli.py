@@ -61,3 +61,24 @@ def test_only_runs_a_subset(tmp_path, monkeypatch):
     assert (tmp_path / "oglic2018-table3-classification.md").is_file()
     assert not (tmp_path / "oglic2018-table3-regression.md").exists()
     assert len(list((tmp_path / "cells").glob("haberman-*.json"))) == 18  # 6 kernels × 3 folds
+
+
+def test_datasets_lists_every_set_within_80_columns(capsys, monkeypatch):
+    from krein.datasets import list_datasets
+
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["datasets"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert max(len(line) for line in lines) <= 80 and not any("…" in line for line in lines)
+    rows = {line.split()[0]: line.split() for line in lines[2:] if line.strip()}
+    for d in list_datasets():
+        assert rows[d["name"]][1:3] == [d["kind"], str(d["n"])]
+    assert rows["ijcnn1"][5] == "35000/14990" and rows["yacht"][4] == "real"
+
+
+def test_spectrum_of_a_similarity_dataset(tmp_path, capsys):
+    assert main(["spectrum", "--dataset", "aural-sonar", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "38" in out and "-2.096" in out
+    with pytest.raises(SystemExit, match="protein is a dissimilarity matrix"):
+        main(["spectrum", "--dataset", "protein", "--kernel", "SIGMOID", "--out", str(tmp_path)])

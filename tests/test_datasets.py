@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import re
 import socket
 from importlib import resources
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -55,8 +57,11 @@ def no_network(monkeypatch):
 def test_readme_lists_every_dataset():
     names = [d["name"] for d in list_datasets()]
     assert sorted(README) == sorted(names)
-    assert len(names) == 25
-    assert {d["name"] for d in list_datasets("regression")} == {"wage"}
+    assert len(names) == 51
+    assert {d["name"] for d in list_datasets("regression")} == {"wage", "yacht", "airfoil", "pm10"}
+    for d in list_datasets():
+        row = README[d["name"]]
+        assert (d["kind"], d["n"], str(d["d"])) == (row["kind"], row["n"], row["d"])
 
 
 @pytest.mark.parametrize("name", sorted(README))
@@ -77,7 +82,11 @@ def test_dataset_loads_offline_and_matches_readme(name, no_network):
     elif row["kind"] == "series":
         assert b.data.shape == (row["n"], int(row["d"]))
     elif row["kind"] == "images":
-        assert b.data.shape == (row["n"], 8, 8)
+        h, w = (int(v) for v in row["d"].split("x"))
+        assert b.data.shape == (row["n"], h, w) and b.data.dtype == np.float64
+    elif row["kind"] in ("dissimilarity", "similarity"):
+        assert b.data.shape == (row["n"], row["n"]) and row["d"] == f"{row['n']}x{row['n']}"
+        assert b.data.dtype == np.float64 and np.all(np.isfinite(b.data))
     else:  # multiseries
         channels = int(row["d"].split("x")[0])
         assert len(b.data) == row["n"] and {s.shape[0] for s in b.data} == {channels}
@@ -106,10 +115,10 @@ def test_specific_contents():
     wage = load_dataset("wage")
     assert_allclose(wage.target[:3], [5.10, 4.95, 6.67])
     gp = load_dataset("gunpoint")
-    assert np.bincount(gp.split).tolist() == [50, 150]
+    assert (len(gp.train_idx), len(gp.test_idx)) == (50, 150)
     jv = load_dataset("japanesevowels")
     assert min(s.shape[1] for s in jv.data) == 7 and max(s.shape[1] for s in jv.data) == 29
-    assert np.bincount(jv.split).tolist() == [270, 370]
+    assert (len(jv.train_idx), len(jv.test_idx)) == (270, 370)
     ring = load_dataset("ring")
     x0 = ring.data[ring.target == 0]
     x1 = ring.data[ring.target == 1]
@@ -136,6 +145,215 @@ def test_bad_names():
         load_dataset("pima", as_strings=True)
     with pytest.raises(ValueError, match="task"):
         list_datasets("clustering")
+
+
+# ---------------------------------------------------------------- the papers' own data
+# Numbers transcribed from the shared data README (../shared/data/README.md), not from the registry:
+# name -> (shape of data, original labels -> counts over all rows, (train, test) class counts by
+# original label or None).
+PAPERS = {
+    "yacht": ((308, 6), None, None),
+    "airfoil": ((1503, 5), None, None),
+    "pm10": ((500, 7), None, None),
+    "protein": ((213, 213), {"HA": 72, "HB": 72, "M": 39, "G": 30}, None),
+    "coilyork": ((144, 144), {"-1": 72, "1": 72}, None),
+    "aural-sonar": ((100, 100), {"1": 50, "2": 50}, None),
+    "chen-protein": ((213, 213), {"1": 72, "2": 72, "3": 39, "4": 30}, None),
+    "usps": (
+        (9298, 16, 16),
+        None,
+        (
+            {
+                "0": 1194,
+                "1": 1005,
+                "2": 731,
+                "3": 658,
+                "4": 652,
+                "5": 556,
+                "6": 664,
+                "7": 645,
+                "8": 542,
+                "9": 644,
+            },
+            {
+                "0": 359,
+                "1": 264,
+                "2": 198,
+                "3": 166,
+                "4": 200,
+                "5": 160,
+                "6": 170,
+                "7": 147,
+                "8": 166,
+                "9": 177,
+            },
+        ),
+    ),
+    "usps-3v5": ((1540, 16, 16), {"3": 658 + 166, "5": 556 + 160}, ({"3": 658, "5": 556}, None)),
+    "usps-4v6": ((1686, 16, 16), {"4": 652 + 200, "6": 664 + 170}, ({"4": 652, "6": 664}, None)),
+    "a1a": ((1605, 123), {"-1": 1210, "1": 395}, None),
+    "fourclass": ((862, 2), {"-1": 555, "1": 307}, None),
+    "monk-1": ((556, 6), None, ({"0": 62, "1": 62}, {"0": 216, "1": 216})),
+    "monk-3": ((554, 6), None, ({"0": 62, "1": 60}, {"0": 204, "1": 228})),
+    "spect": ((267, 22), None, ({"0": 40, "1": 40}, {"0": 15, "1": 172})),
+    "parkinsons": ((195, 22), {"0": 48, "1": 147}, None),
+    "climate": ((540, 18), {"0": 46, "1": 494}, None),
+    "diabetic": ((1151, 19), {"0": 540, "1": 611}, None),
+    "fertility": ((100, 9), {"N": 88, "O": 12}, None),
+    "transfusion": ((748, 4), {"0": 570, "1": 178}, None),
+    "eeg": ((14980, 14), {"0": 8257, "1": 6723}, None),
+    "guide1": ((3089, 4), {"0": 1089, "1": 2000}, None),
+    "guide1-t": ((4000, 4), {"0": 2000, "1": 2000}, None),
+    "ijcnn1": ((49990, 22), None, ({"-1": 31585, "1": 3415}, {"-1": 13552, "1": 1438})),
+    "madelon": ((2600, 500), None, ({"-1": 1000, "1": 1000}, {"-1": 300, "1": 300})),
+    "yaleb": ((2414, 32, 32), None, None),
+}
+
+
+def _label_counts(bunch, rows=None):
+    labels = bunch.target_names[bunch.target if rows is None else bunch.target[rows]]
+    values, counts = np.unique(labels, return_counts=True)
+    return dict(zip(values.tolist(), counts.tolist(), strict=True))
+
+
+@pytest.mark.parametrize("name", sorted(PAPERS))
+def test_papers_data_as_in_the_shared_readme(name, no_network):
+    shape, counts, split = PAPERS[name]
+    b = load_dataset(name)
+    assert b.data.shape == shape and len(b.target) == shape[0]
+    if counts is not None:
+        assert _label_counts(b) == counts
+    if split is not None:
+        train, test = split
+        assert b.train_idx.dtype == np.int64 and b.test_idx.dtype == np.int64
+        assert np.all(np.diff(b.train_idx) > 0) and np.all(np.diff(b.test_idx) > 0)
+        assert np.intersect1d(b.train_idx, b.test_idx).size == 0
+        assert np.array_equal(np.union1d(b.train_idx, b.test_idx), np.arange(shape[0]))
+        got = _label_counts(b, b.train_idx)
+        assert {k: got.get(k, 0) for k in train} == train
+        if test is not None:
+            assert _label_counts(b, b.test_idx) == test
+    info = next(d for d in list_datasets() if d["name"] == name)
+    if "train_idx" in b:
+        assert info["split"] == (len(b.train_idx), len(b.test_idx))
+    elif name != "coilyork":
+        assert info["split"] is None
+
+
+def test_usps_split_and_two_digit_views():
+    usps = load_dataset("usps")
+    assert (len(usps.train_idx), len(usps.test_idx)) == (7291, 2007)
+    assert usps.data.min() == 0.0 and usps.data.max() == 1.0
+    assert _label_counts(usps, usps.test_idx)["9"] == 177
+    for name, (a, b) in (("usps-3v5", ("3", "5")), ("usps-4v6", ("4", "6"))):
+        view = load_dataset(name)
+        rows = np.flatnonzero(np.isin(usps.target_names[usps.target], [a, b]))
+        assert np.array_equal(view.data, usps.data[rows])
+        assert np.array_equal(view.target, (usps.target_names[usps.target[rows]] == b).astype(int))
+        assert view.target_names.tolist() == [a, b]
+        assert np.array_equal(rows[view.train_idx], np.intersect1d(rows, usps.train_idx))
+        assert np.array_equal(rows[view.test_idx], np.intersect1d(rows, usps.test_idx))
+    binary = load_dataset("usps-3v5", binarize=True)
+    assert binary.data.dtype == bool and binary.data.shape == (1540, 16, 16)
+
+
+def test_guide1_parts():
+    train, test = load_dataset("guide1"), load_dataset("guide1-t")
+    assert "train_idx" not in train and "test_idx" not in test
+    assert train.data.shape == (3089, 4) and test.data.shape == (4000, 4)
+    assert train.target_names.tolist() == test.target_names.tolist() == ["0", "1"]
+
+
+def test_yaleb_images_are_upright():
+    """Yale B is stored column-major (MATLAB); the images must come out row-major, face upright.
+
+    An upright face is nearly mirror-symmetric left-right but not top-bottom; a transposed face
+    would be the other way round.
+    """
+    b = load_dataset("yaleb")
+    assert b.data.shape == (2414, 32, 32) and b.data.dtype == np.float64
+    assert b.data.min() == 0.0 and b.data.max() == 255.0
+    assert len(b.target_names) == 38 and np.bincount(b.target).min() == 59
+    mean = b.data.mean(axis=0)
+    left_right = np.corrcoef(mean.ravel(), mean[:, ::-1].ravel())[0, 1]
+    top_bottom = np.corrcoef(mean.ravel(), mean[::-1, :].ravel())[0, 1]
+    assert left_right > 0.9 and top_bottom < 0.5
+
+
+def test_dissimilarity_and_similarity_matrices():
+    protein = load_dataset("protein")
+    D = protein.data
+    assert np.array_equal(D, D.T) and np.all(np.diag(D) == 0) and D.min() == 0.0 and D.max() == 13.64
+    assert protein.target_names.tolist() == ["HA", "HB", "M", "G"]
+    for name, n_negative in (("aural-sonar", 38), ("chen-protein", 40)):
+        S = load_dataset(name).data
+        assert np.array_equal(S, S.T) and np.all(np.diag(S) == 1.0)
+        assert S.min() >= 0.0 and S.max() <= 1.0
+        w = np.linalg.eigvalsh(S)
+        assert np.sum(w < -1e-10 * w[-1]) == n_negative
+    assert np.linalg.eigvalsh(load_dataset("aural-sonar").data)[0] == pytest.approx(-2.0964188988297203)
+    coil = load_dataset("coilyork")
+    assert coil.data.shape == coil.data_test.shape == (144, 144)
+    assert np.all(np.diag(coil.data) == 0) and coil.data.max() == 478.0
+    assert np.abs(coil.data - coil.data.T).max() == 72.0  # graph matching is not symmetric
+    assert np.bincount(coil.target_test).tolist() == [72, 72]
+    assert coil.target_names.tolist() == ["-1", "1"] and "train_idx" not in coil
+
+
+def test_side_information():
+    park = load_dataset("parkinsons")
+    assert len(np.unique(park.subject)) == 32 and park.names[0] == "phon_R01_S01_1"
+    climate = load_dataset("climate")
+    pairs = {(s, r) for s, r in zip(climate.study, climate.run, strict=True)}
+    assert len(pairs) == 540 and climate.study.dtype == np.int64
+    monk = load_dataset("monk-1")
+    assert monk.ids.shape == (556,) and monk.data.min() == 1.0
+    fert = load_dataset("fertility")
+    assert fert.target_names.tolist() == ["N", "O"]
+
+
+SHARED = Path(os.environ.get("KREIN_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="the shared data folder is not beside the repository")
+@pytest.mark.parametrize(
+    "name, stem",
+    [
+        ("protein", "protein_globins"),
+        ("coilyork", "coilyork_iksvmdc"),
+        ("aural-sonar", "aural_sonar"),
+        ("chen-protein", "chen_protein"),
+        ("usps", "usps"),
+        ("yaleb", "yaleb_32x32"),
+        ("madelon", "madelon"),
+        ("ijcnn1", "ijcnn1"),
+        ("monk-3", "monks3"),
+        ("pm10", "pm10"),
+        ("fertility", "fertility"),
+    ],
+)
+def test_shipped_values_equal_the_shared_copy(name, stem):
+    """The re-packing kept every value: the shipped data equal the shared source files."""
+    with np.load(SHARED / f"{stem}.npz") as z:
+        src = {k: z[k] for k in z.files}
+    b = load_dataset(name)
+    if name == "coilyork":
+        assert np.array_equal(b.data, src["D_train"]) and np.array_equal(b.data_test, src["D_train_test"].T)
+        assert np.array_equal(b.target_names[b.target_test].astype(int), src["y_test"])
+        y = src["y_train"]
+    else:
+        X = src["D"] if "D" in src else src["S"] if "S" in src else src["X"]
+        if name == "yaleb":
+            X = X.reshape(-1, 32, 32, order="F")
+        assert np.array_equal(b.data.reshape(X.shape), X)
+        y = src["labels"] if name in ("protein", "fertility") else src["y"]
+    if b.task == "regression":
+        assert np.array_equal(b.target, y)
+    else:
+        assert np.array_equal(b.target_names[b.target], y.astype(str))
+    if "train_idx" in src:
+        assert np.array_equal(b.train_idx, src["train_idx"])
+        assert np.array_equal(b.test_idx, src["test_idx"] if "test_idx" in src else src["valid_idx"])
 
 
 # ---------------------------------------------------------------- preprocessing
@@ -246,3 +464,53 @@ def test_natural_kernel_values():
     assert np.all(np.diag(K2) == pytest.approx(2.1))
     with pytest.raises(ValueError, match="method='dtw' does not apply"):
         natural_kernel("pima", method="dtw")
+
+
+@pytest.mark.parametrize(
+    "name, n_negative, centred",
+    [("protein", 4, True), ("coilyork", 52, True), ("aural-sonar", 38, False), ("chen-protein", 40, False)],
+)
+def test_natural_kernel_of_matrix_datasets(name, n_negative, centred):
+    K, y, desc = natural_kernel(name)
+    b = load_dataset(name)
+    assert K.shape == b.data.shape and np.array_equal(y, b.target)
+    assert np.array_equal(K, K.T)
+    w = np.linalg.eigvalsh(K)
+    assert np.sum(w < -1e-10 * w[-1]) == n_negative
+    if centred:  # K = -1/2 H (D∘D) H with D symmetrized for coilyork (Oglic & Gärtner 2018, App. C)
+        D = 0.5 * (b.data + b.data.T)
+        H = np.eye(len(D)) - 1.0 / len(D)
+        assert_allclose(K, -0.5 * H @ (D * D) @ H, atol=1e-9 * np.abs(K).max())
+        assert ("symmetrized" in desc) == (name == "coilyork")
+    else:
+        assert np.array_equal(K, b.data)
+
+
+def test_natural_kernel_of_yaleb_is_the_geodesic_gaussian():
+    K, y, desc = natural_kernel("yaleb", max_samples=40)
+    assert K.shape == (40, 40) and np.all(np.diag(K) == 1.0) and np.all((K > 0) & (K <= 1))
+    assert "9x9 region covariances" in desc
+
+
+def test_matrix_datasets_work_with_precomputed_estimators():
+    """Similarities go in as kernels, dissimilarities through DoubleCentering; both beat chance."""
+    from sklearn.model_selection import StratifiedKFold, cross_val_score
+    from sklearn.pipeline import make_pipeline
+
+    from krein.dissimilarity import DoubleCentering
+    from krein.least_squares import KreinRidgeClassifier
+    from krein.svm import IndefiniteSVC
+
+    cv = StratifiedKFold(5, shuffle=True, random_state=0)
+    sonar = load_dataset("aural-sonar")
+    for estimator in (KreinRidgeClassifier(kernel="precomputed"), IndefiniteSVC(kernel="precomputed")):
+        scores = cross_val_score(estimator, sonar.data, sonar.target, cv=cv)
+        assert scores.mean() >= 0.8  # chance: 0.5
+    protein = load_dataset("protein")
+    model = make_pipeline(DoubleCentering(), KreinRidgeClassifier(kernel="precomputed"))
+    assert cross_val_score(model, protein.data, protein.target, cv=cv).mean() >= 0.95  # chance: 0.34
+    coil = load_dataset("coilyork")  # the official split: fit on data, score on data_test
+    scale = coil.data.max()  # dissimilarities up to 478: scaled so that the default λ± suit them
+    model = make_pipeline(DoubleCentering(), KreinRidgeClassifier(kernel="precomputed"))
+    model.fit(0.5 * (coil.data + coil.data.T) / scale, coil.target)
+    assert model.score(coil.data_test / scale, coil.target_test) >= 0.7  # chance: 0.5

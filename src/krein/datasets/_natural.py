@@ -29,7 +29,9 @@ _METHODS_BY_KIND = {
     "strings": ("edit",),
     "series": ("dtw",),
     "multiseries": ("spd",),
-    "images": ("simpson", "tangent"),
+    "images": ("simpson", "tangent", "spd"),
+    "dissimilarity": ("centering",),
+    "similarity": ("similarity",),
 }
 
 
@@ -64,7 +66,7 @@ def natural_kernel(
     ======================  ==========================================================
     data                    natural kernel (``method``)
     ======================  ==========================================================
-    vectorial (UCI, wage)   ``"tl1"``: truncated ℓ₁ kernel max(τ − ‖x − x'‖₁, 0) on
+    vector sets             ``"tl1"``: truncated ℓ₁ kernel max(τ − ‖x − x'‖₁, 0) on
                             features min–max scaled to [0, 1], τ = 0.7 d (IKLR, Sec. V-A,
                             Table II)
     splice-strings          ``"edit"``: Levenshtein distances → :class:`DoubleCentering`
@@ -72,11 +74,25 @@ def natural_kernel(
     multichannel series     ``"spd"``: channel covariances, affine-invariant geodesic
                             Gaussian exp(−d²/σ²), σ² = median of the off-diagonal d²
                             (IKLR, Table I)
-    digits, digits-3v5      ``"simpson"``: Simpson scores of the binarized images (a
+    digit images            ``"simpson"``: Simpson scores of the binarized images (a
                             similarity, used as is) or ``"tangent"``: mean tangent
                             distances → :class:`DoubleCentering` (Luss & d'Aspremont,
-                            Sec. 5.1)
+                            Sec. 5.1); digits, digits-3v5, usps, usps-3v5, usps-4v6
+    yaleb                   ``"spd"``: 9 × 9 region covariance descriptors of the images,
+                            affine-invariant geodesic Gaussian as above (IKLR, Sec. V-C)
+    dissimilarity sets      ``"centering"``: K = −½ H (D∘D) H by :class:`DoubleCentering`
+                            (Oglic & Gärtner 2018, Appendix C: the *squared*
+                            dissimilarities are double-centred); protein, coilyork.
+                            coilyork's graph-matching D is asymmetric and is
+                            symmetrized as (D + Dᵀ)/2 first (Pekalska & Haasdonk 2009);
+                            only its 144 training objects have a full matrix
+    similarity sets         ``"similarity"``: the shipped S itself (symmetric);
+                            aural-sonar, chen-protein
     ======================  ==========================================================
+
+    For estimators, the same matrices go in through ``kernel="precomputed"``: a similarity
+    directly, a dissimilarity through ``make_pipeline(DoubleCentering(), estimator)``, which
+    centres each training fold and maps its test rows consistently.
 
     Parameters
     ----------
@@ -132,21 +148,33 @@ def natural_kernel(
         D = dtw_distances(bunch.data[idx], n_jobs=n_jobs)
         K = DoubleCentering().fit_transform(D)
         desc = f"{info.name} ({size}): -1/2 H (D*D) H of DTW distances"
+    elif method == "centering":
+        D = bunch.data[np.ix_(idx, idx)]
+        symmetrized = not np.array_equal(D, D.T)
+        K = DoubleCentering().fit_transform(0.5 * (D + D.T) if symmetrized else D)
+        what = ", D symmetrized as (D + D^T)/2" if symmetrized else ""
+        desc = f"{info.name} ({size}): -1/2 H (D*D) H of the shipped dissimilarities{what}"
+    elif method == "similarity":
+        K = bunch.data[np.ix_(idx, idx)]
+        desc = f"{info.name} ({size}): the shipped similarity matrix S"
     elif method == "spd":
-        series = [bunch.data[i] for i in idx]
-        C = covariance_descriptors(series, kind="series")
+        if info.kind == "images":
+            C = covariance_descriptors(bunch.data[idx], kind="image")
+        else:
+            C = covariance_descriptors([bunch.data[i] for i in idx], kind="series")
         D = spd_distances(C, metric="affine_invariant", n_jobs=n_jobs)
         sq = D**2
         sigma2 = float(np.median(sq[np.triu_indices_from(sq, k=1)]))
         K = np.exp(-sq / sigma2)
         desc = (
             f"{info.name} ({size}): affine-invariant geodesic Gaussian exp(-d^2/s^2) on "
-            f"{C.shape[1]}x{C.shape[1]} channel covariances, s^2 = median d^2 = {sigma2:.4g}"
+            f"{C.shape[1]}x{C.shape[1]} {'region' if info.kind == 'images' else 'channel'} covariances, "
+            f"s^2 = median d^2 = {sigma2:.4g}"
         )
     elif method == "simpson":
         S = simpson_similarity(binarize_images(bunch.data[idx]), n_jobs=n_jobs)
         K = S
-        desc = f"{info.name} ({size}): Simpson scores of binarized images (threshold 8 of 16)"
+        desc = f"{info.name} ({size}): Simpson scores of images binarized at half the top grey level"
     else:  # tangent
         D = tangent_distances(bunch.data[idx], n_jobs=n_jobs)
         K = DoubleCentering().fit_transform(D)

@@ -107,6 +107,7 @@ class _KreinLeastSquares(KernelEstimatorMixin):
         "center": ["boolean"],
         "n_components": [Interval(Integral, 1, None, closed="left"), None],
         "landmarks": [str],
+        "nystroem_split": [StrOptions({"approximation", "landmarks"})],
         "random_state": ["random_state"],
         "working_memory": [Interval(Real, 0, None, closed="neither"), None],
     }
@@ -152,7 +153,8 @@ class _KreinLeastSquares(KernelEstimatorMixin):
         self.representation_ = representation
         self.eigenvalues_ = representation.values
         self.indefiniteness_ = indefiniteness(representation.values)
-        return SpectralProblem(representation, Y, target_means, column_means)
+        split = "approximation" if self.n_components is None else self.nystroem_split
+        return SpectralProblem(representation, Y, target_means, column_means, split)
 
     def _target_means(self, Y):
         """Means removed from the targets (zeros without centring); one lazy pass over dask targets."""
@@ -560,6 +562,15 @@ _COMMON_PARAMETERS_DOC = """kernel : Kernel, str or "precomputed", default="gaus
         (Oglic & Gärtner 2019, Sec. 2.2) computed by :mod:`krein.nystroem`.
     landmarks : str, default="uniform"
         Landmark sampler of the Nyström model (see :mod:`krein.nystroem`).
+    nystroem_split : {"approximation", "landmarks"}, default="approximation"
+        Only with ``n_components``: the Kreĭn decomposition ``H₊ ⊕ H₋`` of the low-rank model.
+        ``"approximation"``: H± spanned by the eigenvectors of ``K̃`` with positive/negative eigenvalues
+        (a diagonal penalty in the one-shot eigenbasis). ``"landmarks"``: the paper's Sec. 2.4, features
+        ``Φ = K_XZ U_Z |D|^{-1/2} S`` split by the signs ``S`` of the eigenvalues of ``K_ZZ``, i.e.
+        ``z* = (ΦᵀΦ + nΛ±)⁻¹ Φᵀy`` and ``f(x) = k_x U_Z |D|^{-1/2} S z*`` (O(m³) more per fit). The two
+        agree for a positive definite kernel and for m = n, and differ on an indefinite kernel with
+        m < n (see :mod:`krein.least_squares._spectral`): the decomposition of a Kreĭn space is not
+        unique, and ``H₊`` of ``K_ZZ`` is not orthogonal to ``H₋`` over the training points.
     random_state : int, RandomState or None, default=None
         Seed of the landmark sampler.
     working_memory : float or None, default=None
@@ -617,6 +628,7 @@ class KreinRidge(_RidgeMixin, _RegressorTargets, _KreinLeastSquares, RegressorMi
         center=True,
         n_components=None,
         landmarks="uniform",
+        nystroem_split="approximation",
         random_state=None,
         working_memory=None,
     ):
@@ -626,6 +638,7 @@ class KreinRidge(_RidgeMixin, _RegressorTargets, _KreinLeastSquares, RegressorMi
         self.center = center
         self.n_components = n_components
         self.landmarks = landmarks
+        self.nystroem_split = nystroem_split
         self.random_state = random_state
         self.working_memory = working_memory
 
@@ -659,6 +672,7 @@ class KreinRidgeClassifier(
         center=True,
         n_components=None,
         landmarks="uniform",
+        nystroem_split="approximation",
         random_state=None,
         working_memory=None,
     ):
@@ -668,6 +682,7 @@ class KreinRidgeClassifier(
         self.center = center
         self.n_components = n_components
         self.landmarks = landmarks
+        self.nystroem_split = nystroem_split
         self.random_state = random_state
         self.working_memory = working_memory
 
@@ -731,6 +746,7 @@ class VarianceConstrainedKrein(
         center=True,
         n_components=None,
         landmarks="uniform",
+        nystroem_split="approximation",
         random_state=None,
         working_memory=None,
     ):
@@ -742,6 +758,7 @@ class VarianceConstrainedKrein(
         self.center = center
         self.n_components = n_components
         self.landmarks = landmarks
+        self.nystroem_split = nystroem_split
         self.random_state = random_state
         self.working_memory = working_memory
 
@@ -781,6 +798,7 @@ class VarianceConstrainedKreinClassifier(
         center=True,
         n_components=None,
         landmarks="uniform",
+        nystroem_split="approximation",
         random_state=None,
         working_memory=None,
     ):
@@ -792,5 +810,6 @@ class VarianceConstrainedKreinClassifier(
         self.center = center
         self.n_components = n_components
         self.landmarks = landmarks
+        self.nystroem_split = nystroem_split
         self.random_state = random_state
         self.working_memory = working_memory

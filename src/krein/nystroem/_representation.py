@@ -19,7 +19,27 @@ from ._source import KernelColumns
 __all__ = ["NystroemRepresentation", "StreamedRepresentation", "nystroem_representation"]
 
 
-class NystroemRepresentation(SpectralRepresentation):
+class _LandmarkCoordinates(SpectralRepresentation):
+    """What the Nyström representations share: ``Ũ = L W`` and the signature ``S`` of ``K_ZZ``.
+
+    The paper's own low-rank models (Oglic & Gärtner 2019, Sec. 2.4–2.5) are written in the landmark
+    coordinates ``z`` of the features ``Φ = L S`` (``L = K_XZ U_Z |D|^{-1/2}``): ``f = Φ z`` on the
+    training points and ``f(x) = k_x U_Z |D|^{-1/2} S z`` out of sample, with the Kreĭn-space split
+    ``‖f₊‖² = ‖z₊‖²``, ``‖f₋‖² = ‖z₋‖²`` by the signs ``S`` of the eigenvalues of ``K_ZZ``. A model with
+    training predictions ``Ũ u`` has ``Φ z = L W u``, i.e. ``z = S W u`` (:attr:`landmark_coordinates`).
+    """
+
+    def __init__(self, values, extension, *, W, signature):
+        self._W, self.landmark_signature = W, signature
+        super().__init__(values, None, extension)
+
+    @property
+    def landmark_coordinates(self):
+        """``C = S W`` (r₀×r): the landmark coordinates ``z = C u`` of eigen-coordinates ``u``."""
+        return self.landmark_signature[:, None] * self._W
+
+
+class NystroemRepresentation(_LandmarkCoordinates):
     """An in-memory Nyström representation holding ``L = K_XZ U_Z |D|^{-1/2}`` (n×r₀) and ``W``.
 
     The eigenvectors ``Ũ = L W`` are formed on first access of ``vectors`` (one n×r₀×r product);
@@ -27,9 +47,9 @@ class NystroemRepresentation(SpectralRepresentation):
     ``2m²n`` flops for ``L`` and ``LᵀL`` instead of ``3m²n``.
     """
 
-    def __init__(self, values, extension, *, features, W):
-        self._features, self._W = features, W
-        super().__init__(values, None, extension)
+    def __init__(self, values, extension, *, features, W, signature):
+        self._features = features
+        super().__init__(values, extension, W=W, signature=signature)
 
     @property
     def vectors(self):
@@ -47,7 +67,7 @@ class NystroemRepresentation(SpectralRepresentation):
         return self._W.T @ (self._features.T @ np.asarray(y, dtype=np.float64))
 
 
-class StreamedRepresentation(SpectralRepresentation):
+class StreamedRepresentation(_LandmarkCoordinates):
     """A Nyström representation that holds no n×r eigenvectors.
 
     ``project(y)`` returns ``Ũᵀ y = Wᵀ Lᵀ y``: from the moment accumulated in the fitting pass when
@@ -61,6 +81,8 @@ class StreamedRepresentation(SpectralRepresentation):
     landmark_indices : ndarray of shape (m,)
     W : ndarray of shape (r₀, r)
         ``Ũ = L W``.
+    signature : ndarray of shape (r₀,)
+        Signs of the kept eigenvalues of ``K_ZZ``.
     right : ndarray of shape (m, r₀)
         ``L = K_XZ right``.
     targets, projection : ndarray or None
@@ -76,15 +98,16 @@ class StreamedRepresentation(SpectralRepresentation):
         columns,
         landmark_indices,
         W,
+        signature,
         right,
         targets=None,
         projection=None,
         working_memory=None,
     ):
-        super().__init__(values, None, extension)
+        super().__init__(values, extension, W=W, signature=signature)
         self._columns = columns
         self._landmark_indices = landmark_indices
-        self._W, self._right = W, right
+        self._right = right
         self._targets, self._projection = targets, projection
         self._working_memory = working_memory
 
@@ -163,7 +186,9 @@ def nystroem_representation(
     if working_memory is None and not columns.distributed:
         L = columns.columns(indices) @ factor.right
         values, W = eigen_from_gram(L.T @ L, factor.signature, rank=rank)
-        return NystroemRepresentation(values, factor.right @ W, features=L, W=W), indices
+        return NystroemRepresentation(
+            values, factor.right @ W, features=L, W=W, signature=factor.signature
+        ), indices
     gram, moment = columns.moments(indices, factor.right, y, working_memory=working_memory)
     values, W = eigen_from_gram(gram, factor.signature, rank=rank)
     targets = y if y is None or hasattr(y, "dask") else np.asarray(y, dtype=np.float64)
@@ -173,6 +198,7 @@ def nystroem_representation(
         columns=columns,
         landmark_indices=indices,
         W=W,
+        signature=factor.signature,
         right=factor.right,
         targets=targets,
         projection=None if moment is None else W.T @ moment,

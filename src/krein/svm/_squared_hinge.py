@@ -13,6 +13,13 @@ squares problem ``(Φ̂_Iᵀ Φ̂_I + n R) w̄ = Φ̂_Iᵀ y_I`` (``Φ̂ = [Φ, 
 the exact line search along ``w̄ − w`` (the derivative of the objective along the ray is monotone and
 piecewise linear, so its root is found by sorting breakpoints). It terminates finitely, at the
 global minimum, when the active set no longer changes.
+
+On a Nyström representation, ``nystroem_split="landmarks"`` is the paper's own Sec. 2.5 formulation:
+features ``Φ = K_XZ U_Z |D|^{-1/2} S`` and the penalty ``nλ₊‖z₊‖² + nλ₋‖z₋‖²`` split by the signs ``S``
+of the eigenvalues of ``K_ZZ``. With ``z = C u`` (``u`` the coordinates of the training predictions in
+``Ũ``; :attr:`~krein.nystroem.NystroemRepresentation.landmark_coordinates`) the penalty is
+``uᵀ Q u``, ``Q = Cᵀ diag(λ_{Sⱼ}) C = V diag(ω) Vᵀ``, and the same Newton method runs on the features
+``Ũ V ω^{-1/2}`` with unit penalties.
 """
 
 from __future__ import annotations
@@ -134,6 +141,12 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
         Number of Nyström landmarks m; None uses the exact eigendecomposition of the training kernel.
     landmarks : {"uniform", "leverage", "kmeans++"}, default="uniform"
         Landmark sampler (Sec. 2.3).
+    nystroem_split : {"approximation", "landmarks"}, default="approximation"
+        Only with ``n_components``: the Kreĭn decomposition of the low-rank model. ``"approximation"``:
+        H± spanned by the eigenvectors of ``K̃`` with positive/negative eigenvalues. ``"landmarks"``:
+        the paper's Sec. 2.5, features ``Φ = K_XZ U_Z |D|^{-1/2} S`` split by the signs ``S`` of the
+        eigenvalues of ``K_ZZ``. They agree for positive definite kernels and m = n, and differ
+        otherwise (see :class:`krein.least_squares.KreinRidge`).
     rank : int, default=None
         Rank of the one-shot eigendecomposition (at most m; all resolved eigenpairs when None).
     fit_intercept : bool, default=True
@@ -152,7 +165,8 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
     dual_coef_ : ndarray of shape (n_points, n_tasks)
         ``β`` with ``f(x) = K(x, P) β + b`` (``P`` the training points, or the landmarks).
     coef_ : ndarray of shape (r, n_tasks)
-        ``z`` in the features ``Φ``.
+        ``z`` in the features ``Φ`` (``Ũ |Λ|^{1/2} sign(Λ)``, or ``K_XZ U_Z |D|^{-1/2} S`` with
+        ``nystroem_split="landmarks"``; then of shape (r₀, n_tasks)).
     intercept_ : ndarray of shape (n_tasks,)
     n_iter_ : ndarray of shape (n_tasks,)
     """
@@ -163,6 +177,7 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
         "lambda_minus": [Interval(numbers.Real, 0, None, closed="neither")],
         "n_components": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "landmarks": [StrOptions(set(LANDMARK_METHODS))],
+        "nystroem_split": [StrOptions({"approximation", "landmarks"})],
         "rank": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "fit_intercept": ["boolean"],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
@@ -178,6 +193,7 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
         lambda_minus=1e-3,
         n_components=None,
         landmarks="uniform",
+        nystroem_split="approximation",
         rank=None,
         fit_intercept=True,
         tol=1e-10,
@@ -189,6 +205,7 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
         self.lambda_minus = lambda_minus
         self.n_components = n_components
         self.landmarks = landmarks
+        self.nystroem_split = nystroem_split
         self.rank = rank
         self.fit_intercept = fit_intercept
         self.tol = tol
@@ -228,9 +245,20 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
         representation, y = self._representation(X, y)
         self.classes_, Y = one_vs_rest_targets(y)
         values = representation.values
-        scale = np.sqrt(np.abs(values))
-        features = representation.vectors * (scale * np.sign(values))
-        penalties = np.where(values > 0, self.lambda_plus, self.lambda_minus)
+        landmark_split = self.n_components is not None and self.nystroem_split == "landmarks"
+        if landmark_split:  # features Ũ V ω^{-1/2} with unit penalties (module docstring)
+            C = representation.landmark_coordinates
+            signature = representation.landmark_signature
+            Q = C.T @ (np.where(signature > 0, self.lambda_plus, self.lambda_minus)[:, None] * C)
+            omega, V = scipy.linalg.eigh(0.5 * (Q + Q.T), driver="evd", check_finite=False)
+            to_eigen = V / np.sqrt(omega)  # u = to_eigen @ coef
+            features = representation.vectors @ to_eigen
+            penalties = np.ones(values.size)
+        else:
+            scale = np.sqrt(np.abs(values))
+            to_eigen = scale * np.sign(values)  # diagonal
+            features = representation.vectors * to_eigen
+            penalties = np.where(values > 0, self.lambda_plus, self.lambda_minus)
         coef = np.empty((values.size, Y.shape[1]))
         self.intercept_ = np.empty(Y.shape[1])
         self.n_iter_ = np.empty(Y.shape[1], dtype=int)
@@ -243,9 +271,10 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
                 tol=self.tol,
                 max_iter=self.max_iter,
             )
-        self.coef_ = coef
+        u = to_eigen @ coef if landmark_split else to_eigen[:, None] * coef
+        self.coef_ = C @ u if landmark_split else coef
         self.representation_ = representation
-        self.dual_coef_ = representation.dual_coef(coef / scale[:, None])
+        self.dual_coef_ = representation.dual_coef(u / values[:, None])
         return self
 
     def decision_function(self, X):
