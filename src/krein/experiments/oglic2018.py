@@ -586,7 +586,7 @@ def table3(ctx):
 
 #: Data sets and outer folds of the DELTA-GAUSS re-check (``oglic2018-delta-gauss``).
 DELTA_GAUSS_DATASETS = ("haberman", "ionosphere")
-DELTA_GAUSS_FOLDS = 5
+DELTA_GAUSS_FOLDS = 3
 #: Relative change of the inner-CV loss below which moving a bandwidth to its bound counts as "no change".
 DELTA_GAUSS_FLAT = 1e-3
 
