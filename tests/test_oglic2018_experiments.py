@@ -15,6 +15,8 @@ TINY_SEARCH = {"inner_folds": 2, "n_restarts": 1, "restart_iter": 3, "max_iter":
 def test_experiments_are_registered():
     assert get_experiment("oglic2018-table1").paper.endswith("Table 1")
     assert get_experiment("oglic2018-table3").paper.endswith("Table 3")
+    assert get_experiment("oglic2018-table2").paper.endswith("Table 2")  # run below: run_table2
+    assert get_experiment("oglic2018-delta-gauss").selectable  # run below: delta_gauss_fold
 
 
 def test_table1_tiny(tmp_path):
