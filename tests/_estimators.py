@@ -25,6 +25,7 @@ MODULES = [
     "krein.logistic",
     "krein.kernel_learning",
     "krein.model_selection",
+    "krein.embedding",
 ]
 
 

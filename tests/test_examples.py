@@ -15,6 +15,7 @@ TESTED = {
     "spd_affine_invariant",
     "million_points_low_rank",
     "kernel_learning",
+    "krein_embedding",
 }
 
 
@@ -81,3 +82,13 @@ def test_example_documents_how_to_run_it(name):
     text = (EXAMPLES / f"{name}.py").read_text()
     assert f"python examples/{name}.py" in text
     assert 'if __name__ == "__main__":' in text
+
+
+def test_krein_embedding(tmp_path, capsys):
+    accuracies, agreement, pca = load("krein_embedding").main(plot=str(tmp_path / "embedding.png"))
+    # GunPoint/DTW: the negative part alone predicts the gesture, and adds to the positive part
+    assert accuracies["negative part"] > accuracies["majority class"] + 0.15
+    assert accuracies["both parts"] > accuracies["positive part"] + 0.05
+    assert pca.n_negative_ > 50 and agreement["signed spectral"] > 0.5
+    assert (tmp_path / "embedding.png").stat().st_size > 10_000
+    assert "signature (p, q)" in capsys.readouterr().out

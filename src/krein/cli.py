@@ -1,8 +1,9 @@
-"""The ``krein`` command: ``info``, ``datasets``, ``spectrum``, ``reproduce`` and ``bench``."""
+"""The ``krein`` command: ``info``, ``datasets``, ``spectrum``, ``embed``, ``reproduce`` and ``bench``."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import runpy
 import sys
 from pathlib import Path
@@ -126,6 +127,49 @@ def cmd_spectrum(args):
     return 0
 
 
+def cmd_embed(args):
+    """Pseudo-Euclidean embedding of a shipped dataset's natural kernel: a PNG scatter and spectrum."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from rich.table import Table
+
+    from .datasets import natural_kernel
+    from .embedding import KreinPCA
+    from .plotting import plot_embedding
+
+    K, y, description = natural_kernel(
+        args.dataset, method=args.method, max_samples=args.max_samples, random_state=args.seed
+    )
+    pca = KreinPCA("precomputed").fit(K)
+    table = Table(title=f"Kreĭn embedding of {description}")
+    for column in ("n", "p", "q", "ι", "shown: pos 1+2", "shown: neg 1"):
+        table.add_column(column)
+    positive, negative = pca.explained_ratio_[pca.signature_ > 0], pca.explained_ratio_[pca.signature_ < 0]
+    table.add_row(
+        str(K.shape[0]),
+        str(pca.n_positive_),
+        str(pca.n_negative_),
+        f"{pca.indefiniteness_:.3f}",
+        f"{100 * positive[:2].sum():.1f}% of Σ|λ|",
+        f"{100 * negative[:1].sum():.1f}% of Σ|λ|",
+    )
+    console = _console()
+    console.print(table)
+    figure = plot_embedding(pca, y, title=description)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    label = args.dataset if args.method is None else f"{args.dataset}-{args.method}"
+    path = out / f"embedding_{label}.png"
+    partial = path.with_name(f".{path.stem}.{os.getpid()}.png")
+    figure.savefig(partial, dpi=120, bbox_inches="tight")
+    plt.close(figure)
+    partial.replace(path)
+    console.print(f"plot written to {path}")
+    return 0
+
+
 def cmd_reproduce(args):
     """Run one experiment, every experiment (``all``), or list them (``--list``)."""
     from rich.table import Table
@@ -205,6 +249,16 @@ def build_parser():
     spectrum.add_argument("--seed", type=int, default=0)
     spectrum.add_argument("--out", default="krein-results", help="folder for the PNG plot")
     spectrum.set_defaults(func=cmd_spectrum)
+
+    embed = sub.add_parser("embed", help="pseudo-Euclidean embedding of a dataset: scatter and spectrum PNG")
+    embed.add_argument("--dataset", required=True, help="a shipped dataset (see `krein datasets`)")
+    embed.add_argument(
+        "--method", help="the dataset's (dis)similarity, e.g. edit, dtw, tangent, simpson (default: natural)"
+    )
+    embed.add_argument("--max-samples", type=int, default=1000, help="subsample larger datasets")
+    embed.add_argument("--seed", type=int, default=0)
+    embed.add_argument("--out", default="krein-results", help="folder for the PNG plot")
+    embed.set_defaults(func=cmd_embed)
 
     reproduce = sub.add_parser("reproduce", help="run a paper experiment (default: the showcase)")
     reproduce.add_argument("name", nargs="?", help="experiment name, or 'all'; see --list")

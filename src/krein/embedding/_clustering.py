@@ -1,0 +1,395 @@
+"""Clustering for indefinite similarities: Kreĭn-space kernel k-means and signed spectral clustering."""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.cluster import KMeans
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._base import KernelEstimatorMixin
+from .._validation import check_precomputed_test_kernel
+from ..kernels import Kernel
+from ._pca import KreinPCA
+
+__all__ = ["KreinKMeans", "KreinSpectralClustering", "krein_kmeans_objective"]
+
+
+def _check_n_clusters(n_clusters, n_samples):
+    if n_samples < n_clusters:
+        raise ValueError(
+            f"X has {n_samples} samples (n_samples={n_samples}), fewer than n_clusters={n_clusters}: "
+            "every cluster needs at least one sample."
+        )
+
+
+def _cluster_statistics(K, labels, k):
+    """``S[i, c] = Σ_{j∈c} K_ij``, cluster sizes and ``T_c = Σ_{i,j∈c} K_ij``."""
+    onehot = np.zeros((labels.size, k))
+    onehot[np.arange(labels.size), labels] = 1.0
+    S = K @ onehot
+    return S, onehot.sum(axis=0), np.einsum("ic,ic->c", onehot, S)
+
+
+def _distances(diagonal, S, counts, T):
+    """Squared pseudo-Euclidean distances ``‖φᵢ − μ_c‖²_K = K_ii − 2 S_ic/n_c + T_c/n_c²`` (n×k)."""
+    return diagonal[:, None] - 2.0 * S / counts + T / counts**2
+
+
+def krein_kmeans_objective(K, labels):
+    """The k-means objective of a partition under a (possibly indefinite) kernel.
+
+    ``J = Σ_c Σ_{i∈c} ‖φᵢ − μ_c‖²_K = Σᵢ K_ii − Σ_c T_c / n_c`` with ``T_c = Σ_{i,j∈c} K_ij``; equally
+    ``Σ_c (1 / 2n_c) Σ_{i,j∈c} d²ᵢⱼ`` with the squared pseudo-Euclidean distances
+    ``d²ᵢⱼ = K_ii + K_jj − 2 K_ij``. It may be negative for an indefinite kernel.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+    labels : array-like of shape (n,)
+        Cluster labels ``0 … k−1``.
+
+    Returns
+    -------
+    float
+    """
+    labels = np.asarray(labels)
+    k = int(labels.max()) + 1
+    _, counts, T = _cluster_statistics(np.asarray(K, dtype=float), labels, k)
+    nonempty = counts > 0
+    return float(np.trace(K) - np.sum(T[nonempty] / counts[nonempty]))
+
+
+def _kmeanspp_labels(K, k, rng):
+    """Initial partition: k-means++ seeds under the pseudo-Euclidean distance, nearest-seed labels.
+
+    Seeds are drawn with probability proportional to the squared distance to the nearest seed so far,
+    negative squared distances (possible in a Kreĭn space) counting as zero; each seed keeps its own
+    label, so no cluster starts empty.
+    """
+    n = K.shape[0]
+    diagonal = np.diag(K)
+    seeds = [int(rng.randint(n))]
+    closest = diagonal + diagonal[seeds[0]] - 2.0 * K[:, seeds[0]]
+    for _ in range(1, k):
+        weights = np.maximum(closest, 0.0)
+        weights[seeds] = 0.0
+        if weights.sum() > 0:
+            seed = int(rng.choice(n, p=weights / weights.sum()))
+        else:
+            seed = int(rng.choice(np.setdiff1d(np.arange(n), seeds)))
+        seeds.append(seed)
+        closest = np.minimum(closest, diagonal + diagonal[seed] - 2.0 * K[:, seed])
+    seeds = np.asarray(seeds)
+    distances = diagonal[:, None] + diagonal[seeds][None, :] - 2.0 * K[:, seeds]
+    labels = np.argmin(distances, axis=1)
+    labels[seeds] = np.arange(k)
+    return labels
+
+
+def _hartigan(K, labels, k, max_iter, tol):
+    """Monotone k-means in a Kreĭn space: guarded batch steps, then Hartigan's single-point moves.
+
+    A batch (Lloyd) reassignment is kept only if it lowers the objective J exactly; then every point is
+    moved to the cluster that lowers J most, ``ΔJ = n_b/(n_b+1) d(i, b) − n_a/(n_a−1) d(i, a)``
+    (Hartigan & Wong 1979; an algebraic identity, valid for an indefinite kernel), until no move lowers
+    J by more than ``tol``. J strictly decreases over finitely many partitions: no cycle is possible.
+    Returns the labels, the number of passes and whether the passes ran out.
+    """
+    diagonal = np.diag(K)
+    S, counts, T = _cluster_statistics(K, labels, k)
+    objective = diagonal.sum() - np.sum(T / counts)
+    for iteration in range(1, max_iter + 1):
+        candidate = np.argmin(_distances(diagonal, S, counts, T), axis=1)
+        if np.unique(candidate).size == k and np.any(candidate != labels):
+            S_new, counts_new, T_new = _cluster_statistics(K, candidate, k)
+            new_objective = diagonal.sum() - np.sum(T_new / counts_new)
+            if new_objective < objective - tol:
+                labels, S, counts, T, objective = candidate, S_new, counts_new, T_new, new_objective
+                continue
+        moved = False
+        for i in range(labels.size):
+            a = labels[i]
+            if counts[a] == 1:
+                continue
+            d = diagonal[i] - 2.0 * S[i] / counts + T / counts**2
+            change = counts / (counts + 1.0) * d - counts[a] / (counts[a] - 1.0) * d[a]
+            change[a] = 0.0
+            b = int(np.argmin(change))
+            if change[b] < -tol:
+                column = K[:, i]
+                T[a] += diagonal[i] - 2.0 * S[i, a]
+                T[b] += diagonal[i] + 2.0 * S[i, b]
+                S[:, a] -= column
+                S[:, b] += column
+                counts[a] -= 1.0
+                counts[b] += 1.0
+                labels[i] = b
+                objective += change[b]
+                moved = True
+        if not moved:
+            return labels, iteration, False
+        S, counts, T = _cluster_statistics(K, labels, k)  # no drift from the incremental updates
+        objective = diagonal.sum() - np.sum(T / counts)
+    return labels, max_iter, True
+
+
+def _lloyd(K, labels, k, max_iter):
+    """The textbook kernel k-means iteration (batch nearest-mean assignment) on an indefinite kernel.
+
+    Not a descent method here: the cluster mean is a saddle point, not a minimizer, of
+    ``Σ_{i∈c} ‖φᵢ − μ‖²_K`` when the inner product is indefinite, so J can rise and the iteration can
+    cycle. A repeated partition stops it (returned as cycling); an emptied cluster takes the point
+    farthest from its own mean.
+    """
+    diagonal = np.diag(K)
+    seen = {labels.tobytes()}
+    for iteration in range(1, max_iter + 1):
+        S, counts, T = _cluster_statistics(K, labels, k)
+        distances = _distances(diagonal, S, counts, T)
+        new = np.argmin(distances, axis=1)
+        for c in np.setdiff1d(np.arange(k), new):
+            own = distances[np.arange(new.size), new]
+            own[np.isin(new, np.flatnonzero(np.bincount(new, minlength=k) == 1))] = -np.inf
+            new[int(np.argmax(own))] = c
+        if np.array_equal(new, labels):
+            return labels, iteration, False
+        if new.tobytes() in seen:
+            return new, iteration, True
+        seen.add(new.tobytes())
+        labels = new
+    return labels, max_iter, True
+
+
+class KreinKMeans(KernelEstimatorMixin, ClusterMixin, BaseEstimator):
+    """Kernel k-means in the Kreĭn space of an indefinite kernel.
+
+    Minimizes the k-means objective of a partition into ``n_clusters`` clusters under the indefinite
+    inner product of the kernel,
+
+        ``J = Σ_c Σ_{i∈c} ‖φᵢ − μ_c‖²_K = Σᵢ K_ii − Σ_c (1/n_c) Σ_{i,j∈c} K_ij``
+
+    (:func:`krein_kmeans_objective`), i.e. k-means of the pseudo-Euclidean embedding
+    (:class:`KreinPCA`) with its indefinite squared distances.
+
+    **Convergence caveats.** With an indefinite inner product the centroid problem
+    ``min_μ Σ_{i∈c} ‖φᵢ − μ‖²_K`` has no minimum (moving μ along a negative direction lowers it without
+    bound): the mean is only a saddle point, so the textbook Lloyd iteration is not a descent method — J
+    can increase and the assignments can cycle. Over *partitions* J is finite, and it changes by the
+    constant ``σ (n − k)`` when ``σ I`` is added to K (Roth et al. 2003, "Optimal cluster preserving
+    embedding of nonmetric proximity data", IEEE TPAMI 25(12)): the optimal partitions are those of any
+    shift-embedded, positive semidefinite ``K + σ I``. ``algorithm="hartigan"`` (default) therefore
+    descends on J over partitions: batch reassignments are accepted only when they lower J exactly,
+    then single-point moves of Hartigan & Wong (1979) are made while they lower J. J strictly decreases,
+    so the method stops after finitely many passes and never cycles; ``max_iter`` bounds the passes (a
+    :class:`~sklearn.exceptions.ConvergenceWarning` if they run out). ``algorithm="lloyd"`` runs the
+    textbook iteration and warns when it cycles. Each of ``n_init`` runs starts from k-means++ seeds
+    under the pseudo-Euclidean distance; the run with the lowest J is kept.
+
+    Parameters
+    ----------
+    n_clusters : int, default=8
+    kernel : Kernel, str or "precomputed", default="gaussian"
+        With "precomputed", ``X`` is the n×n training kernel (for dissimilarities, double centre them
+        first: ``make_pipeline(DoubleCentering(), KreinKMeans(kernel="precomputed"))``, whose J is
+        ``Σ_c (1/2n_c) Σ_{i,j∈c} Dᵢⱼ²``).
+    algorithm : {"hartigan", "lloyd"}, default="hartigan"
+    n_init : int, default=10
+    max_iter : int, default=300
+    tol : float, default=1e-10
+        A move must lower J by more than ``tol · max|K|`` (rounding guard).
+    random_state : int, RandomState or None, default=None
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+    inertia_ : float
+        J of ``labels_`` (may be negative for an indefinite kernel).
+    n_iter_ : int
+        Passes of the kept run.
+    kernel_ : Kernel or "precomputed"
+    n_features_in_ : int
+    """
+
+    _parameter_constraints = {
+        "n_clusters": [Interval(numbers.Integral, 1, None, closed="left")],
+        "kernel": [Kernel, str],
+        "algorithm": [StrOptions({"hartigan", "lloyd"})],
+        "n_init": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "tol": [Interval(numbers.Real, 0, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        n_clusters=8,
+        *,
+        kernel="gaussian",
+        algorithm="hartigan",
+        n_init=10,
+        max_iter=300,
+        tol=1e-10,
+        random_state=None,
+    ):
+        self.n_clusters = n_clusters
+        self.kernel = kernel
+        self.algorithm = algorithm
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        """Cluster the training data (points, or the n×n kernel when precomputed)."""
+        self._validate_params()
+        K, _ = self._fit_kernel(X)
+        k = self.n_clusters
+        _check_n_clusters(k, K.shape[0])
+        rng = check_random_state(self.random_state)
+        tol = self.tol * float(np.max(np.abs(K)))
+        best = None
+        for _ in range(self.n_init):
+            labels = _kmeanspp_labels(K, k, rng)
+            if self.algorithm == "hartigan":
+                labels, n_iter, unfinished = _hartigan(K, labels, k, self.max_iter, tol)
+            else:
+                labels, n_iter, unfinished = _lloyd(K, labels, k, self.max_iter)
+            objective = krein_kmeans_objective(K, labels)
+            if best is None or objective < best[0]:
+                best = (objective, labels, n_iter, unfinished)
+        self.inertia_, labels, self.n_iter_, unfinished = best
+        if unfinished:
+            reason = (
+                "the iteration cycles (the Kreĭn-space mean is not a minimizer); use algorithm='hartigan'"
+                if self.algorithm == "lloyd"
+                else f"max_iter={self.max_iter} passes were not enough; increase max_iter"
+            )
+            warnings.warn(f"KreinKMeans did not converge: {reason}.", ConvergenceWarning, stacklevel=2)
+        S, counts, T = _cluster_statistics(K, labels, k)
+        self.labels_ = labels
+        self._weights = np.zeros((labels.size, k))
+        self._weights[np.arange(labels.size), labels] = 1.0 / counts[labels]
+        self._mean_norms = T / counts**2
+        return self
+
+    def predict(self, X):
+        """The cluster whose Kreĭn-space mean is nearest: ``argmin_c −2 k(x, X_c)/n_c + T_c/n_c²``.
+
+        This is the Lloyd assignment step; at a Hartigan optimum with an indefinite kernel a training
+        point can be nearer another cluster's mean than its own, so ``predict`` of the training data
+        may differ from ``labels_`` on such points.
+        """
+        check_is_fitted(self, "labels_")
+        rows = self._test_kernel(X)
+        return np.argmin(self._mean_norms - 2.0 * rows @ self._weights, axis=1)
+
+
+class KreinSpectralClustering(KernelEstimatorMixin, ClusterMixin, BaseEstimator):
+    """Spectral clustering on the signed (pseudo-Euclidean) embedding of an indefinite kernel.
+
+    The ``rank`` eigenvectors of the centred kernel with the largest |λ| — negative eigenvalues
+    included, where clipping would drop them — scaled to coordinates ``U |Λ|^{1/2}`` (:class:`KreinPCA`),
+    rows normalized to unit length (``normalize``, as in Ng, Jordan & Weiss 2001), then k-means in these
+    coordinates (scikit-learn's :class:`~sklearn.cluster.KMeans`; the Euclidean metric of the
+    coordinates is that of the flip-spectrum kernel restricted to them). Exact, or low rank on Nyström
+    landmarks with ``n_components``; new points are assigned through their out-of-sample coordinates.
+
+    Parameters
+    ----------
+    n_clusters : int, default=8
+    kernel : Kernel, str or "precomputed", default="gaussian"
+    rank : int, default=None
+        Number of coordinates (default ``n_clusters``).
+    normalize : bool, default=True
+    center : bool, default=True
+    n_components : int, default=None
+        Nyström landmarks (None: exact).
+    landmarks : {"uniform", "leverage", "kmeans++"}, default="uniform"
+    n_init : int, default=10
+        Restarts of k-means.
+    random_state : int, RandomState or None, default=None
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+    pca_ : KreinPCA
+        The fitted embedding (its ``signature_`` says which coordinates are negative).
+    kmeans_ : sklearn.cluster.KMeans
+    kernel_ : Kernel or "precomputed"
+    n_features_in_ : int
+    """
+
+    _parameter_constraints = {
+        **{
+            name: KreinPCA._parameter_constraints[name]
+            for name in ("kernel", "rank", "center", "n_components", "landmarks", "random_state")
+        },
+        "n_clusters": [Interval(numbers.Integral, 1, None, closed="left")],
+        "normalize": ["boolean"],
+        "n_init": [Interval(numbers.Integral, 1, None, closed="left")],
+    }
+
+    def __init__(
+        self,
+        n_clusters=8,
+        *,
+        kernel="gaussian",
+        rank=None,
+        normalize=True,
+        center=True,
+        n_components=None,
+        landmarks="uniform",
+        n_init=10,
+        random_state=None,
+    ):
+        self.n_clusters = n_clusters
+        self.kernel = kernel
+        self.rank = rank
+        self.normalize = normalize
+        self.center = center
+        self.n_components = n_components
+        self.landmarks = landmarks
+        self.n_init = n_init
+        self.random_state = random_state
+
+    def _coordinates(self, Y):
+        if not self.normalize:
+            return Y
+        norms = np.linalg.norm(Y, axis=1, keepdims=True)
+        return Y / np.where(norms > 0, norms, 1.0)
+
+    def fit(self, X, y=None):
+        """Embed the training data and cluster the coordinates."""
+        self._validate_params()
+        rng = check_random_state(self.random_state)
+        self.pca_ = KreinPCA(
+            self.kernel,
+            self.n_clusters if self.rank is None else self.rank,
+            center=self.center,
+            n_components=self.n_components,
+            landmarks=self.landmarks,
+            random_state=rng,
+        )
+        X = validate_data(self, X, reset=True, dtype=np.float64)
+        Y = self.pca_.fit_transform(X)
+        _check_n_clusters(self.n_clusters, Y.shape[0])
+        self.kernel_ = self.pca_.kernel_
+        self.kmeans_ = KMeans(self.n_clusters, n_init=self.n_init, random_state=rng).fit(self._coordinates(Y))
+        self.labels_ = self.kmeans_.labels_
+        return self
+
+    def predict(self, X):
+        """The cluster of new points, from their out-of-sample coordinates."""
+        check_is_fitted(self, "labels_")
+        if self.kernel_ == "precomputed":
+            X = check_precomputed_test_kernel(X, self)
+        else:
+            X = validate_data(self, X, reset=False, dtype=np.float64)
+        return self.kmeans_.predict(self._coordinates(self.pca_.transform(X)))

@@ -1,0 +1,347 @@
+"""``KreinPCA``: the pseudo-Euclidean embedding of an indefinite kernel or a dissimilarity."""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+import scipy.linalg
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils._available_if import available_if
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import _check_feature_names_in, check_is_fitted, validate_data
+
+from .._base import KernelEstimatorMixin, is_precomputed
+from .._validation import check_precomputed_test_kernel
+from ..dissimilarity import DoubleCentering
+from ..kernels import Kernel, make_kernel
+from ..least_squares._spectral import center_kernel
+from ..nystroem import LANDMARK_METHODS, nystroem_representation
+from ..spectral import SpectralRepresentation, indefiniteness
+
+__all__ = ["KreinPCA"]
+
+
+def _sign_convention(vectors):
+    """Flip columns so that each one's entry of largest magnitude is positive (a deterministic sign)."""
+    rows = np.argmax(np.abs(vectors), axis=0)
+    signs = np.sign(vectors[rows, np.arange(vectors.shape[1])])
+    signs[signs == 0] = 1.0
+    return vectors * signs
+
+
+def _by_magnitude(values, rcond):
+    """Indices of the eigenvalues with ``|λ| > rcond · max|λ|``, by decreasing magnitude."""
+    magnitude = np.abs(values)
+    keep = np.flatnonzero(magnitude > rcond * np.max(magnitude, initial=0.0))
+    return keep[np.argsort(-magnitude[keep], kind="stable")]
+
+
+class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
+    """Pseudo-Euclidean embedding (Kreĭn-space PCA) of an indefinite kernel or a dissimilarity.
+
+    A symmetric kernel matrix ``K = U Λ Uᵀ`` (centred in feature space, ``H K H``, by default) is the
+    Gram matrix of the coordinates ``Y = U |Λ|^{1/2}`` under the indefinite inner product
+    ``⟨y, y'⟩ = y diag(s) y'ᵀ`` with signature ``s = sign(Λ)``: ``K = Y diag(s) Yᵀ``. The ``p``
+    coordinates with ``λ > 0`` span the positive part of a pseudo-Euclidean space ℝ^(p, q), the ``q``
+    with ``λ < 0`` the negative part (Goldfarb 1984; Pękalska & Duin 2005, Ch. 3; the Kreĭn
+    decomposition ``K = K₊ − K₋`` of Oglic & Gärtner 2018, Sec. 2). Coordinates are ordered by |λ|, so
+    a truncation to ``rank`` coordinates keeps the best rank-``rank`` approximation of ``K`` in both
+    signature parts, where scikit-learn's ``KernelPCA`` keeps only the positive part. For a positive
+    semidefinite kernel the embedding equals ``KernelPCA`` (up to the sign of each coordinate).
+
+    A dissimilarity matrix ``D`` is embedded through classical scaling (``dissimilarity=True``):
+    ``K = −½ H (D ∘ D) H`` (:class:`~krein.dissimilarity.DoubleCentering`), and then
+    ``‖yᵢ − yⱼ‖²_s = Dᵢⱼ²`` exactly when all coordinates are kept — the pseudo-Euclidean embedding of
+    Pękalska & Duin (2005), Ch. 3. ``make_pipeline(DoubleCentering(), KreinPCA(kernel="precomputed"))``
+    is equivalent.
+
+    New rows get consistent coordinates through their kernel rows: ``y(x) = k_c(x, X) U Λ⁻¹ |Λ|^{1/2}``
+    (the Nyström formula of kernel PCA with ``k_c`` the centred row), so the training rows passed to
+    :meth:`transform` give back the fitted coordinates. With ``n_components=m`` the spectrum is that of
+    the one-shot Nyström eigendecomposition on ``m`` landmarks (Oglic & Gärtner 2019, Sec. 2.2; the
+    shared :func:`~krein.nystroem.nystroem_representation`), centred in the pseudo-Euclidean feature
+    space by one ``r×r`` eigenproblem, and the test coordinates need kernel rows against the landmarks
+    only.
+
+    Parameters
+    ----------
+    kernel : Kernel, str or "precomputed", default="gaussian"
+        With "precomputed", ``fit`` takes the n×n training kernel (or dissimilarities) and
+        ``transform`` the t×n test-versus-train rows.
+    rank : int, default=None
+        Number of coordinates kept (largest |λ| first); all non-zero eigenvalues when None. A rank
+        above the number available is reduced to it with a warning.
+    dissimilarity : bool, default=False
+        ``X`` holds dissimilarities (requires ``kernel="precomputed"``); they are double centred.
+    center : bool, default=True
+        Centre the kernel in feature space (``H K H``; test rows consistently). A double-centred
+        dissimilarity is already centred.
+    n_components : int, default=None
+        Number of Nyström landmarks m for a low-rank embedding; None for the exact eigendecomposition.
+    landmarks : {"uniform", "leverage", "kmeans++"}, default="uniform"
+        Landmark sampler of the low-rank embedding (Oglic & Gärtner 2019, Sec. 2.3).
+    rcond : float, default=None
+        Eigenvalues with ``|λ| ≤ rcond · max|λ|`` are numerically zero and dropped (default ``n · ε``).
+    random_state : int, RandomState or None, default=None
+        Landmark sampling (only with ``n_components``).
+
+    Attributes
+    ----------
+    embedding_ : ndarray of shape (n_samples, r)
+        Coordinates of the training points, ``U |Λ|^{1/2}``.
+    eigenvalues_ : ndarray of shape (r,)
+        Signed eigenvalues of the kept coordinates, by decreasing magnitude.
+    signature_ : ndarray of shape (r,)
+        ``sign(eigenvalues_)``: the Gram matrix of ``embedding_`` is ``Y diag(signature_) Yᵀ``.
+    n_positive_, n_negative_ : int
+        The signature (p, q) of the kept coordinates.
+    spectrum_ : ndarray of shape (n_nonzero,)
+        Every non-zero eigenvalue of the (centred) kernel, by decreasing magnitude.
+    explained_ratio_ : ndarray of shape (r,)
+        ``|λᵢ| / Σ|λ|`` over the whole spectrum, per kept coordinate.
+    explained_ : ndarray of shape (2,)
+        Share of ``Σ|λ|`` carried by the kept positive and by the kept negative coordinates; with
+        every coordinate kept it is ``(1 − ι, ι)``.
+    indefiniteness_ : float
+        ι of the (centred) kernel's spectrum.
+    landmark_indices_ : ndarray of shape (m,) or None
+        Landmarks of the low-rank embedding (None when exact).
+    kernel_ : Kernel or "precomputed"
+    n_features_in_ : int
+    """
+
+    _parameter_constraints = {
+        "kernel": [Kernel, str],
+        "rank": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "dissimilarity": ["boolean"],
+        "center": ["boolean"],
+        "n_components": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "landmarks": [StrOptions(set(LANDMARK_METHODS))],
+        "rcond": [Interval(numbers.Real, 0, 1, closed="left"), None],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        kernel="gaussian",
+        rank=None,
+        *,
+        dissimilarity=False,
+        center=True,
+        n_components=None,
+        landmarks="uniform",
+        rcond=None,
+        random_state=None,
+    ):
+        self.kernel = kernel
+        self.rank = rank
+        self.dissimilarity = dissimilarity
+        self.center = center
+        self.n_components = n_components
+        self.landmarks = landmarks
+        self.rcond = rcond
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.positive_only = self.dissimilarity
+        return tags
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X, y=None):
+        """Embed the training data ``X`` (points, an n×n kernel or an n×n dissimilarity matrix)."""
+        self.fit_transform(X)
+        return self
+
+    def fit_transform(self, X, y=None):
+        """Fit and return the training coordinates ``embedding_``."""
+        self._validate_params()
+        if self.dissimilarity and not is_precomputed(self.kernel):
+            raise ValueError('dissimilarity=True needs kernel="precomputed" (X is the dissimilarity matrix).')
+        if self.n_components is None:
+            values, vectors, low_rank = *self._exact(X), None
+        else:
+            values, vectors, low_rank = self._low_rank(X)
+        order = _by_magnitude(values, values.size * np.finfo(float).eps if self.rcond is None else self.rcond)
+        if order.size == 0:
+            raise ValueError(
+                f"The (centred) training kernel of X with {vectors.shape[0]} samples (n_samples="
+                f"{vectors.shape[0]}) is numerically zero: it has no coordinates to embed."
+            )
+        self.spectrum_ = values[order]
+        rank = order.size if self.rank is None else self.rank
+        if rank > order.size:
+            warnings.warn(
+                f"rank={rank} exceeds the {order.size} non-zero eigenvalues of the training kernel; "
+                f"using rank={order.size}.",
+                UserWarning,
+                stacklevel=2,
+            )
+            rank = order.size
+        values, vectors = values[order[:rank]], _sign_convention(vectors[:, order[:rank]])
+        self.eigenvalues_ = values
+        self.signature_ = np.where(values > 0, 1.0, -1.0)
+        self.n_positive_ = int(np.sum(values > 0))
+        self.n_negative_ = rank - self.n_positive_
+        total = np.sum(np.abs(self.spectrum_))
+        self.explained_ratio_ = np.abs(values) / total
+        self.explained_ = np.array([np.sum(values[values > 0]), -np.sum(values[values < 0])]) / total
+        self.indefiniteness_ = indefiniteness(self.spectrum_)
+        root = np.sqrt(np.abs(values))
+        self.embedding_ = vectors * root
+        # kernel rows → coordinates: y = k A − b. Exact: A = U Λ⁻¹|Λ|^{1/2} (rows centred first), since
+        # K U = U Λ. Low rank: the Gram matrix is Φ_c S Φ_cᵀ = U M Uᵀ, so T = S Φ_cᵀ U M⁻¹|M|^{1/2} maps
+        # centred features φ(x) − φ̄ to coordinates, and φ(x) = k(x, Z) P.
+        coefficients = vectors * (self.signature_ / root)
+        if low_rank is None:
+            self._map, self._offset = coefficients, 0.0
+        else:
+            P, features, signs, mean = low_rank
+            T = (features * signs).T @ coefficients
+            self._map, self._offset = P @ T, mean @ T
+        return self.embedding_.copy()
+
+    def _exact(self, X):
+        """Eigenpairs of the (centred) training kernel."""
+        K = self._training_kernel(X)
+        self.landmark_indices_ = None
+        if self.center:
+            K, self._column_means = center_kernel(K)
+        name = f"The {'centred ' if self.center else ''}training kernel of X (n_samples={K.shape[0]})"
+        representation = SpectralRepresentation.exact(K, rtol=self.rcond, name=name)
+        return representation.values, representation.vectors
+
+    def _training_kernel(self, X):
+        """The validated n×n training kernel (double centred for dissimilarities)."""
+        K, _ = self._fit_kernel(X)
+        if self.dissimilarity:
+            self.centering_ = DoubleCentering()
+            K = self.centering_.fit_transform(K)
+        return K
+
+    def _low_rank(self, X):
+        """Eigenpairs of the centred one-shot Nyström approximation and its feature map.
+
+        The Nyström approximation ``K̃ = Ũ Λ Ũᵀ`` (Oglic & Gärtner 2019, Sec. 2.2) is the Gram matrix
+        of the features ``Φ = Ũ |Λ|^{1/2} = K(X, Z) E |Λ|^{1/2}`` under ``S = diag(sign Λ)``. Centring
+        them, ``Φ_c = Φ − φ̄``, and the thin QR factorization ``Φ_c = Q R`` give the centred Gram
+        matrix ``Φ_c S Φ_cᵀ = Q (R S Rᵀ) Qᵀ``: one ``r×r`` eigenproblem ``R S Rᵀ = V M Vᵀ``.
+        """
+        if is_precomputed(self.kernel):
+            data = self._training_kernel(X)
+        else:
+            self.kernel_ = make_kernel(self.kernel)
+            data = validate_data(self, X, reset=True, dtype=np.float64)
+        n_components = self.n_components
+        if n_components > data.shape[0]:
+            warnings.warn(
+                f"n_components={n_components} > n_samples={data.shape[0]}: using every sample as a landmark.",
+                UserWarning,
+                stacklevel=3,
+            )
+            n_components = data.shape[0]
+        representation, self.landmark_indices_ = nystroem_representation(
+            self.kernel_,
+            data,
+            n_components=n_components,
+            landmarks=self.landmarks,
+            random_state=self.random_state,
+        )
+        if not is_precomputed(self.kernel):
+            self.X_fit_ = data[self.landmark_indices_]
+        root = np.sqrt(np.abs(representation.values))
+        signs = np.sign(representation.values)
+        features = representation.vectors * root
+        mean = features.mean(axis=0) if self.center else np.zeros(features.shape[1])
+        features = features - mean
+        Q, R = scipy.linalg.qr(features, mode="economic")
+        values, V = scipy.linalg.eigh((R * signs) @ R.T)
+        return values, Q @ V, (representation.extension * root, features, signs, mean)
+
+    # ------------------------------------------------------------------ transforming
+    def _kernel_rows(self, X):
+        """Test-versus-train kernel rows (against the landmarks for a low-rank embedding)."""
+        if self.kernel_ != "precomputed":
+            return self._test_kernel(X)
+        rows = check_precomputed_test_kernel(X, self)
+        if self.dissimilarity:
+            rows = self.centering_.transform(rows)
+        return rows if self.landmark_indices_ is None else rows[:, self.landmark_indices_]
+
+    def transform(self, X):
+        """Coordinates of new points, consistent with ``embedding_`` (the training rows give it back).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_test, n_features), or (n_test, n_train) kernel rows or
+            dissimilarities against the training points when ``kernel="precomputed"``.
+
+        Returns
+        -------
+        ndarray of shape (n_test, r)
+        """
+        check_is_fitted(self, "embedding_")
+        rows = self._kernel_rows(X)
+        if self.center and self.landmark_indices_ is None:
+            means = self._column_means
+            rows = rows - rows.mean(axis=1, keepdims=True) - means + means.mean()
+        return rows @ self._map - self._offset
+
+    @available_if(lambda self: is_precomputed(self.kernel))
+    def inverse_transform(self, X):
+        """Kernel rows (or dissimilarities) against the training points of coordinates ``X``.
+
+        Defined for precomputed input, where the embedded objects are known through their rows: the
+        rows of the (centred, if ``center``) kernel are ``X diag(s) Yᵀ`` with ``Y = embedding_``, and for
+        ``dissimilarity=True`` the dissimilarities are the pseudo-Euclidean distances
+        ``‖x − yⱼ‖²_s = (x − yⱼ) diag(s) (x − yⱼ)ᵀ``. With every coordinate kept, the training
+        coordinates give back the training kernel (centred) or ``D`` exactly. A truncated embedding can
+        give negative squared distances: they are set to zero with a warning.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_test, r)
+
+        Returns
+        -------
+        ndarray of shape (n_test, n_train)
+        """
+        check_is_fitted(self, "embedding_")
+        X = np.asarray(X, dtype=np.float64)
+        r = self.eigenvalues_.size
+        if X.ndim != 2 or X.shape[1] != r:
+            raise ValueError(f"X must have shape (n_samples, {r}), one column per coordinate; got {X.shape}.")
+        if not np.all(np.isfinite(X)):
+            raise ValueError("X contains NaN or infinity.")
+        gram = (X * self.signature_) @ self.embedding_.T
+        if not self.dissimilarity:
+            return gram
+        norms = np.sum(X**2 * self.signature_, axis=1)
+        train_norms = np.sum(self.embedding_**2 * self.signature_, axis=1)
+        squares = norms[:, None] + train_norms[None, :] - 2.0 * gram
+        scale = np.max(np.abs(squares), initial=0.0)
+        negative = squares < -1e3 * np.finfo(float).eps * max(scale, np.finfo(float).tiny)
+        if np.any(negative):
+            warnings.warn(
+                f"{int(negative.sum())} squared pseudo-Euclidean distances are negative (down to "
+                f"{squares.min():.3g}): the kept coordinates do not embed these dissimilarities; they are "
+                "set to 0. Keep more coordinates (rank) to reconstruct D.",
+                UserWarning,
+                stacklevel=2,
+            )
+        return np.sqrt(np.maximum(squares, 0.0))
+
+    def get_feature_names_out(self, input_features=None):
+        """Names ``kreinpca_pos0, kreinpca_pos1, …, kreinpca_neg0, …`` in coordinate order.
+
+        Positive-part coordinates are numbered ``pos0, pos1, …`` and negative ones ``neg0, …``, each
+        by decreasing |λ|.
+        """
+        check_is_fitted(self, "embedding_")
+        _check_feature_names_in(self, input_features, generate_names=False)
+        positive = self.signature_ > 0
+        index = np.where(positive, np.cumsum(positive) - 1, np.cumsum(~positive) - 1)
+        names = [f"kreinpca_{'pos' if p else 'neg'}{i}" for p, i in zip(positive, index, strict=True)]
+        return np.asarray(names, dtype=object)
