@@ -462,10 +462,8 @@ def _versus_paper_row(keys, scores, paper):
     selectable=True,
 )
 def table2(ctx):
-    if ctx.quick:
-        table, versus_paper = run_table2(ctx, ctx.select(TABLE2_DATASETS), TABLE2_METHODS, 3, QUICK_SEARCH)
-    else:
-        table, versus_paper = run_table2(ctx, ctx.select(TABLE2_DATASETS), TABLE2_METHODS, 10, FULL_SEARCH)
+    folds, settings = (3, QUICK_SEARCH) if ctx.quick else (10, FULL_SEARCH)
+    table, versus_paper = run_table2(ctx, ctx.select(TABLE2_DATASETS), TABLE2_METHODS, folds, settings)
     ctx.report(table, "oglic2018-table2")
     _report_versus_paper(ctx, versus_paper, "oglic2018-table2-vs-paper", "Table 2")
 
