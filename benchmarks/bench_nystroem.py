@@ -9,10 +9,25 @@
 3. One-shot eigendecomposition (Sec. 2.2) against Gisbrecht–Schleif (Appendix B) at n = 10⁵,
    m = 1000, from the same K_XZ and K_ZZ. The paper's flop counts predict about 2×.
 
-Every measurement runs in a fresh process so that its peak resident memory (``ru_maxrss``) is its own;
-memory is reported beyond the resident size once the data are generated.
+4. The landmark block of an indefinite kernel (issue 17): relative Frobenius error ‖K − K̃‖/‖K‖ of
+   ``IndefiniteNystroem(n_components=m)`` divided by the Eckart–Young optimum at the same rank (the
+   number of features it keeps), median over 5 seeds, for four treatments of ``K_ZZ``: the plain
+   Eq. (3) (``landmark_rank="full"``), a fixed spectral cutoff (``rcond=1e-2``), the projected form
+   restricted to the span of the landmark columns with its core fitted on a 4m-row sketch
+   (``W = C_S⁺ K_SS C_S⁺ᵀ``), and the default (``landmark_rank="validated"``). Kernels: Appendix D of
+   Oglic & Gärtner (2018) and TL1 on MAGIC (n = 1000, standardized), Sigmoid(η=1) on N(0, I₆), edit
+   distance on ``splice-strings``, DTW on ``gunpoint``, the similarity sets ``aural-sonar`` and
+   ``chen-protein``; m ∈ {50, 100, 200, 400} (m < n). Target: ratio ≤ 2, error never above 1. Then the
+   samplers of Sec. 2.3 under the default: median error of leverage and K-means++ over uniform.
+5. Fit time of the default ``KreinRidge(n_components=1000)`` (streamed, centred, validated rank, 64
+   probe columns) against today's path before issue 17 (plain Eq. (3): ``L = K_XZ U|D|^{-1/2}``,
+   ``LᵀL`` and ``Lᵀy`` in one streamed pass, the one-shot eigendecomposition), n = 10⁵, DELTA-GAUSS.
+   Target: ratio ≤ 1.2.
 
-Usage: ``python benchmarks/bench_nystroem.py [--scale 0.1] [--cases 1 2 3] [--repeat 3] [--blas-threads 1]``.
+Every measurement of cases 1–3 and 5 runs in a fresh process so that its peak resident memory
+(``ru_maxrss``) is its own; memory is reported beyond the resident size once the data are generated.
+
+Usage: ``python benchmarks/bench_nystroem.py [--scale 0.1] [--cases 1 2 3 4 5] [--repeat 3] [--blas-threads 1]``.
 """
 
 from __future__ import annotations
@@ -154,10 +169,181 @@ def eigendecomposition(method, n, d, m):
     return seconds, _rss_mib() - base, (float(values[0]), orthogonality)
 
 
+# --------------------------------------------------------------------------- case 4
+BLOCK_TREATMENTS = ("Eq. (3)", "cutoff", "sketch", "default")
+LANDMARK_COUNTS = (50, 100, 200, 400)
+
+
+def comparison_kernels(n):
+    """``(name, kernel, X)`` triples: a Kernel with its inputs, or "precomputed" with the matrix."""
+    from krein.datasets import natural_kernel
+    from krein.experiments.oglic2019 import standardized_sample
+    from krein.kernels import Sigmoid, TruncatedL1, initial_kernel
+
+    X = standardized_sample("magic", n, 0)
+    names = ("GAUSS", "RL-GAUSS", "SIGMOID", "RL-SIGMOID", "DELTA-GAUSS", "EPANECHNIKOV")
+    cases = [(name, initial_kernel(name, X, random_state=0), X) for name in names]
+    scaled = (X - X.min(axis=0)) / np.ptp(X, axis=0)  # TL1 on [0, 1] features, τ = 0.7 d (IKLR, Sec. V-A)
+    cases.append(("TL1", TruncatedL1(), scaled))
+    cases.append(("SIG(1) on N(0,I)", Sigmoid(1.0), np.random.default_rng(0).standard_normal((n, 6))))
+    for name, label in (
+        ("splice-strings", "splice edit"),
+        ("gunpoint", "gunpoint DTW"),
+        ("aural-sonar", "aural-sonar"),
+        ("chen-protein", "chen-protein"),
+    ):
+        K, _, _ = natural_kernel(name, max_samples=n)
+        cases.append((label, "precomputed", K))
+    return cases
+
+
+def _sketched_core_error(K, landmarks, rng):
+    """The projected form with its core fitted on a 4m-row sketch S ⊇ Z: ``K̃ = C W Cᵀ``,
+    ``W = C_S⁺ K_SS C_S⁺ᵀ`` (least squares on the sketch; the full ``P_C K P_C`` costs n²m)."""
+    others = np.setdiff1d(np.arange(K.shape[0]), landmarks)
+    extra = rng.choice(others, size=min(others.size, 3 * landmarks.size), replace=False)
+    sketch = np.concatenate([landmarks, extra])
+    C_S_pinv = np.linalg.pinv(K[np.ix_(sketch, landmarks)])
+    core = C_S_pinv @ K[np.ix_(sketch, sketch)] @ C_S_pinv.T
+    C = K[:, landmarks]
+    return np.linalg.norm(K - C @ core @ C.T), int(np.linalg.matrix_rank(core))
+
+
+def block_treatment_errors(kernel, X, K, m, seed, landmarks="uniform"):
+    """Relative error and rank of each treatment of K_ZZ (case 4) with the same landmarks."""
+    import warnings
+
+    from krein.nystroem import IndefiniteNystroem
+
+    norm = np.linalg.norm(K)
+    results = {}
+    settings = {"Eq. (3)": {"landmark_rank": "full"}, "cutoff": {"landmark_rank": "full", "rcond": 1e-2}}
+    settings["default"] = {}
+    treatments = BLOCK_TREATMENTS if landmarks == "uniform" else ("default",)
+    indices = None  # the landmarks of the first fit (the same for every treatment: same seed)
+    for treatment in treatments:
+        if treatment == "sketch":
+            error, rank = _sketched_core_error(K, indices, np.random.default_rng(seed))
+            results[treatment] = (error / norm, rank)
+            continue
+        model = IndefiniteNystroem(kernel, n_components=m, landmarks=landmarks, random_state=seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model.set_params(**settings[treatment]).fit(X)
+        indices = model.component_indices_ if indices is None else indices
+        features = model.transform(X if kernel != "precomputed" else K)
+        error = np.linalg.norm(K - (features * model.signature_) @ features.T) / norm
+        results[treatment] = (error, features.shape[1], model.approximation_error_)
+    return results
+
+
+def _cell(value):
+    """8 characters: 3 significant digits, or 2 in exponent form from 1000 on."""
+    return f"{value:>8.3g}" if value < 1e3 else f"{value:>8.1e}"
+
+
+def _kernel_rows(case):
+    """Case-4 lines of one kernel and its sampler medians (run in a worker process)."""
+    name, kernel, X, seeds = case
+    K = kernel(X) if kernel != "precomputed" else X
+    magnitudes = np.sort(np.abs(np.linalg.eigvalsh(K)))[::-1]
+    tail = np.sqrt(np.maximum(np.cumsum((magnitudes**2)[::-1])[::-1], 0.0)) / np.linalg.norm(K)
+    tail = np.append(tail, 0.0)  # tail[k]: the Eckart–Young error of rank k
+    tiny = np.finfo(float).tiny
+    lines, samplers = [], []
+    for m in LANDMARK_COUNTS:
+        if m >= K.shape[0]:
+            continue
+        ratios = {t: [] for t in (*BLOCK_TREATMENTS, "k-means++")}
+        errors, estimates, by_sampler = [], [], {s: [] for s in ("uniform", "leverage", "kmeans++")}
+        for seed in range(seeds):
+            results = block_treatment_errors(kernel, X, K, m, seed)
+            for sampler in ("leverage", "kmeans++"):
+                results[sampler] = block_treatment_errors(kernel, X, K, m, seed, sampler)["default"]
+            results["k-means++"] = results["kmeans++"]
+            for treatment in ratios:
+                error, rank = results[treatment][:2]
+                ratios[treatment].append(error / max(tail[min(rank, tail.size - 1)], tiny))
+            errors.append(results["default"][0])
+            estimates.append(results["default"][2])
+            for sampler in by_sampler:
+                by_sampler[sampler].append(results["default" if sampler == "uniform" else sampler][0])
+        cells = "".join(_cell(np.median(r)) for r in ratios.values())
+        lines.append(f"    {name:<17}{m:>4}{cells}{np.median(errors):>7.3f}{np.median(estimates):>7.3f}")
+        samplers.append((name, m, {s: float(np.median(e)) for s, e in by_sampler.items()}))
+    return lines, samplers
+
+
+def landmark_block_comparison(n, seeds, workers):
+    """Print case 4: error / Eckart–Young per kernel and m, then the samplers under the default."""
+    print(f"[4] ‖K − K̃‖/‖K‖ over the Eckart–Young optimum at the same rank; median of {seeds} seeds")
+    print("    (uniform landmarks; 'km++': the default with K-means++ landmarks;")
+    print("    'err' and 'est': the default's error and its estimate, uniform landmarks)")
+    print(
+        f"    {'kernel':<17}{'m':>4}{'Eq.(3)':>8}{'cutoff':>8}{'sketch':>8}{'default':>8}{'km++':>8}"
+        f"{'err':>7}{'est':>7}"
+    )
+    cases = [(name, kernel, X, seeds) for name, kernel, X in comparison_kernels(n)]
+    samplers = []
+    with mp.get_context("spawn").Pool(workers) as pool:
+        for lines, rows in pool.imap(_kernel_rows, cases):
+            print("\n".join(lines), flush=True)
+            samplers += rows
+    print("    samplers under the default (median error of 'leverage' and 'kmeans++' / 'uniform'):")
+    print(f"    {'kernel':<17}{'m':>4}{'uniform':>10}{'leverage':>10}{'kmeans++':>10}")
+    for name, m, medians in samplers:
+        base = medians["uniform"]
+        print(
+            f"    {name:<17}{m:>4}{base:>10.3g}{medians['leverage'] / base:>10.2f}"
+            f"{medians['kmeans++'] / base:>10.2f}"
+        )
+
+
+# --------------------------------------------------------------------------- case 5
+def todays_fit(n, d, m):
+    """The low-rank Kreĭn ridge fit before issue 17: plain Eq. (3), ``L = K_XZ R``, ``LᵀL``, ``Lᵀy``
+    streamed in one pass, the one-shot eigendecomposition and the ridge solution."""
+    from krein.kernels import block_rows
+    from krein.nystroem import landmark_factor, uniform_landmarks
+    from krein.nystroem._approximation import eigen_from_gram
+
+    X, y = _data(n, d)
+    base = _rss_mib()
+    kernel = _delta_gauss(d)
+    start = time.perf_counter()
+    Z = X[uniform_landmarks(n, m, 0)]
+    factor = landmark_factor(kernel(Z))
+    right = factor.right
+    y = y - y.mean()
+    gram, moment = np.zeros((right.shape[1],) * 2), np.zeros(right.shape[1])
+    step = block_rows(m, None, copies=2)
+    for first in range(0, n, step):
+        features = kernel(X[first : first + step], Z) @ right
+        gram += features.T @ features
+        moment += features.T @ y[first : first + step]
+    values, W = eigen_from_gram(gram, factor.signature)
+    coef = (W.T @ moment) / (values + n * 1e-3 * np.sign(values))
+    dual = (right @ W) @ coef
+    return time.perf_counter() - start, _rss_mib() - base, float(dual[0])
+
+
+def default_fit(n, d, m):
+    from krein.least_squares import KreinRidge
+
+    X, y = _data(n, d)
+    base = _rss_mib()
+    start = time.perf_counter()
+    model = KreinRidge(_delta_gauss(d), lambda_plus=1e-3, lambda_minus=1e-3, n_components=m, random_state=0)
+    model.fit(X, y)
+    return time.perf_counter() - start, _rss_mib() - base, model.representation_.approximation_error
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every n by this factor")
-    parser.add_argument("--cases", type=int, nargs="*", default=[1, 2, 3])
+    parser.add_argument("--cases", type=int, nargs="*", default=[1, 2, 3, 4, 5])
+    parser.add_argument("--seeds", type=int, default=5, help="seeds per cell of case 4")
+    parser.add_argument("--workers", type=int, default=2, help="processes for the kernels of case 4")
     parser.add_argument(
         "--repeat",
         type=int,
@@ -230,6 +416,21 @@ def main():
             f"top eigenvalue {one_top:.6g} vs {gs_top:.6g}; "
             f"max |ŨᵀŨ − I| (top 50) {one_orth:.1e} vs {gs_orth:.1e}"
         )
+
+    if 4 in args.cases:
+        landmark_block_comparison(int(1000 * min(args.scale, 1.0)), args.seeds, args.workers)
+
+    if 5 in args.cases:
+        n = int(100_000 * args.scale)
+        (old_s, old_mib, _), (new_s, new_mib, error) = _measure_pair(
+            todays_fit, default_fit, (n, d, m), (n, d, m), args.blas_threads, args.repeat
+        )
+        print(f"[5] n={n}, d={d}, m={m}, DELTA-GAUSS, sklearn working_memory: KreinRidge fit")
+        print(
+            f"    before issue 17 (plain Eq. (3)): {old_s:.1f} s, {old_mib:.0f} MiB; default: {new_s:.1f} s, "
+            f"{new_mib:.0f} MiB (estimated error {error:.2g})"
+        )
+        print(f"    time ratio default / before = {new_s / old_s:.2f} (target ≤ 1.2)")
 
 
 if __name__ == "__main__":

@@ -128,3 +128,72 @@ def test_progress_prints_plain_lines_off_a_terminal(tmp_path):
         for _ in range(3):
             advance()
     assert "demo: 3/3" in buffer.getvalue() and "min left" in buffer.getvalue()
+
+
+@pytest.mark.parametrize("damage", ["truncated", "not a record", "empty"])
+def test_a_damaged_cell_is_reported_by_path_and_recomputed(tmp_path, damage):
+    from io import StringIO
+
+    from rich.console import Console
+
+    first = RunContext(quick=True, out=tmp_path, show_progress=False)
+    first.cell("k", lambda: [1.0, 2.0])
+    path = tmp_path / "cells" / "k.json"
+    text = path.read_text()
+    path.write_text({"truncated": text[: len(text) // 2], "not a record": "[1, 2]", "empty": ""}[damage])
+    log = StringIO()
+    console = Console(file=log, width=400)
+    resumed = RunContext(quick=True, out=tmp_path, show_progress=False, resume=True, console=console)
+    assert resumed.cell("k", lambda: [3.0]) == [3.0]  # recomputed, never a bare JSONDecodeError
+    assert str(path) in log.getvalue() and "recomputing" in log.getvalue()
+    assert json.loads(path.read_text())["value"] == [3.0]
+
+
+def test_writers_use_unique_temporary_names(tmp_path, monkeypatch):
+    """Two runs into one folder must not share a temporary file (the old ``<key>.partial`` was shared,
+    so one writer could rename the other's torn cell into place)."""
+    from pathlib import Path
+
+    from krein.experiments import _framework
+
+    names = []
+    original = Path.write_text
+
+    def recording_write_text(self, *args, **kwargs):
+        names.append(self.name)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", recording_write_text)
+    ctx = RunContext(quick=True, out=tmp_path, show_progress=False)
+    for _ in range(2):
+        ctx.cell("k", lambda: 1.0)
+    ctx.write_json({"a": 1}, "extra")
+    temporary = [name for name in names if name.endswith(".partial")]
+    assert len(temporary) == 3 and len(set(temporary)) == 3
+    assert all(str(_framework.os.getpid()) in name for name in temporary)
+    assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == ["extra.json", "k.json"]
+
+
+def test_out_is_checked_before_any_work(tmp_path):
+    a_file = tmp_path / "results.txt"
+    a_file.write_text("not a folder")
+    for out in (a_file, a_file / "sub"):
+        with pytest.raises(ValueError, match="is a file, not a folder"):
+            RunContext(quick=True, out=out, show_progress=False)
+
+
+def test_an_unwritable_out_is_refused_before_any_work(tmp_path, monkeypatch, capsys):
+    """(Simulated: the tests may run as root, for whom permissions do not bite.)"""
+    from pathlib import Path
+
+    from krein.cli import main
+
+    def refuse(self, data):
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "write_bytes", refuse)
+    with pytest.raises(PermissionError, match="cannot create or write the folder .*writable output folder"):
+        RunContext(quick=True, out=tmp_path / "out", show_progress=False)
+    assert main(["reproduce", "spectra", "--quick", "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--out" in err and "Permission denied" in err

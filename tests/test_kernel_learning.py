@@ -82,24 +82,50 @@ def test_hessian_matches_central_differences(degree):
     assert np.linalg.norm(H - numeric) <= 1e-6 * np.linalg.norm(numeric)
 
 
-def test_gradient_with_indefinite_base_kernel_uses_ldl_and_stays_exact():
+def test_objective_is_infinite_where_the_regularized_kernel_is_indefinite():
+    """F(μ) = max_α 2αᵀy − αᵀ(K_μ + λI)α (Eq. 3) is +∞ once K_μ + λI has a negative eigenvalue; the
+    formula yᵀ(K_μ + λI)⁻¹y there is finite but unbounded below near the singularity."""
     X, y = _data(n=30)
-    kernels = [Gaussian(eta=1.0), Sigmoid(eta=0.7)]
-    stack = _stack(X, kernels)
+    stack = _stack(X, [Gaussian(eta=1.0), Sigmoid(eta=0.7)])
     objective = RidgeObjective(KernelCombination(stack, 1), y, lam=0.05)
-    mu = np.array([0.2, 3.0])
-    with pytest.warns(UserWarning, match="not positive definite"):
-        state = objective.evaluate(mu)
-    assert not state.solver.positive_definite
-    assert state.value == pytest.approx(_direct_objective(stack, y, 0.05, mu), rel=1e-10)
-    h = 1e-6
-    numeric = np.array(
-        [
-            (objective.evaluate(mu + h * e).value - objective.evaluate(mu - h * e).value) / (2 * h)
-            for e in np.eye(2)
-        ]
-    )
-    assert np.linalg.norm(state.gradient - numeric) <= 1e-6 * np.linalg.norm(numeric)
+    inside, outside = np.array([0.2, 0.0]), np.array([0.2, 3.0])
+    assert np.linalg.eigvalsh(np.tensordot(outside, stack, axes=1))[0] < -0.05
+    assert objective.evaluate(outside).value == np.inf
+    state = objective.evaluate(inside)
+    assert state.value == pytest.approx(_direct_objective(stack, y, 0.05, inside), rel=1e-10)
+    with pytest.raises(ValueError, match=r"smallest eigenvalue of K_mu: -\d.*Increase lam above"):
+        raise objective.outside_domain(outside)
+
+
+def test_sigmoid_kernel_learning_never_returns_the_unbounded_objective_model():
+    """Issue 19: KernelLearningRidge(kernels=["sigmoid"]) on 60 points reported convergence with a
+    training R² of about −4·10¹⁰ (PGD ran onto the singularity of K_μ + λI). Now F = +∞ outside the
+    positive definite region: PGD starts inside it and stays there; the other solvers refuse."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = X[:, 0] + 0.1 * rng.normal(size=60)
+    smallest = np.linalg.eigvalsh(Sigmoid()(X))[0]
+    assert smallest < -1.0  # at the default μ₀ = 1 and λ = 1, K_μ + λI is indefinite
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the base-kernel warning
+        for solver in ("pgd", "rpgd"):
+            model = KernelLearningRidge(kernels=["sigmoid"], solver=solver).fit(X, y)
+            assert model.score(X, y) > 0.3
+            assert model.weights_[0] * smallest + 1.0 > 0  # inside the domain
+            history = model.objective_history_
+            assert np.all(np.isfinite(history)) and np.all(history > 0) and np.all(np.diff(history) <= 0)
+        for solver in ("iia", "riia", "trust_region"):
+            with pytest.raises(ValueError, match="not positive definite.*Increase lam above"):
+                KernelLearningRidge(kernels=["sigmoid"], solver=solver).fit(X, y)
+        with pytest.raises(ValueError, match="not positive definite.*mu_init"):
+            KernelLearningRidge(kernels=["sigmoid"], mu_init=1.0).fit(X, y)  # the user's start: kept
+        with pytest.raises(ValueError, match="SVM dual .* unbounded"):
+            KernelLearningSVC(kernels=["sigmoid"], mu_init=1.0).fit(X, np.sign(y))
+        classifier = KernelLearningSVC(kernels=["sigmoid"]).fit(X, np.sign(y))
+        assert classifier.score(X, np.sign(y)) > 0.7
+        # With λ above −λ_min(K) the default start is inside already.
+        model = KernelLearningRidge(kernels=["sigmoid"], lam=20.0, max_iter=50).fit(X, y)
+        assert model.score(X, y) > 0.3 and model.weights_[0] * smallest + 20.0 > 0
 
 
 # --------------------------------------------------------------------------- projection
@@ -408,10 +434,10 @@ def test_svc_multiclass_one_vs_rest():
 def test_indefinite_base_kernel_is_reported():
     X, y = _data(n=30)
     with pytest.warns(UserWarning, match="not positive semidefinite"):
-        KernelLearningRidge(kernels=[Gaussian(), Sigmoid(eta=0.7)], lam=0.5, max_iter=3).fit(X, y)
+        KernelLearningRidge(kernels=[Gaussian(), Sigmoid(eta=0.7)], lam=20.0, max_iter=3).fit(X, y)
     stack = np.stack([Gaussian()(X), Sigmoid(eta=0.7)(X)], axis=2)
     with pytest.warns(UserWarning, match=r"X\[:, :, 1\]"):
-        KernelLearningRidge(kernels="precomputed", lam=0.5, max_iter=3).fit(stack, y)
+        KernelLearningRidge(kernels="precomputed", lam=20.0, max_iter=3).fit(stack, y)
 
 
 @pytest.mark.parametrize(
@@ -451,11 +477,17 @@ def test_bad_precomputed_stacks_are_named():
         model.predict(good[:, :, :3])
 
 
-def test_singular_indefinite_combination_is_an_error():
+def test_a_start_where_the_regularized_kernel_is_singular_is_an_error():
     n = 6
     K = np.eye(n)
     stack = np.stack([K, -K], axis=2)  # μ = (1, 1) gives K_μ + λI = λI; μ = (1, 1 + λ) gives 0
     y = np.ones(n)
-    with pytest.raises(ValueError, match="singular"), warnings.catch_warnings():
+    with pytest.raises(ValueError, match="not positive definite"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        KernelLearningRidge(kernels="precomputed", lam=0.5, mu0=[1.0, 1.5], max_iter=1).fit(stack, y)
+        KernelLearningRidge(kernels="precomputed", lam=0.5, mu_init=[1.0, 1.5], max_iter=1).fit(stack, y)
+    for mu0 in ([1.0, 1.0], [1.0, 1.5]):  # the default start (μ₀) moves inside when it is not
+        model = KernelLearningRidge(kernels="precomputed", lam=0.5, mu0=mu0, max_iter=20)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model.fit(stack, y)
+        assert (model.weights_[0] - model.weights_[1]) + 0.5 > 0

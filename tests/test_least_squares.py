@@ -181,6 +181,23 @@ def test_fit_path_reuses_one_eigendecomposition(monkeypatch):
         KreinRidge().fit_path(X, y, [{"kernel": "sigmoid"}])
 
 
+def test_fit_path_leaves_a_fitted_estimator_as_it_was():
+    """Issue 19: ``m.fit(XA, yA); m.fit_path(XB, yB, ...)`` left ``X_fit_`` from B with the
+    coefficients from A."""
+    XA, yA = _data(2)
+    XB, yB = _data(5)
+    model = KreinRidge(Sigmoid(1.0)).fit(XA, yA)
+    before = model.predict(XA[:5])
+    state = {k: v for k, v in vars(model).items()}
+    paths = model.fit_path(XB, yB, [{"lambda_plus": 0.1}])
+    assert paths[0].X_fit_ is not model.X_fit_
+    assert vars(model).keys() == state.keys() and all(vars(model)[k] is v for k, v in state.items())
+    np.testing.assert_array_equal(model.predict(XA[:5]), before)
+    unfitted = KreinRidge(Sigmoid(1.0))
+    unfitted.fit_path(XB, yB, [{"lambda_plus": 0.1}])
+    assert not hasattr(unfitted, "dual_coef_") and not hasattr(unfitted, "X_fit_")
+
+
 # ---------------------------------------------------------------------------- classifiers
 def test_classifier_uses_balanced_labels_and_one_vs_rest():
     X, y = load_iris(return_X_y=True)

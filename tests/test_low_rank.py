@@ -4,7 +4,12 @@ import numpy as np
 import pytest
 
 from krein.kernels import DeltaGaussian
-from krein.least_squares import KreinRidge, KreinRidgeClassifier, VarianceConstrainedKrein
+from krein.least_squares import (
+    KreinRidge,
+    KreinRidgeClassifier,
+    VarianceConstrainedKrein,
+    VarianceConstrainedKreinClassifier,
+)
 from krein.least_squares._similarity_features import SimilarityFeaturesClassifier, SimilarityFeaturesRidge
 
 
@@ -20,19 +25,48 @@ def regression():
 KERNEL = DeltaGaussian(1.0, 2.0)
 
 
+def _decision(model, X):
+    return getattr(model, "decision_function", model.predict)(X)
+
+
+@pytest.mark.parametrize("center", [True, False], ids=["center", "no-center"])
 @pytest.mark.parametrize(
-    "estimator",
-    [
-        KreinRidge(KERNEL, lambda_plus=1e-2, lambda_minus=1e-1, center=False),
-        VarianceConstrainedKrein(KERNEL, lambda_plus=1e-2, lambda_minus=1e-1, radius=0.5, center=False),
-    ],
-    ids=lambda e: type(e).__name__,
+    "cls",
+    [KreinRidge, KreinRidgeClassifier, VarianceConstrainedKrein, VarianceConstrainedKreinClassifier],
+    ids=lambda c: c.__name__,
 )
-def test_every_point_a_landmark_gives_the_exact_model(regression, estimator):
+def test_every_point_a_landmark_gives_the_exact_model(regression, cls, center):
+    """n_components = n: K̃ = K, and the centred low-rank path centres H K̃ H = H K H (issue 17, item 4)."""
     X, y, X_test = regression
-    exact = estimator.fit(X, y).predict(X_test)
-    low_rank = estimator.set_params(n_components=len(X), random_state=0).fit(X, y).predict(X_test)
-    np.testing.assert_allclose(low_rank, exact, rtol=1e-6, atol=1e-7)
+    y = y + 3.0  # a non-zero mean: centring matters
+    if "Classifier" in cls.__name__:
+        y = np.digitize(y, np.quantile(y, [0.3, 0.6]))  # three classes, one-vs-rest
+    extra = {"radius": 0.5} if "radius" in cls().get_params() else {}
+    estimator = cls(KERNEL, lambda_plus=1e-2, lambda_minus=1e-1, center=center, **extra)
+    exact = _decision(estimator.fit(X, y), X_test)
+    low_rank = _decision(estimator.set_params(n_components=len(X), random_state=0).fit(X, y), X_test)
+    np.testing.assert_allclose(low_rank, exact, rtol=0, atol=1e-8 * np.abs(exact).max())
+    if not center:  # both splits are the eigenvectors of K then
+        estimator.set_params(nystroem_split="landmarks").fit(X, y)
+        np.testing.assert_allclose(
+            _decision(estimator, X_test), exact, rtol=0, atol=1e-8 * np.abs(exact).max()
+        )
+
+
+@pytest.mark.parametrize("split", ["approximation", "landmarks"])
+def test_every_point_a_landmark_gives_the_exact_squared_hinge_svm(regression, split):
+    from krein.svm import KreinSquaredHingeSVC
+
+    X, y, X_test = regression
+    y = y > np.median(y)
+    exact = KreinSquaredHingeSVC(KERNEL, lambda_plus=1e-3, lambda_minus=1e-2).fit(X, y)
+    low_rank = KreinSquaredHingeSVC(
+        KERNEL, lambda_plus=1e-3, lambda_minus=1e-2, n_components=len(X), nystroem_split=split, random_state=0
+    ).fit(X, y)
+    expected = exact.decision_function(X_test)
+    np.testing.assert_allclose(
+        low_rank.decision_function(X_test), expected, rtol=0, atol=1e-8 * np.abs(expected).max()
+    )
 
 
 def test_low_rank_krein_ridge_matches_closed_form_on_nystroem_kernel(regression):
@@ -40,7 +74,13 @@ def test_low_rank_krein_ridge_matches_closed_form_on_nystroem_kernel(regression)
     X, y, X_test = regression
     lam_plus, lam_minus = 1e-2, 1e-1
     model = KreinRidge(
-        KERNEL, lambda_plus=lam_plus, lambda_minus=lam_minus, center=False, n_components=30, random_state=0
+        KERNEL,
+        lambda_plus=lam_plus,
+        lambda_minus=lam_minus,
+        center=False,
+        n_components=30,
+        landmark_rank="full",
+        random_state=0,
     ).fit(X, y)
     Z = X[model.landmark_indices_]
     solve = np.linalg.solve(KERNEL(Z), KERNEL(Z, X))
@@ -94,6 +134,8 @@ def test_similarity_features_classifier_one_vs_rest():
 def _paper_features(kernel, X, Z):
     """``Φ = K_XZ U_Z |D|^{-1/2} S`` and its out-of-sample map ``U_Z |D|^{-1/2} S`` (Sec. 2.4), by numpy."""
     d, U = np.linalg.eigh(kernel(Z))
+    order = np.argsort(-np.abs(d))  # krein orders the landmark coordinates by decreasing |d|
+    d, U = d[order], U[:, order]
     right = U / np.sqrt(np.abs(d)) * np.sign(d)
     return kernel(X, Z) @ right, right, np.sign(d)
 
@@ -102,15 +144,17 @@ def test_landmark_split_ridge_is_the_papers_formula(regression):
     """z* = (ΦᵀΦ + nΛ±)⁻¹ Φᵀy, f(x) = k_x U|D|^{-1/2} S z* (Oglic & Gärtner 2019, Sec. 2.4)."""
     X, y, X_test = regression
     lam_plus, lam_minus = 1e-2, 1e-1
-    params = dict(lambda_plus=lam_plus, lambda_minus=lam_minus, center=False, n_components=30, random_state=0)
-    model = KreinRidge(KERNEL, nystroem_split="landmarks", **params).fit(X, y)
+    params = dict(
+        lambda_plus=lam_plus, lambda_minus=lam_minus, center=False, n_components=30, landmark_rank="full"
+    )
+    model = KreinRidge(KERNEL, nystroem_split="landmarks", random_state=0, **params).fit(X, y)
     Phi, right, S = _paper_features(KERNEL, X, X[model.landmark_indices_])
     n = len(X)
     z = np.linalg.solve(Phi.T @ Phi + n * np.diag(np.where(S > 0, lam_plus, lam_minus)), Phi.T @ y)
     expected = KERNEL(X_test, X[model.landmark_indices_]) @ (right @ z)
     np.testing.assert_allclose(model.predict(X_test), expected, rtol=0, atol=1e-10 * np.abs(expected).max())
     # on this indefinite kernel the eigenvector split of K̃ is a different model (45 %, as documented)
-    other = KreinRidge(KERNEL, **params).fit(X, y).predict(X_test)
+    other = KreinRidge(KERNEL, random_state=0, **params).fit(X, y).predict(X_test)
     difference = np.linalg.norm(other - expected) / np.linalg.norm(other)
     assert 0.4 < difference < 0.5
 
@@ -126,6 +170,7 @@ def test_landmark_split_variance_constrained_is_the_global_optimum(regression):
         radius=radius,
         center=False,
         n_components=30,
+        landmark_rank="full",
         random_state=0,
         nystroem_split="landmarks",
     ).fit(X, y)
@@ -154,6 +199,7 @@ def test_landmark_split_squared_hinge_svm_is_the_papers_formula():
         lambda_plus=1e-3,
         lambda_minus=1e-2,
         n_components=30,
+        landmark_rank="full",
         random_state=0,
         nystroem_split="landmarks",
     ).fit(X, y)

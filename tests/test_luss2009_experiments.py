@@ -38,7 +38,7 @@ def test_quick_runs(name, tmp_path):
         assert "figure1_gap.png" in written
         gaps = json.loads((tmp_path / "figure1_gap.json").read_text())["gaps"]
         # ACCPM drives the gap down on every subset
-        assert all(run[-1] < run[0] for run in gaps["accpm"])
+        assert all(run[-1] < run[0] for run in gaps["ACCPM"])
 
 
 def test_figure2_sizes_beyond_the_3v5_pair_use_all_digits():

@@ -130,3 +130,51 @@ def test_bad_input_is_reported_not_optimized_over():
         HypergradientSearchCV(KreinRidge("precomputed"), cv=3, n_restarts=1).fit(
             X @ X.T + np.triu(np.ones((60, 60))), y
         )
+
+
+@pytest.mark.parametrize("eta_bounds", ["fixed", (0.5, 0.6)])
+def test_the_users_kernel_settings_are_honoured(eta_bounds):
+    """Issue 19: the Appendix-D kernel was replaced by a fresh initial one, so a fixed η was tuned and
+    a bounded one came back 1.49 for bounds (0.5, 0.6)."""
+    from krein.kernels import Gaussian
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = X[:, 0] + 0.1 * rng.normal(size=40)
+    kernel = Gaussian(0.55, eta_bounds=eta_bounds)
+    search = HypergradientSearchCV(
+        KreinRidge(kernel=kernel), cv=3, n_restarts=2, restart_iter=5, max_iter=5, random_state=0
+    ).fit(X, y)
+    eta = search.best_estimator_.kernel.eta
+    if eta_bounds == "fixed":
+        assert eta == 0.55 and "kernel" not in search.best_params_
+    else:
+        assert 0.5 <= eta <= 0.6
+    assert search.best_estimator_.kernel.eta_bounds == eta_bounds
+    assert kernel.eta == 0.55  # the user's kernel object itself is untouched
+
+
+def test_a_shared_ard_bandwidth_stays_shared():
+    from krein.kernels import ARDGaussian
+
+    X = np.random.default_rng(1).normal(size=(30, 3))
+    params = KreinRidge(kernel=ARDGaussian(1.0))._initial_params(X, X[:, 0], random_state=0)
+    assert np.ndim(params["kernel"].eta) == 0
+    per_feature = KreinRidge(kernel=ARDGaussian(np.ones(3)))._initial_params(X, X[:, 0], random_state=0)
+    assert np.shape(per_feature["kernel"].eta) == (3,)
+
+
+def test_tol_reaches_lbfgsb(monkeypatch):
+    import krein.model_selection as module
+
+    seen = []
+    original = module.minimize
+    monkeypatch.setattr(module, "minimize", lambda *a, **k: seen.append(k["tol"]) or original(*a, **k))
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2))
+    HypergradientSearchCV(KreinRidge(), cv=3, n_restarts=1, restart_iter=2, max_iter=2, tol=1e-3).fit(
+        X, X[:, 0]
+    )
+    assert seen == [1e-3, 1e-3]
+    with pytest.raises(ValueError, match="tol"):
+        HypergradientSearchCV(KreinRidge(), tol=-1.0).fit(X, X[:, 0])

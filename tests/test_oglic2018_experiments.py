@@ -236,7 +236,7 @@ def _quotes(number, text, exponent):
 
 def _check_notes(folder, extra=(), counts=()):
     """Each decimal number and each "k of n" of ``folder``/NOTES.md is one of the run's numbers."""
-    notes = (folder / "NOTES.md").read_text()
+    notes = re.sub(r"<!--.*?-->", "", (folder / "NOTES.md").read_text(), flags=re.S)  # markers and blocks
     numbers, run_counts = _run_numbers(folder, extra)
     unknown = [
         text + (f"·10^{power}" if power else "")

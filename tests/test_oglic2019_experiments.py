@@ -6,16 +6,21 @@ import pytest
 from krein.experiments import RunContext, get_experiment
 from krein.experiments.oglic2019 import (
     FIGURE1_KERNELS,
+    PAPER_TABLE2,
+    _vs_paper,
     approximation_errors,
+    dissimilarity_cells,
+    dissimilarity_model,
     scaling_times,
     standardized_sample,
-    table1,
 )
 from krein.kernels import initial_kernel
+from krein.least_squares import KreinRidgeClassifier
 
 
 def test_experiments_are_registered():
-    for name in ("oglic2019-figure1", "oglic2019-figure2", "oglic2019-figure8", "oglic2019-table1"):
+    names = ("figure1", "figure2", "figure3", "figure8", "table1", "table2")
+    for name in (f"oglic2019-{n}" for n in names):
         assert get_experiment(name).paper.startswith("Oglic & Gärtner 2019")
 
 
@@ -43,16 +48,76 @@ def test_figure2_quick_writes_figure_and_table(tmp_path):
     assert "kmeans++" in (tmp_path / "figure2.md").read_text()
 
 
-def test_table1_on_one_small_dataset(tmp_path):
+def test_low_rank_models_use_the_papers_split_and_are_tuned():
+    grid = np.logspace(-3, 0, 2)
+    for method in ("KREIN VC-LSM", "KREIN LSM", "KREIN SH-SVM"):
+        search = dissimilarity_model(method, 10, grid, 0, 3)
+        assert search.estimator.get_params()["nystroem_split"] == "landmarks"
+        assert search.estimator.get_params()["landmark_rank"] == "full"  # the paper's Eq. (3)
+        assert search.estimator.n_components == 10
+        assert set(search.param_grid) == {"lambda_plus", "lambda_minus"}
+    default = dissimilarity_model("KREIN LSM (krein split)", 10, grid, 0, 3).estimator
+    assert default.nystroem_split == "approximation"
+    assert default.landmark_rank == KreinRidgeClassifier().landmark_rank  # krein's default
+    assert dissimilarity_model("VC-LSM (full)", None, grid, 0, 3).estimator.n_components is None
+
+
+def test_dissimilarity_cells_are_stored_and_read_back(tmp_path):
     ctx = RunContext(quick=True, out=tmp_path, show_progress=False)
-    table = table1(ctx, ("gunpoint",), max_samples=60, rank=20, folds=3)
-    summary = table.summary()
-    assert {r["method"] for r in summary} == {"KREIN VC-LSM", "KREIN LSM", "KREIN SH-SVM", "SF-LSM"}
-    assert all(0 <= r["mean"] <= 100 for r in summary)
-    assert np.mean([r["mean"] for r in summary]) < 40  # gunpoint is an easy task under DTW
+    methods = ("KREIN LSM", "SF-LSM (full)")
+    results = dissimilarity_cells(ctx, ("aural-sonar",), methods, (8,), folds=3, inner_folds=2)
+    assert set(results) == {("aural-sonar", "KREIN LSM", 8), ("aural-sonar", "SF-LSM (full)", None)}
+    errors = [cell[0] for cells in results.values() for cell in cells]
+    assert len(errors) == 6 and all(0 <= e <= 100 for e in errors)
+    assert np.mean(errors) < 40  # aural sonar under its own similarity: far better than chance
+    assert len(list((tmp_path / "cells").glob("aural-sonar-KREIN_LSM-r8-fold*.json"))) == 3
+    again = RunContext(quick=True, out=tmp_path, show_progress=False, resume=True)
+    assert dissimilarity_cells(again, ("aural-sonar",), methods, (8,), folds=3, inner_folds=2) == results
+
+
+def test_vs_paper_marks_cells_inside_the_papers_std():
+    protein = PAPER_TABLE2["protein"]
+    summary = [
+        {"task": "protein", "method": "KREIN LSM", "mean": protein["KREIN LSM"][0] + 2.0, "std": 1.0},
+        {"task": "protein", "method": "SF-LSM", "mean": protein["SF-LSM"][0] + 5.0, "std": 1.0},
+        {"task": "aural-sonar", "method": "SF-LSM", "mean": 10.0, "std": 1.0},  # not in the paper
+    ]
+
+    class Table:
+        def summary(self):
+            return summary
+
+    rows = _vs_paper(Table())
+    assert [r["inside the paper's ± 1 std"] for r in rows] == ["yes", "no"]  # 2 ≤ 2.76; 5 > 3.91
 
 
 @pytest.mark.parametrize("name", ["oglic2019-figure8"])
 def test_quick_forms_run(tmp_path, name):
     get_experiment(name).run(RunContext(quick=True, out=tmp_path, show_progress=False))
     assert any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("name", ["figure1", "figure2"])
+def test_figure_notes_quote_the_committed_json(name):
+    """Every number of the notes' tables and summary is generated from the run's JSON."""
+    import json
+    from pathlib import Path
+
+    from krein.experiments.oglic2019 import figure_error_summary, figure_error_table
+
+    folder = Path(__file__).resolve().parents[1] / "docs" / "results" / f"oglic2019-{name}"
+    rows = json.loads((folder / f"{name}.json").read_text())["rows"]
+    notes = (folder / "NOTES.md").read_text()
+    assert figure_error_table(rows) in notes
+    assert figure_error_summary(rows) in notes
+
+
+def test_figure_notes_helpers_on_a_quick_run():
+    X = standardized_sample("magic", 80, seed=0)
+    kernel = initial_kernel("DELTA-GAUSS", X, random_state=0)
+    rows = approximation_errors(X, kernel, (3, 6), repetitions=1, seed=0)
+    from krein.experiments.oglic2019 import figure_error_summary, figure_error_table
+
+    table = figure_error_table(rows)
+    assert table.count("\n") == 1 + 2 * 2  # header, rule, (k, k log n) × (Eq. (3), validated)
+    assert "validated: " in figure_error_summary(rows)

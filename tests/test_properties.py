@@ -219,7 +219,7 @@ def test_theorem_1_proxy_kernel_is_the_inner_minimizer(seed, n, rho, C):
     labels = np.where(rng.random(n) < 0.5, -1.0, 1.0)
     alpha = rng.uniform(0.0, C, n)
     problem = ProxyKernelProblem(
-        KernelSpectrum(K0), rho, np.ones(n), np.arange(n), labels, labels, np.full(n, C), 0.0, None
+        KernelSpectrum(K0), rho, np.ones(n), np.arange(n), labels, labels, np.full(n, C), 0.0
     )
     K_star, _ = problem.proxy(alpha)
     z = labels * alpha

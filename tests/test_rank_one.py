@@ -48,6 +48,10 @@ def test_rank_one_update_matches_eigh(name, d, u, rho):
     np.testing.assert_allclose((vectors * signs)[:, simple], expected_vectors[:, simple], atol=1e-8)
 
 
+def _positive_squares(d):
+    return float(np.sum(np.maximum(d, 0) ** 2))
+
+
 @pytest.mark.parametrize(
     "name,d,u,rho", [c for c in _cases() if c[3] > 0], ids=[c[0] for c in _cases() if c[3] > 0]
 )
@@ -55,8 +59,8 @@ def test_positive_part_matches_eigh(name, d, u, rho):
     M = np.diag(d) + rho * np.outer(u, u)
     values, vectors = scipy.linalg.eigh(M)
     positive = np.maximum(values, 0)
-    sum_squares, action = rank_one_positive_part(d, u, rho)
-    np.testing.assert_allclose(sum_squares, positive @ positive, rtol=1e-10)
+    change, action = rank_one_positive_part(d, u, rho)
+    np.testing.assert_allclose(change + _positive_squares(d), positive @ positive, rtol=1e-10)
     np.testing.assert_allclose(
         action, (vectors * positive) @ (vectors.T @ u), atol=1e-10 * max(1, np.abs(action).max())
     )
@@ -70,8 +74,8 @@ def test_positive_part_uses_either_side_of_the_spectrum(shift):
     u = rng.standard_normal(80)
     values, vectors = scipy.linalg.eigh(np.diag(d) + 0.2 * np.outer(u, u))
     positive = np.maximum(values, 0)
-    sum_squares, action = rank_one_positive_part(d, u, 0.2)
-    np.testing.assert_allclose(sum_squares, positive @ positive, rtol=1e-10)
+    change, action = rank_one_positive_part(d, u, 0.2)
+    np.testing.assert_allclose(change + _positive_squares(d), positive @ positive, rtol=1e-10)
     np.testing.assert_allclose(action, (vectors * positive) @ (vectors.T @ u), atol=1e-9)
 
 
@@ -94,9 +98,14 @@ def test_smoothed_part_matches_eigh(name, d, u, rho, eps):
     """Σλ₊², Σg_ε(λ) and φ_ε(X)u (Sec. 3 smoothing) against an explicit eigendecomposition."""
     values, vectors = scipy.linalg.eigh(np.diag(d) + rho * np.outer(u, u))
     positive = np.maximum(values, 0)
-    sum_squares, smoothed_sum, action = rank_one_smoothed_part(d, u, rho, eps)
-    np.testing.assert_allclose(sum_squares, positive @ positive, rtol=1e-10)
-    np.testing.assert_allclose(smoothed_sum, np.sum(smoothed_square(values, eps)), rtol=1e-10, atol=1e-12)
+    change, smoothed_change, action = rank_one_smoothed_part(d, u, rho, eps)
+    np.testing.assert_allclose(change + _positive_squares(d), positive @ positive, rtol=1e-10)
+    np.testing.assert_allclose(
+        smoothed_change + np.sum(smoothed_square(d, eps)),
+        np.sum(smoothed_square(values, eps)),
+        rtol=1e-10,
+        atol=1e-12,
+    )
     expected = (vectors * smoothed_positive_part(values, eps)) @ (vectors.T @ u)
     np.testing.assert_allclose(action, expected, atol=1e-10 * max(1, np.abs(expected).max()))
 
@@ -111,12 +120,13 @@ def test_smoothed_part_on_either_side_and_at_zero_smoothing(shift, eps):
     u = rng.standard_normal(80)
     values, vectors = scipy.linalg.eigh(np.diag(d) + 0.2 * np.outer(u, u))
     sum_squares, smoothed_sum, action = rank_one_smoothed_part(d, u, 0.2, eps)
+    smoothed_sum += np.sum(smoothed_square(d, eps))
     np.testing.assert_allclose(smoothed_sum, np.sum(smoothed_square(values, eps)), rtol=1e-10)
     expected = (vectors * smoothed_positive_part(values, eps)) @ (vectors.T @ u)
     np.testing.assert_allclose(action, expected, atol=1e-9)
     if eps == 0:
         reference_squares, reference_action = rank_one_positive_part(d, u, 0.2)
-        assert smoothed_sum == pytest.approx(reference_squares, rel=1e-12)
+        assert smoothed_sum == pytest.approx(reference_squares + _positive_squares(d), rel=1e-12)
         np.testing.assert_allclose(action, reference_action, atol=1e-12)
         np.testing.assert_allclose(sum_squares, reference_squares, rtol=1e-12)
 
@@ -137,3 +147,19 @@ def test_smoothing_functions():
     assert np.all(positive - smoothed_positive_part(t, eps) <= eps / 2 + 1e-15)
     np.testing.assert_array_equal(smoothed_positive_part(t, 0.0), positive)
     np.testing.assert_array_equal(smoothed_square(t, 0.0), positive**2)
+
+
+@pytest.mark.parametrize("shift", [-2.0, 0.0, 2.0])
+def test_change_keeps_its_digits_for_tiny_updates(shift):
+    """Σλ₊² − Σd₊² for an update of weight 1e-12 is O(1e-12); summed from the accurate root shifts
+    λᵢ − dᵢ it matches the first-order value 1e-12·Σ_{dᵢ>0} 2dᵢuᵢ² (plus the crossing roots, none here)
+    to many digits, where the difference of the two sums would be rounding noise (~1e-15)."""
+    rng = np.random.default_rng(3)
+    d = np.sort(rng.standard_normal(60) + shift)
+    d = d[np.abs(d) > 1e-2]
+    u = rng.standard_normal(d.size)
+    weight = 1e-12
+    change, action = rank_one_positive_part(d, u, weight)
+    first_order = weight * np.sum(2 * np.maximum(d, 0) * u**2)
+    assert change == pytest.approx(first_order, rel=1e-6)
+    np.testing.assert_allclose(action, np.maximum(d, 0) * u, atol=1e-10)

@@ -83,7 +83,8 @@ def test_files_and_console_table(tiny_run):
     printed = ctx.console.export_text()
     for method in table.methods:
         assert method in printed
-    assert "ι=" in printed and "fit (s)" in printed
+    assert "ι = " in printed and "fit (s)" in printed
+    assert f"{out / 'showcase'}_heart_sigmoid.png" in printed  # where the figures went
 
 
 def test_console_table_marks_the_best_in_bold(tiny_run):
@@ -93,8 +94,35 @@ def test_console_table_marks_the_best_in_bold(tiny_run):
     styled = console.export_text(styles=True)
     best = {r["task"]: r for r in table.summary() if r["best"]}
     for row in best.values():
-        assert f"{row['mean']:.1f}±{row['std']:.1f}" in styled
+        assert f"{row['mean']:.1f}" in styled
     assert "\x1b[1" in styled  # bold
+
+
+def test_console_table_fits_80_columns_with_every_number(tiny_run):
+    """The main job read at 80 columns: no line wider, nothing cut ("…"), every method name and every
+    mean error visible in its row, every task named in the caption."""
+    table, _, _ = tiny_run
+    wide = [Task(f"{t.name} #{i}", t.dataset, t.similarity) for i in range(2) for t in TINY_TASKS]
+    for copy in wide:  # six tasks and eleven methods, as in the showcase
+        for method in table.methods:
+            cell = table.cells[(copy.name.rsplit(" #", 1)[0], method)]
+            table.add(copy.name, method, cell.values, cell.fit_seconds)
+        table.set_task_info(copy.name, **table.task_info[copy.name.rsplit(" #", 1)[0]])
+    for name in [m.name for m in METHODS if m.name not in table.methods]:
+        for task in table.tasks:
+            table.add(task, name, [12.5, 100.0 / 3], [1.0, 1.0])
+    console = Console(record=True, width=80)
+    console.print(console_table(table))
+    printed = console.export_text()
+    assert max(len(line) for line in printed.splitlines()) <= 80
+    assert "…" not in printed
+    rows = {line.split("│")[1].strip(): line for line in printed.splitlines() if line.count("│") > 3}
+    summary = {(r["task"], r["method"]): r for r in table.summary()}
+    for method in table.methods:
+        for task in table.tasks:
+            assert f"{summary[(task, method)]['mean']:.1f}" in rows[method]
+    for task in table.tasks:
+        assert task in printed
 
 
 @pytest.mark.parametrize("task", TASKS, ids=[t.name for t in TASKS])

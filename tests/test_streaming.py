@@ -69,8 +69,8 @@ def test_streamed_fit_equals_in_memory_low_rank_fit(cls, task):
     in_memory = model(cls).fit(X, y)
     streamed = model(cls, working_memory=TINY_MEMORY).fit(X, y)
     assert isinstance(streamed.representation_, StreamedRepresentation)
-    assert streamed.representation_.vectors is None  # no n×r eigenvectors held
-    assert not isinstance(in_memory.representation_, StreamedRepresentation)
+    assert streamed.representation_._vectors is None  # no n×r eigenvectors held
+    assert in_memory.representation_._vectors is None  # the default streams too
     assert_same_fit(streamed, in_memory, X_test)
     if task != "regression":  # labels agree exactly (decision values agree to 1e-8 above)
         np.testing.assert_array_equal(streamed.predict(X_test), in_memory.predict(X_test))
@@ -177,19 +177,31 @@ def test_dask_input_is_validated(dask_client):
 
 
 # --------------------------------------------------------------------------- memory
-def test_streamed_fit_never_allocates_an_n_by_m_array():
+@pytest.mark.parametrize("configured", [False, True], ids=["working_memory=1", "sklearn.config_context"])
+def test_streamed_fit_never_allocates_an_n_by_m_array(configured):
+    """With ``working_memory=None`` the fit streams within scikit-learn's ``working_memory`` setting."""
+    from sklearn import config_context
+
     n, m = 200_000, 100
     X, y = make_data(n, "regression", d=3)
     estimator = KreinRidge(
-        KERNEL, lambda_plus=1e-4, lambda_minus=1e-4, n_components=m, random_state=0, working_memory=1
+        KERNEL,
+        lambda_plus=1e-4,
+        lambda_minus=1e-4,
+        n_components=m,
+        random_state=0,
+        working_memory=None if configured else 1,
     )
     tracemalloc.start()
     try:
-        estimator.fit(X, y)
-        predictions = estimator.predict(X)
+        with config_context(working_memory=1):
+            estimator.fit(X, y)
+        predictions = estimator.predict(X[:2000]) if configured else estimator.predict(X)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
+    if configured:
+        y = y[:2000]
     n_by_m = n * m * 8  # 160 MB
     assert peak < n_by_m / 10, f"peak traced allocation {peak / 2**20:.1f} MiB"
     assert np.sqrt(np.mean((predictions - y) ** 2)) < 0.7 * np.std(y)

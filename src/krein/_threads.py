@@ -1,6 +1,8 @@
 """Thread counts and BLAS thread limits shared by krein's own parallel loops."""
 
 import os
+import threading
+from contextlib import contextmanager
 from functools import cache
 
 from threadpoolctl import ThreadpoolController
@@ -27,6 +29,33 @@ def _controller():
     return ThreadpoolController()  # inspects the loaded BLAS libraries once per process
 
 
+#: Process-wide state of :func:`single_threaded_blas`: how many sections are open (in any thread)
+#: and the limiter of the outermost one, which alone restores the thread counts.
+_lock = threading.Lock()
+_open_sections = 0
+_limiter = None
+
+
+@contextmanager
 def single_threaded_blas():
-    """A context manager that limits BLAS to one thread (inside krein's own threads)."""
-    return _controller().limit(limits=1, user_api="blas")
+    """A context manager that limits BLAS to one thread, re-entrant and safe across threads.
+
+    BLAS thread counts are process-wide, so the sections are counted process-wide: the first section
+    to open saves the counts and sets them to one, the last to close restores the saved counts.
+    Nested sections, and sections of several threads that overlap in any order, therefore leave BLAS
+    exactly as the first found it (a section that restored on its own exit could hand another
+    thread's single-threaded setting back as the "original" one).
+    """
+    global _open_sections, _limiter
+    with _lock:
+        if _open_sections == 0:
+            _limiter = _controller().limit(limits=1, user_api="blas")
+        _open_sections += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _open_sections -= 1
+            if _open_sections == 0:
+                _limiter.restore_original_limits()
+                _limiter = None

@@ -1,4 +1,11 @@
-"""The ``krein`` command: ``info``, ``datasets``, ``spectrum``, ``embed``, ``reproduce`` and ``bench``."""
+"""The ``krein`` command: ``info``, ``datasets``, ``spectrum``, ``embed``, ``reproduce`` and ``bench``.
+
+Every user error (a bad argument, an unknown name, a missing file, an unusable ``--out``) ends in one
+line on stderr that names the argument and says what to do, and exit status 2; ``krein --debug ...``
+shows the traceback instead. :func:`main` does this for every subcommand: a subcommand reports a
+mistake by raising :class:`UsageError` (or lets the library's ``ValueError``/``TypeError``/``OSError``
+through).
+"""
 
 from __future__ import annotations
 
@@ -10,10 +17,28 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["main"]
+__all__ = ["UsageError", "main"]
 
 #: Experiment run by ``krein reproduce`` when no name is given.
 SHOWCASE = "showcase"
+
+#: Exit status of a user error (as argparse uses).
+USAGE_ERROR = 2
+
+
+class UsageError(Exception):
+    """A mistake on the command line; :func:`main` prints it as one line on stderr and exits with 2.
+
+    The message names the argument and the fix, e.g. ``"--npy k.npy: no such file; give the path of
+    a matrix saved with numpy.save"``.
+    """
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a parse error is a :class:`UsageError` (one line, no usage block)."""
+
+    def error(self, message):
+        raise UsageError(f"{self.prog}: error: {message} (see {self.prog} --help)")
 
 
 def _console():
@@ -67,27 +92,47 @@ def cmd_datasets(args):
 
 def _spectrum_kernel(args):
     """The kernel matrix ``krein spectrum`` reports on, a short label and a description."""
+    _check_sampling(args)
     if args.npy is not None:
-        return np.load(args.npy), Path(args.npy).stem, args.npy
+        return _load_kernel_matrix(args.npy), Path(args.npy).stem, args.npy
     if args.dataset is None:
-        raise SystemExit("krein spectrum: give --dataset NAME (with --kernel) or --npy FILE.")
+        raise UsageError("give --dataset NAME (with --kernel) or --npy FILE.")
     from .datasets import load_dataset, natural_kernel, standardize
     from .kernels import initial_kernel, make_kernel
 
+    _check_dataset(args.dataset)
     if args.kernel is None:
         K, _, description = natural_kernel(args.dataset, max_samples=args.max_samples, random_state=args.seed)
         return K, args.dataset, description
     bunch = load_dataset(args.dataset)
     if bunch.kind in ("dissimilarity", "similarity"):
-        raise SystemExit(f"krein spectrum: {args.dataset} is a {bunch.kind} matrix; leave out --kernel.")
+        raise UsageError(f"--kernel: {args.dataset} is a {bunch.kind} matrix; leave out --kernel.")
     X = standardize(np.asarray(bunch.data, dtype=float).reshape(len(bunch.target), -1))
     if args.max_samples and X.shape[0] > args.max_samples:
         X = X[np.random.default_rng(args.seed).choice(X.shape[0], args.max_samples, replace=False)]
     try:
         kernel = initial_kernel(args.kernel, X, random_state=args.seed)
     except ValueError:
-        kernel = make_kernel(args.kernel)
+        try:
+            kernel = make_kernel(args.kernel)
+        except ValueError as error:
+            raise UsageError(f"--kernel: {error}") from error
     return kernel(X), f"{args.dataset}-{args.kernel}", repr(kernel)
+
+
+def _load_kernel_matrix(path):
+    """The square, finite matrix saved at ``path`` (``--npy``), or a :class:`UsageError`."""
+    if not Path(path).is_file():
+        raise UsageError(f"--npy {path}: no such file; give a kernel matrix saved with numpy.save.")
+    try:
+        K = np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as error:
+        raise UsageError(f"--npy {path}: not a NumPy .npy array ({error}).") from error
+    if K.ndim != 2 or K.shape[0] != K.shape[1] or K.dtype.kind not in "iuf" or not np.all(np.isfinite(K)):
+        raise UsageError(
+            f"--npy {path}: expected a finite square numeric matrix, got shape {K.shape} of {K.dtype}."
+        )
+    return np.asarray(K, dtype=float)
 
 
 def cmd_spectrum(args):
@@ -101,6 +146,7 @@ def cmd_spectrum(args):
     from .spectral import eigendecompose, spectrum_summary
 
     K, label, description = _spectrum_kernel(args)
+    out = _output_folder(args.out)
     values = eigendecompose(K).values
     summary = spectrum_summary(values)
     table = Table(title=f"spectrum of {label}: {description}")
@@ -109,8 +155,6 @@ def cmd_spectrum(args):
     table.add_row(*(f"{v:.4g}" if isinstance(v, float) else str(v) for v in summary.values()))
     console = _console()
     console.print(table)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     figure, axis = plt.subplots(figsize=(6, 3.5))
     ordered = values[::-1]
     axis.plot(np.arange(1, ordered.size + 1), ordered, ".", markersize=3)
@@ -139,6 +183,9 @@ def cmd_embed(args):
     from .embedding import KreinPCA
     from .plotting import plot_embedding
 
+    _check_dataset(args.dataset)
+    _check_sampling(args)
+    out = _output_folder(args.out)
     K, y, description = natural_kernel(
         args.dataset, method=args.method, max_samples=args.max_samples, random_state=args.seed
     )
@@ -158,8 +205,6 @@ def cmd_embed(args):
     console = _console()
     console.print(table)
     figure = plot_embedding(pca, y, title=description)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     label = args.dataset if args.method is None else f"{args.dataset}-{args.method}"
     path = out / f"embedding_{label}.png"
     partial = path.with_name(f".{path.stem}.{os.getpid()}.png")
@@ -178,21 +223,35 @@ def cmd_reproduce(args):
 
     console = _console()
     if args.list:
-        table = Table(title="experiments (krein reproduce NAME [--quick])")
-        for column in ("name", "reproduces", "quick (min)", "full (min)", "description"):
-            table.add_column(column)
+        # Names are never wrapped or cut (they are what a user copies); the text column wraps.
+        table = Table(title="experiments (krein reproduce NAME [--quick])", title_justify="left")
+        table.add_column("name", no_wrap=True)
+        table.add_column("min", no_wrap=True, justify="right")
+        table.add_column("reproduces: description", ratio=1)
         for e in list_experiments():
-            table.add_row(e.name, e.paper, f"{e.quick_minutes:g}", f"{e.full_minutes:g}", e.description)
+            minutes = f"{e.quick_minutes:g}/{e.full_minutes:g}"
+            table.add_row(e.name, minutes, f"[italic]{e.paper}[/]: {e.description}")
+        table.caption = "min: minutes of the quick/full form"
         console.print(table)
         return 0
     name = args.name or SHOWCASE
+    names = [e.name for e in list_experiments()]
     if name == "all":
         experiments = [e for e in list_experiments() if e.name != SHOWCASE]
-    else:
+    elif name in names:
         experiments = [get_experiment(name)]
+    else:
+        raise UsageError(
+            f"NAME: unknown experiment {name!r}; choose one of: all, {', '.join(names)} "
+            "(krein reproduce --list)."
+        )
     if args.only and not all(e.selectable for e in experiments):
         fixed = ", ".join(e.name for e in experiments if not e.selectable)
-        raise SystemExit(f"krein reproduce: --only is not supported by {fixed} (it runs all its tasks).")
+        raise UsageError(f"--only is not supported by {fixed} (it runs all its tasks); leave --only out.")
+    if args.n_jobs == 0:
+        raise UsageError("--n-jobs must be a positive number of jobs, or negative (-1: every CPU); got 0.")
+    _check_seed(args.seed)
+    _output_folder(args.out)
     for e in experiments:
         out = Path(args.out) / e.name if name == "all" else Path(args.out)
         console.rule(f"[bold]{e.name}[/bold] — {e.paper}" + (" (quick)" if args.quick else ""))
@@ -212,6 +271,36 @@ def cmd_reproduce(args):
     return 0
 
 
+def cmd_results(args):
+    """Check every NOTES.md's marked numbers against its JSON and print (or write) the fidelity table."""
+    import os
+
+    from rich.table import Table
+
+    from .experiments._fidelity import fidelity_markdown, fidelity_rows
+    from .experiments._notes import check_notes
+
+    console = _console()
+    results = Path(args.dir)
+    problems = [p for notes in sorted(results.glob("**/NOTES.md")) for p in check_notes(notes)]
+    rows = fidelity_rows(results)
+    table = Table(title=f"reproduced results ({results})")
+    for column in ("experiment", "form", "within ± 1 std / compared", "verdict"):
+        table.add_column(column)
+    for row in rows:
+        table.add_row(*(row[c] for c in ("experiment", "form", "within ± 1 std / compared", "verdict")))
+    console.print(table)
+    if args.write:
+        path = results / "fidelity.md"
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        temporary.write_text(fidelity_markdown(results))
+        temporary.replace(path)
+        console.print(f"wrote {path}")
+    for problem in problems:
+        console.print(f"[red]{problem}[/red]")
+    return 1 if problems else 0
+
+
 def cmd_bench(args):
     """Run ``benchmarks/bench_NAME.py`` of a source checkout."""
     candidates = [Path.cwd() / "benchmarks", Path(__file__).resolve().parents[2] / "benchmarks"]
@@ -222,16 +311,49 @@ def cmd_bench(args):
             runpy.run_path(str(script), run_name="__main__")
             return 0
     available = sorted({p.stem[6:] for f in candidates if f.is_dir() for p in f.glob("bench_*.py")})
-    raise SystemExit(
-        f"krein bench: no benchmark {args.name!r} (benchmarks live in a source checkout's benchmarks/ "
+    raise UsageError(
+        f"NAME: no benchmark {args.name!r} (benchmarks live in a source checkout's benchmarks/ "
         f"folder); available: {', '.join(available) or 'none found'}."
     )
 
 
+def _check_dataset(name):
+    from .datasets import list_datasets
+
+    names = sorted({row["name"] for row in list_datasets()})
+    if name not in names:
+        raise UsageError(f"--dataset {name!r} is not a shipped dataset; choose one of: {', '.join(names)}.")
+
+
+def _check_seed(seed):
+    if seed < 0:
+        raise UsageError(f"--seed must be a non-negative integer, got {seed}.")
+
+
+def _check_sampling(args):
+    """``--max-samples`` and ``--seed`` of the subcommands that subsample a dataset."""
+    if args.max_samples < 0:
+        raise UsageError(
+            f"--max-samples must be a positive integer (0: no subsampling), got {args.max_samples}."
+        )
+    _check_seed(args.seed)
+
+
+def _output_folder(out):
+    """``--out`` as a writable folder (created if needed), or a :class:`UsageError` naming it."""
+    from .experiments._framework import check_output_folder
+
+    try:
+        return check_output_folder(out)
+    except (ValueError, OSError) as error:
+        raise UsageError(f"--out: {error}") from error
+
+
 def build_parser():
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="krein", description="Learning with indefinite kernels: experiments and diagnostics."
     )
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     sub = parser.add_subparsers(dest="command", required=True)
 
     sub.add_parser("info", help="versions, BLAS and threads").set_defaults(func=cmd_info)
@@ -275,6 +397,11 @@ def build_parser():
     reproduce.add_argument("--only", nargs="+", metavar="TASK", help="run only these tasks (data sets)")
     reproduce.set_defaults(func=cmd_reproduce)
 
+    results = sub.add_parser("results", help="check the NOTES.md numbers and show the fidelity table")
+    results.add_argument("--dir", default="docs/results", help="the results folder of a source checkout")
+    results.add_argument("--write", action="store_true", help="(re)write DIR/fidelity.md")
+    results.set_defaults(func=cmd_results)
+
     bench = sub.add_parser("bench", help="run benchmarks/bench_NAME.py of a source checkout")
     bench.add_argument("name")
     bench.add_argument("bench_args", nargs=argparse.REMAINDER)
@@ -283,10 +410,39 @@ def build_parser():
 
 
 def main(argv=None):
+    """Run the ``krein`` command; a user error is one line on stderr and exit status 2 (see module doc)."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    args = build_parser().parse_args(argv)
-    args.command_line = " ".join(["krein", *argv])
-    return args.func(args)
+    debug = "--debug" in argv
+    command = "krein"
+    try:
+        args, unknown = build_parser().parse_known_args(argv)
+        command = f"krein {args.command}"
+        if unknown:
+            raise UsageError(
+                f"{command}: error: unrecognized arguments: {' '.join(unknown)} (see {command} --help)"
+            )
+        args.command_line = " ".join(["krein", *argv])
+        return args.func(args)
+    except UsageError as error:
+        if debug:
+            raise
+        message = str(error)
+    except (ValueError, TypeError, OSError) as error:
+        if debug:
+            raise
+        message = f"{error} (krein --debug {' '.join(argv)} shows the traceback)"
+    except SystemExit as error:
+        if debug or error.code is None or isinstance(error.code, int):
+            raise
+        message = str(error.code)
+    except KeyboardInterrupt:
+        print(f"{command}: interrupted", file=sys.stderr)
+        return 130
+    line = " ".join(message.split())
+    if not line.startswith("krein"):
+        line = f"{command}: error: {line}"
+    print(line, file=sys.stderr)
+    return USAGE_ERROR
 
 
 if __name__ == "__main__":  # pragma: no cover

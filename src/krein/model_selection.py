@@ -27,7 +27,7 @@ It works with any estimator that implements the small protocol below (all estima
 
 from __future__ import annotations
 
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -87,7 +87,7 @@ def _cross_validation_objective(theta, template, folds, catch=True):
     return loss / len(folds), gradient / len(folds)
 
 
-def _minimize(template, theta, bounds, folds, max_iter):
+def _minimize(template, theta, bounds, folds, max_iter, tol=None):
     result = minimize(
         _cross_validation_objective,
         theta,
@@ -95,18 +95,19 @@ def _minimize(template, theta, bounds, folds, max_iter):
         jac=True,
         method="L-BFGS-B",
         bounds=bounds,
+        tol=tol,
         options={"maxiter": max_iter},
     )
     return result
 
 
-def _restart(estimator, X, y, folds, seed, max_iter):
+def _restart(estimator, X, y, folds, seed, max_iter, tol=None):
     template = clone(estimator).set_params(**estimator._initial_params(X, y, random_state=seed))
     theta, bounds = template._hyperparameter_vector()
     theta = np.clip(theta, bounds[:, 0], bounds[:, 1])
     # Errors at the initial point are not caught: they are almost always bad input.
     initial_loss = _cross_validation_objective(theta, template, folds, catch=False)[0]
-    result = _minimize(template, theta, bounds, folds, max_iter)
+    result = _minimize(template, theta, bounds, folds, max_iter, tol)
     return template, initial_loss, result
 
 
@@ -132,6 +133,8 @@ class HypergradientSearchCV(MetaEstimatorMixin, BaseEstimator):
         L-BFGS-B iterations per restart.
     max_iter : int, default=200
         L-BFGS-B iterations continued from the best restart.
+    tol : float or None, default=None
+        Tolerance of L-BFGS-B (``scipy.optimize.minimize(tol=...)``; None: SciPy's defaults).
     n_jobs : int or None, default=None
         Restarts run in parallel with joblib.
     random_state : int, RandomState or None, default=None
@@ -159,6 +162,7 @@ class HypergradientSearchCV(MetaEstimatorMixin, BaseEstimator):
         "n_restarts": [Interval(Integral, 1, None, closed="left")],
         "restart_iter": [Interval(Integral, 1, None, closed="left")],
         "max_iter": [Interval(Integral, 0, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="neither"), None],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -172,6 +176,7 @@ class HypergradientSearchCV(MetaEstimatorMixin, BaseEstimator):
         n_restarts=10,
         restart_iter=20,
         max_iter=200,
+        tol=None,
         n_jobs=None,
         random_state=None,
         verbose=0,
@@ -181,6 +186,7 @@ class HypergradientSearchCV(MetaEstimatorMixin, BaseEstimator):
         self.n_restarts = n_restarts
         self.restart_iter = restart_iter
         self.max_iter = max_iter
+        self.tol = tol
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
@@ -232,7 +238,7 @@ class HypergradientSearchCV(MetaEstimatorMixin, BaseEstimator):
         folds = [_fold_data(X, y, train, val, pairwise) for train, val in cv.split(X, y)]
         seeds = check_random_state(self.random_state).randint(np.iinfo(np.int32).max, size=self.n_restarts)
         restarts = Parallel(n_jobs=self.n_jobs)(
-            delayed(_restart)(estimator, X, y, folds, seed, self.restart_iter) for seed in seeds
+            delayed(_restart)(estimator, X, y, folds, seed, self.restart_iter, self.tol) for seed in seeds
         )
         self.restarts_ = [
             {"initial_loss": float(initial), "loss": float(result.fun), "n_iter": int(result.nit)}
@@ -248,7 +254,7 @@ class HypergradientSearchCV(MetaEstimatorMixin, BaseEstimator):
         theta, loss, self.n_iter_ = best.x, float(best.fun), 0
         if self.max_iter:
             _, bounds = template._hyperparameter_vector()
-            final = _minimize(template, best.x, bounds, folds, self.max_iter)
+            final = _minimize(template, best.x, bounds, folds, self.max_iter, self.tol)
             if final.fun <= loss:
                 theta, loss, self.n_iter_ = final.x, float(final.fun), int(final.nit)
         self.best_params_ = template._params_from_vector(theta)

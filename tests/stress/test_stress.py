@@ -141,3 +141,28 @@ def test_matrix_tool_reports_crashes_and_hangs(tmp_path):
     matrix = tool.matrix_markdown(chosen, results, [12])
     assert "| KreinRidge[precomputed] | ✓ | E |" in matrix
     assert "Cells that fail their case (2)" in matrix
+
+
+def test_the_judge_catches_an_absurd_regression_output():
+    """A finite but absurd prediction (1e9 for targets of order 1) is a degenerate model."""
+    from cases import Trial, run_trial
+    from sklearn.base import BaseEstimator, RegressorMixin
+
+    class Absurd(RegressorMixin, BaseEstimator):
+        def fit(self, X, y):
+            return self
+
+        def predict(self, X):
+            return np.full(len(X), 1e9)
+
+    X = np.arange(12.0).reshape(6, 2)
+    outcome = run_trial(Trial(Absurd(), X, np.ones(6), X[:3]), names=("X",))
+    assert outcome.status == "wrong result" and "1e6 times beyond the targets" in outcome.detail
+
+
+def test_cluster_labels_are_compared_up_to_renaming():
+    from cases import _same_partition
+
+    assert _same_partition(np.array([0, 0, 1, 2]), np.array([5, 5, 3, 4]))
+    assert not _same_partition(np.array([0, 1, 1, 2]), np.array([5, 5, 3, 4]))
+    assert not _same_partition(np.array([0, 0, 1, 1]), np.array([0, 0, 0, 0]))

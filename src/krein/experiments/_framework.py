@@ -9,8 +9,12 @@ versions — to the output folder. Figures go through :meth:`RunContext.save_fig
 Long experiments are resumable: :meth:`RunContext.cell` stores each unit of work (one outer fold of
 one method on one data set, say) as a small JSON file under ``OUT/cells/`` and, with ``resume=True``
 (``krein reproduce NAME --resume``), returns the stored value instead of recomputing it, so a run that
-was stopped continues where it stopped. Experiments declared with ``selectable=True`` also accept a
-subset of their tasks (``--only NAME ...``, :meth:`RunContext.select`).
+was stopped continues where it stopped; a stored cell that cannot be read back (torn, edited, another
+format) is reported by path and recomputed. Every file is written under a temporary name unique to
+its writer (process id and a random suffix) and renamed into place, so two runs into one folder never
+share a temporary file and a reader never sees a torn one. Experiments declared with
+``selectable=True`` also accept a subset of their tasks (``--only NAME ...``,
+:meth:`RunContext.select`).
 """
 
 from __future__ import annotations
@@ -19,8 +23,10 @@ import csv
 import importlib
 import io
 import json
+import os
 import pkgutil
 import platform
+import secrets
 import sys
 import time
 from collections.abc import Callable
@@ -31,7 +37,15 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-__all__ = ["Experiment", "ResultTable", "RunContext", "experiment", "get_experiment", "list_experiments"]
+__all__ = [
+    "Experiment",
+    "ResultTable",
+    "RunContext",
+    "check_output_folder",
+    "experiment",
+    "get_experiment",
+    "list_experiments",
+]
 
 _REGISTRY: dict[str, Experiment] = {}
 
@@ -121,6 +135,54 @@ def provenance(command=None):
         "platform": platform.platform(),
         "date": time.strftime("%Y-%m-%d %H:%M:%S"),
     }
+
+
+def check_output_folder(out):
+    """``out`` as a :class:`~pathlib.Path` to a folder this process can write, created if needed.
+
+    Checked before any work, so that a run does not fail only when it writes its results: a
+    ``ValueError`` when ``out`` is an existing file (or lies under one), a ``PermissionError`` when
+    the folder cannot be written.
+    """
+    out = Path(out)
+    blocking = next((p for p in (out, *out.parents) if p.exists() and not p.is_dir()), None)
+    if blocking is not None:
+        raise ValueError(f"{blocking} is a file, not a folder; give an output folder path.")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = _temporary_name(out / ".write-check")
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as error:
+        raise type(error)(
+            f"cannot create or write the folder {out} ({error.strerror or error}); "
+            "give a writable output folder."
+        ) from error
+    return out
+
+
+def _temporary_name(path):
+    """A sibling of ``path`` no other writer uses: the process id and a random suffix."""
+    return path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.partial")
+
+
+def write_atomic(path, data):
+    """Write ``data`` (str or bytes) to ``path`` through a temporary name unique to this writer.
+
+    A stopped run leaves no torn file under ``path``, and two writers of one folder never write into
+    each other's temporary file; the last rename wins.
+    """
+    path = Path(path)
+    partial = _temporary_name(path)
+    try:
+        if isinstance(data, bytes):
+            partial.write_bytes(data)
+        else:
+            partial.write_text(data)
+        partial.replace(path)
+    finally:
+        partial.unlink(missing_ok=True)
+    return path
 
 
 @dataclass
@@ -315,7 +377,7 @@ class RunContext:
         from rich.console import Console
 
         self.quick = bool(quick)
-        self.out = Path(out)
+        self.out = check_output_folder(out)
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.console = console if console is not None else Console()
@@ -360,27 +422,29 @@ class RunContext:
         is returned instead of calling ``compute``; a cell stored by a run with another seed or the
         other form is an error rather than a silent mix of two protocols. A ``compute`` that
         advances a progress bar by ``units`` steps as it goes names that bar's ``advance``: a cell
-        read back advances it by ``units`` at once.
+        read back advances it by ``units`` at once. A stored cell that is not a valid record (torn,
+        edited, another format) is reported with its path on the console and recomputed.
         """
         if not key or any(c in key for c in "/\\\0"):
             raise ValueError(f"A cell key must be a non-empty file name, got {key!r}.")
         path = self.out / "cells" / f"{key}.json"
         if self.resume and path.is_file():
-            stored = json.loads(path.read_text())
-            if (stored["seed"], stored["quick"]) != (self.random_state, self.quick):
-                raise ValueError(
-                    f"{path} was computed with seed={stored['seed']}, quick={stored['quick']}; this run "
-                    f"has seed={self.random_state}, quick={self.quick}. Use another --out folder."
-                )
-            if advance is not None and units:
-                advance(units)
-            return stored["value"]
+            stored = _read_cell(path)
+            if stored is None:
+                self.console.print(f"[yellow]{path} is not a valid cell (torn or edited); recomputing it.[/]")
+            else:
+                if (stored["seed"], stored["quick"]) != (self.random_state, self.quick):
+                    raise ValueError(
+                        f"{path} was computed with seed={stored['seed']}, quick={stored['quick']}; this run "
+                        f"has seed={self.random_state}, quick={self.quick}. Use another --out folder."
+                    )
+                if advance is not None and units:
+                    advance(units)
+                return stored["value"]
         value = compute()
         path.parent.mkdir(parents=True, exist_ok=True)
         record = {"seed": self.random_state, "quick": self.quick, "value": value, **provenance(self.command)}
-        partial = path.with_suffix(".partial")  # written then renamed: a stopped run leaves no torn cell
-        partial.write_text(json.dumps(record, indent=1, default=_jsonable))
-        partial.replace(path)
+        write_atomic(path, json.dumps(record, indent=1, default=_jsonable))
         return json.loads(json.dumps(value, default=_jsonable))
 
     def select(self, names):
@@ -425,9 +489,7 @@ class RunContext:
             "json": json.dumps({"provenance": stamp, **table.to_json()}, indent=2, default=_jsonable),
         }
         for suffix, text in paths.items():
-            path = self.out / f"{name}.{suffix}"
-            path.write_text(text)
-            self.written.append(path)
+            self.written.append(write_atomic(self.out / f"{name}.{suffix}", text))
 
     def report_rows(self, rows, name, title):
         """Print a plain table (a list of dicts) and write it as ``name``.md, .csv and .json."""
@@ -452,15 +514,15 @@ class RunContext:
             ),
         }
         for suffix, text in texts.items():
-            path = self.out / f"{name}.{suffix}"
-            path.write_text(text)
-            self.written.append(path)
+            self.written.append(write_atomic(self.out / f"{name}.{suffix}", text))
 
     def write_json(self, data, name):
         """Write extra results (with provenance) as ``name``.json."""
         self.out.mkdir(parents=True, exist_ok=True)
-        path = self.out / f"{name}.json"
-        path.write_text(json.dumps({"provenance": self._stamp(), **data}, indent=2, default=_jsonable))
+        path = write_atomic(
+            self.out / f"{name}.json",
+            json.dumps({"provenance": self._stamp(), **data}, indent=2, default=_jsonable),
+        )
         self.written.append(path)
         return path
 
@@ -469,10 +531,13 @@ class RunContext:
         import matplotlib.pyplot as plt
 
         self.out.mkdir(parents=True, exist_ok=True)
-        path = self.out / f"{name}.png"
         stamp = self._stamp()
-        figure.savefig(path, dpi=120, bbox_inches="tight", metadata={"Description": json.dumps(stamp)})
+        buffer = io.BytesIO()
+        figure.savefig(
+            buffer, format="png", dpi=120, bbox_inches="tight", metadata={"Description": json.dumps(stamp)}
+        )
         plt.close(figure)
+        path = write_atomic(self.out / f"{name}.png", buffer.getvalue())
         self.written.append(path)
         return path
 
@@ -496,6 +561,17 @@ def _progress_lines(console, total, description):
         )
 
     return advance
+
+
+def _read_cell(path):
+    """The record stored at ``path``, or None when it is not one (torn, edited, another format)."""
+    try:
+        stored = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    if not isinstance(stored, dict) or not {"seed", "quick", "value"} <= stored.keys():
+        return None
+    return stored
 
 
 def _jsonable(value):

@@ -8,8 +8,13 @@ regression output and misclassification of its sign (Tables 2 and 4). Methods: P
 for d = 1, PGD and rPGD for d = 2 (Sec. 2.2), the Riemannian trust region of Appendix A.3 (not run in
 the paper), BM (the single best base kernel by CV) and UNIF (the uniform combination).
 
-``li-figures`` (Figures 1, 2, 5, 6, 9): test RMSE and misclassification of PGD as functions of λ for
-d = 1 and d = 2 on breast cancer (Wisconsin), diabetes (Pima), heart, ionosphere and sonar.
+``li-figures`` (Figures 1, 2, 5–9): test RMSE and misclassification of PGD as functions of λ for
+d = 1 and d = 2 on breast cancer (Wisconsin), diabetes (Pima), fourclass, german, heart, ionosphere
+and sonar.
+
+``li-svm-figures`` (Figures 3, 4, 10–12, Sec. 3): test misclassification of the 2-norm soft-margin
+SVM (Eq. 8) as a function of λ = 1/C, with μ learned by Algorithm 7 (SVM generalized MKL) and with
+the μ that PGD learns for KRR, on ionosphere, sonar, Wisconsin, Pima and heart.
 
 Base kernels (on standardized features, d the number of features): Gaussians with bandwidths
 √d·{¼, ½, 1, 2} and the polynomial kernels ¼(xᵀx'/d + 1)² and ⅛(xᵀx'/d + 1)³ (scaled to a unit
@@ -22,22 +27,35 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.metrics import make_scorer
 from sklearn.model_selection import GridSearchCV, KFold, ShuffleSplit, cross_validate
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.validation import validate_data
-from threadpoolctl import threadpool_limits
 
+from .._base import decision_to_labels, one_vs_rest_targets
+from .._threads import single_threaded_blas
 from ..datasets import load_dataset
-from ..kernel_learning import KernelLearningRidge
+from ..kernel_learning import KernelLearningRidge, KernelLearningSVC
+from ..kernel_learning._combination import KernelCombination
+from ..kernel_learning._objectives import SVMObjective
 from ..kernels import Gaussian, Polynomial
 from ._framework import ResultTable, experiment
 
-__all__ = ["FiguresConfig", "TablesConfig", "base_kernel_stack", "run_figures", "run_tables"]
+__all__ = [
+    "FiguresConfig",
+    "RidgeLearnedSVC",
+    "TablesConfig",
+    "base_kernel_stack",
+    "run_figures",
+    "run_svm_figures",
+    "run_tables",
+    "trend_rows",
+]
 
 
 def base_kernels(n_features):
@@ -99,27 +117,41 @@ SCORING = {
 }
 
 
+#: The paper's grid for Λ (Sec. 2.3.2, "Γ"). With μ₀ = 𝟏 (‖μ₀‖ = √p) its two smallest radii keep the
+#: learned μ within 4 % of μ₀: the learned kernel is UNIF (see :func:`weights_against_radius`).
+PAPER_LAMBDAS = (0.001, 0.1, 0.5, 1.0, 2.0, 10.0)
+
+
 @dataclass(frozen=True)
 class TablesConfig:
-    """Sizes of the ``li-tables`` experiment."""
+    """Sizes of the ``li-tables`` experiment.
+
+    ``Lambdas`` is not the paper's grid (:data:`PAPER_LAMBDAS`): F(μ) = yᵀ(K_μ + λI)⁻¹y decreases in
+    every μ_k for positive semidefinite base kernels, so the learned μ lies on the sphere
+    ‖μ − μ₀‖ = Λ and radii much smaller than ‖μ₀‖ leave it at μ₀ (UNIF). The default grid starts at
+    Λ = 1 (≈ 0.4‖μ₀‖ for p = 6) so that every candidate is a learned kernel.
+    """
 
     datasets: tuple = ("ionosphere", "sonar")
     lams: tuple = (1e-3, 1e-2, 1e-1, 1.0, 10.0)
-    Lambdas: tuple = (0.001, 0.1, 0.5, 1.0, 2.0, 10.0)  # the paper's grid for Λ
+    Lambdas: tuple = (1.0, 2.0, 5.0, 10.0, 20.0, 50.0)
     betas: tuple = (0.001, 0.1, 0.5, 1.0, 2.0, 10.0)
     cv_folds: int = 10
     n_splits: int = 30
     max_iter: int = 50
+    radii: tuple = PAPER_LAMBDAS  # radii of the μ-against-Λ diagnostic
+    radius_lam: float = 1.0  # λ of that diagnostic
 
     @classmethod
     def quick(cls):
         return cls(
             lams=(1e-2, 1e-1, 1.0),
-            Lambdas=(0.5, 1.0, 2.0),
+            Lambdas=(1.0, 5.0, 20.0),
             betas=(0.1, 1.0),
             cv_folds=3,
             n_splits=5,
             max_iter=20,
+            radii=(0.001, 1.0, 10.0),
         )
 
 
@@ -128,6 +160,8 @@ def _methods(config, n_kernels):
     lam = {"lam": list(config.lams)}
     ball = {**lam, "Lambda": list(config.Lambdas)}
     sphere = {**lam, "Lambda": [v for v in config.Lambdas if v <= 1.0]}  # Λ ≤ min μ₀ = 1
+    if not sphere["Lambda"]:
+        raise ValueError(f"Lambdas must hold a radius <= 1 for the trust region, got {config.Lambdas}.")
     ridge = {**lam, "beta": list(config.betas)}
     methods = {}
     for degree in (1, 2):
@@ -144,6 +178,161 @@ def _methods(config, n_kernels):
     return methods
 
 
+#: The paper's Tables 2 and 4 (test, mean ± std over 30 splits; the d = 1 columns are IIA and rIIA).
+PAPER_TEST = {
+    ("ionosphere", "test RMSE"): {
+        "IIA d=1": (0.82, 0.03),
+        "PGD d=2": (0.86, 0.02),
+        "rIIA d=1": (0.83, 0.02),
+        "rPGD d=2": (0.94, 0.01),
+        "BM": (0.82, 0.03),
+        "UNIF": (1.11, 0.16),
+    },
+    ("ionosphere", "test error"): {
+        "IIA d=1": (0.23, 0.03),
+        "PGD d=2": (0.24, 0.04),
+        "rIIA d=1": (0.24, 0.02),
+        "rPGD d=2": (0.29, 0.05),
+        "BM": (0.23, 0.04),
+        "UNIF": (0.29, 0.06),
+    },
+    ("sonar", "test RMSE"): {
+        "IIA d=1": (0.82, 0.03),
+        "PGD d=2": (0.86, 0.04),
+        "rIIA d=1": (0.83, 0.02),
+        "rPGD d=2": (0.86, 0.04),
+        "BM": (1.11, 0.16),
+        "UNIF": (1.69, 0.02),
+    },
+    ("sonar", "test error"): {
+        "IIA d=1": (0.22, 0.03),
+        "PGD d=2": (0.26, 0.03),
+        "rIIA d=1": (0.23, 0.03),
+        "rPGD d=2": (0.25, 0.03),
+        "BM": (0.22, 0.03),
+        "UNIF": (0.25, 0.03),
+    },
+}
+
+#: The paper's Tables 1 and 3 (10-fold CV RMSE at the selected parameters).
+PAPER_CV = {
+    "ionosphere": {
+        "PGD d=1": (0.69, 0.10),
+        "IIA d=1": (0.69, 0.10),
+        "rPGD d=1": (0.70, 0.11),
+        "rIIA d=1": (0.70, 0.11),
+        "PGD d=2": (0.75, 0.13),
+        "rPGD d=2": (0.76, 0.15),
+    },
+    "sonar": {
+        "PGD d=1": (0.80, 0.15),
+        "IIA d=1": (0.80, 0.15),
+        "rPGD d=1": (0.82, 0.18),
+        "rIIA d=1": (0.82, 0.18),
+        "PGD d=2": (0.80, 0.11),
+        "rPGD d=2": (0.81, 0.13),
+    },
+}
+
+
+def describe_weights(weights):
+    """``(‖μ − 𝟏‖/‖𝟏‖, ½Σ_k|μ_k/Σμ − 1/p|)``: how far μ is from μ₀ = 𝟏, and how far its shares are
+    from the uniform ones (0: a rescaled UNIF; 1 − 1/p: a single kernel)."""
+    weights = np.asarray(weights, dtype=float)
+    p = len(weights)
+    distance = float(np.linalg.norm(weights - 1.0) / np.sqrt(p))
+    shape = float(0.5 * np.sum(np.abs(weights / weights.sum() - 1.0 / p)))
+    return distance, shape
+
+
+def weights_against_radius(stack, y, degree, lam, radii, max_iter):
+    """PGD (Algorithms 2, 5) on all samples for each Λ: where μ ends (:func:`describe_weights`)."""
+    rows = []
+    for radius in radii:
+        model = KernelLearningRidge(
+            kernels="precomputed",
+            solver="pgd",
+            degree=degree,
+            lam=lam,
+            Lambda=radius,
+            max_iter=max_iter,
+            tol=1e-4,
+        ).fit(stack, y)
+        distance, shape = describe_weights(model.weights_)
+        rows.append(
+            {
+                "Lambda": radius,
+                "distance_from_mu0": distance,
+                "shape_change": shape,
+                "n_iter": model.n_iter_,
+                "weights": model.weights_.tolist(),
+            }
+        )
+    return rows
+
+
+def learned_weight_rows(results):
+    """Rows for the NOTES from ``selected_parameters.json``: where the learned μ ends, per method
+    (mean over the 30 test splits) and, for PGD on all samples, per radius Λ of the diagnostic."""
+    rows = []
+    for key, learned in results["learned_weights"].items():
+        name, method = key.split("/")
+        chosen = results["selected_parameters"][key]
+        radius = chosen.get("Lambda", chosen.get("beta"))
+        rows.append(
+            {
+                "data": name,
+                "method": method,
+                "λ": f"{chosen['lam']:g}",
+                "Λ or β": f"{'Λ' if 'Lambda' in chosen else 'β'}={radius:g}",
+                "‖μ−𝟏‖/‖𝟏‖": f"{learned['distance_from_mu0']:.3f}",
+                "shape": f"{learned['shape_change']:.3f}",
+                "iterations": f"{learned['n_iter_mean']:.1f}",
+            }
+        )
+    for key, radii in results["weights_against_radius"].items():
+        name, degree = key.split("/")
+        for row in radii:
+            rows.append(
+                {
+                    "data": name,
+                    "method": f"PGD {degree}, all samples",
+                    "λ": f"{results['config']['radius_lam']:g}",
+                    "Λ or β": f"Λ={row['Lambda']:g}",
+                    "‖μ−𝟏‖/‖𝟏‖": f"{row['distance_from_mu0']:.3f}",
+                    "shape": f"{row['shape_change']:.3f}",
+                    "iterations": f"{row['n_iter']}",
+                }
+            )
+    return rows
+
+
+def _versus_paper(cv_table, rmse_table, error_table):
+    """Rows of ours next to the paper's Tables 1–4, with whether ours is inside the paper's ± 1 std."""
+    ours = {}
+    for table, label in ((cv_table, "CV RMSE"), (rmse_table, "test RMSE"), (error_table, "test error")):
+        for row in table.summary():
+            ours[(row["task"], label, row["method"])] = (row["mean"], row["std"])
+    paper = {(name, "CV RMSE", m): v for name, cells in PAPER_CV.items() for m, v in cells.items()}
+    paper |= {(name, label, m): v for (name, label), cells in PAPER_TEST.items() for m, v in cells.items()}
+    rows = []
+    for (name, label, method), (paper_mean, paper_std) in paper.items():
+        if (name, label, method) not in ours:
+            continue
+        mean, std = ours[(name, label, method)]
+        rows.append(
+            {
+                "data": name,
+                "table": label,
+                "method": method,
+                "paper": f"{paper_mean:.2f} ± {paper_std:.2f}",
+                "ours": f"{mean:.3f} ± {std:.3f}",
+                "in ±1 std": "yes" if abs(mean - paper_mean) <= paper_std else "no",
+            }
+        )
+    return rows
+
+
 def run_tables(ctx, config):
     """Run ``li-tables`` with the sizes of ``config`` and report the three tables."""
     cv_table = ResultTable("CV RMSE at the selected parameters (Li et al. Tables 1, 3)", "RMSE")
@@ -151,7 +340,7 @@ def run_tables(ctx, config):
     error_table = ResultTable(
         "Test misclassification of sign(f) (Li et al. Tables 2, 4, 'MSF' row)", "error rate"
     )
-    selected = {}
+    selected, learned, radius_rows = {}, {}, {}
     for name in config.datasets:
         stack, y = base_kernel_stack(name)
         methods = _methods(config, stack.shape[2])
@@ -177,14 +366,46 @@ def run_tables(ctx, config):
                     scoring=SCORING,
                     n_jobs=ctx.n_jobs,
                     error_score="raise",
+                    return_estimator=True,
                 )
                 rmse_table.add(name, method, -result["test_rmse"], result["fit_time"])
                 error_table.add(name, method, -result["test_error"], result["fit_time"])
+                fitted = result["estimator"]
+                if hasattr(fitted[0], "weights_"):
+                    described = np.array([describe_weights(e.weights_) for e in fitted])
+                    learned[f"{name}/{method}"] = {
+                        "weights_mean": np.mean([e.weights_ for e in fitted], axis=0).tolist(),
+                        "distance_from_mu0": float(described[:, 0].mean()),
+                        "shape_change": float(described[:, 1].mean()),
+                        "n_iter_mean": float(np.mean([e.n_iter_ for e in fitted])),
+                    }
                 advance()
+            for degree in (1, 2):
+                radius_rows[f"{name}/d={degree}"] = weights_against_radius(
+                    stack, y, degree, config.radius_lam, config.radii, config.max_iter
+                )
     ctx.report(cv_table, "cv_rmse")
     ctx.report(rmse_table, "test_rmse")
     ctx.report(error_table, "test_error")
-    ctx.write_json({"selected_parameters": selected, "config": config.__dict__}, "selected_parameters")
+    rows = _versus_paper(cv_table, rmse_table, error_table)
+    inside = sum(row["in ±1 std"] == "yes" for row in rows)
+    ctx.report_rows(
+        rows,
+        "vs_paper",
+        f"Ours next to the paper's Tables 1-4: {inside} of {len(rows)} cells inside its ± 1 std",
+    )
+    results = {
+        "selected_parameters": selected,
+        "learned_weights": learned,
+        "weights_against_radius": radius_rows,
+        "config": config.__dict__,
+    }
+    ctx.write_json(results, "selected_parameters")
+    ctx.report_rows(
+        learned_weight_rows(results),
+        "learned_weights",
+        "Where the learned μ ends: distance from μ₀ = 𝟏 and distance of its shares from UNIF's",
+    )
 
 
 @experiment(
@@ -196,103 +417,298 @@ def run_tables(ctx, config):
     full_minutes=25,
 )
 def run(ctx):
-    with threadpool_limits(1, user_api="blas"):  # small matrices: parallelism comes from ctx.n_jobs
+    with single_threaded_blas():  # small matrices: parallelism comes from ctx.n_jobs
         run_tables(ctx, TablesConfig.quick() if ctx.quick else TablesConfig())
+
+
+#: Figure numbers of the paper: regression (PGD for KRR) and classification (SVM) against λ.
+REGRESSION_FIGURES = {
+    "ionosphere": 1,
+    "sonar": 2,
+    "wisconsin": 5,
+    "pima": 6,
+    "fourclass": 7,
+    "german": 8,
+    "heart": 9,
+}
+CLASSIFICATION_FIGURES = {"ionosphere": 3, "sonar": 4, "wisconsin": 10, "pima": 11, "heart": 12}
 
 
 @dataclass(frozen=True)
 class FiguresConfig:
-    """Sizes of the ``li-figures`` experiment."""
+    """Sizes of the ``li-figures`` experiment (and of ``li-svm-figures``, with its own data sets)."""
 
-    datasets: tuple = ("wisconsin", "pima", "heart", "ionosphere", "sonar")
+    datasets: tuple = ("wisconsin", "pima", "fourclass", "german", "heart", "ionosphere", "sonar")
     lams: tuple = (1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0)
     Lambda: float = 1.0
     n_splits: int = 10
     max_iter: int = 50
 
+    cv_folds: int = 10  # li-figures: the CV error beside the test error, as the paper plots them
+
     @classmethod
-    def quick(cls):
-        return cls(datasets=("heart", "sonar"), lams=(1e-3, 1e-1, 10.0), n_splits=2, max_iter=20)
+    def quick(cls, datasets=("heart", "sonar")):
+        return cls(datasets=datasets, lams=(1e-3, 1e-1, 10.0), n_splits=2, max_iter=20, cv_folds=3)
+
+
+class RidgeLearnedSVC(ClassifierMixin, BaseEstimator):
+    """The 2-norm soft-margin SVM (Eq. 8) with the kernel that PGD learned for KRR (Sec. 3).
+
+    The paper's question in Sec. 3: "if the kernels learned for the KRR optimization problem could
+    fit well for SVM" — μ is learned by :class:`~krein.kernel_learning.KernelLearningRidge` (PGD,
+    Algorithms 2 and 5, on ``M = {μ ≥ 0 : ‖μ − 𝟏‖ ≤ Λ}``), then the SVM of Eq. (8) with λ = 1/C is
+    solved once with K_μ fixed. Binary problems, precomputed (n, n, p) stacks.
+    """
+
+    def __init__(self, degree=1, lam=1.0, Lambda=1.0, max_iter=50):
+        self.degree = degree
+        self.lam = lam
+        self.Lambda = Lambda
+        self.max_iter = max_iter
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = True
+        return tags
+
+    def fit(self, X, y):
+        X, y = validate_data(self, X, y, allow_nd=True)
+        self.classes_, Y = one_vs_rest_targets(y)
+        if Y.shape[1] != 1:
+            raise ValueError(f"RidgeLearnedSVC is binary, got {len(self.classes_)} classes in y.")
+        ridge = KernelLearningRidge(
+            kernels="precomputed",
+            solver="pgd",
+            degree=self.degree,
+            lam=self.lam,
+            Lambda=self.Lambda,
+            max_iter=self.max_iter,
+            tol=1e-4,
+        ).fit(X, Y[:, 0])
+        self.weights_ = ridge.weights_
+        combination = KernelCombination(np.ascontiguousarray(np.moveaxis(X, 2, 0)), self.degree)
+        state = SVMObjective(combination, Y, self.lam).evaluate(self.weights_)
+        self.dual_coef_, self.intercept_ = state.dual_coef, state.intercept
+        return self
+
+    def decision_function(self, X):
+        X = validate_data(self, X, allow_nd=True, reset=False)
+        kernel = np.tensordot(X, self.weights_, axes=(2, 0)) ** self.degree
+        return (kernel @ self.dual_coef_ + self.intercept_).ravel()
+
+    def predict(self, X):
+        return decision_to_labels(self.decision_function(X), self.classes_)
+
+
+def _lambda_curves(ctx, config, methods, scoring, description, cv_folds=None):
+    """Test scores of ``methods`` against λ over random 50/50 splits, one record per (data, method, λ).
+
+    ``methods`` maps a label to ``(degree, make(lam))``; a record holds ``<score>_mean`` and
+    ``<score>_std`` (over the splits) for every score of ``scoring``, and with ``cv_folds`` also
+    ``cv_<score>_mean`` and ``cv_<score>_std`` over the folds of a K-fold CV on all samples. Each record
+    is a cell of ``ctx`` (``--resume`` reads it back).
+    """
+    splits = {"": ShuffleSplit(config.n_splits, test_size=0.5, random_state=ctx.random_state)}
+    if cv_folds is not None:
+        splits["cv_"] = KFold(cv_folds, shuffle=True, random_state=ctx.random_state)
+
+    def compute(name, stack, y, label, degree, make, lam, advance):
+        record = {"dataset": name, "method": label, "degree": degree, "lam": lam}
+        for prefix, cv in splits.items():
+            result = cross_validate(
+                make(lam), stack, y, cv=cv, scoring=scoring, n_jobs=ctx.n_jobs, error_score="raise"
+            )
+            for score in scoring:
+                values = -result[f"test_{score}"]
+                record |= {
+                    f"{prefix}{score}_mean": float(np.mean(values)),
+                    f"{prefix}{score}_std": float(np.std(values)),
+                }
+        advance()
+        return record
+
+    records = []
+    total = len(config.datasets) * len(methods) * len(config.lams)
+    with ctx.progress(total, description) as advance, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name in config.datasets:
+            stack, y = base_kernel_stack(name)
+            for label, (degree, make) in methods.items():
+                for lam in config.lams:
+                    records.append(
+                        ctx.cell(
+                            f"{description}-{name}-{label}-{lam:g}".replace(" ", ""),
+                            partial(compute, name, stack, y, label, degree, make, lam, advance),
+                            advance=advance,
+                            units=1,
+                        )
+                    )
+    return records
+
+
+def _plot_curves(ctx, records, name, panels, title, file_name):
+    """One panel per ``(y label, method labels, score)``: mean ± std of the score against λ."""
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 3.6), layout="constrained")
+    for axis, (ylabel, labels, score) in zip(np.atleast_1d(axes), panels, strict=True):
+        for label, style in zip(labels, ("o-", "s--", "^:", "v-."), strict=False):
+            rows = [r for r in records if r["dataset"] == name and r["method"] == label]
+            axis.errorbar(
+                [r["lam"] for r in rows],
+                [r[f"{score}_mean"] for r in rows],
+                yerr=[r[f"{score}_std"] for r in rows],
+                fmt=style,
+                capsize=3,
+                label=label,
+            )
+        axis.set_xscale("log")
+        axis.set_xlabel("λ")
+        axis.set_ylabel(ylabel)
+        axis.legend()
+    figure.suptitle(title)
+    ctx.save_figure(figure, file_name)
+
+
+def trend_rows(records, score):
+    """Per (data, method): the mean ``score`` at the smallest and the largest λ, and its best λ."""
+    rows = []
+    for name, method in dict.fromkeys((r["dataset"], r["method"]) for r in records):
+        curve = sorted(
+            (r["lam"], r[f"{score}_mean"]) for r in records if (r["dataset"], r["method"]) == (name, method)
+        )
+        best_lam, best = min(curve, key=lambda point: point[1])
+        rows.append(
+            {
+                "data": name,
+                "method": method,
+                "score": score,
+                f"λ={curve[0][0]:g}": f"{curve[0][1]:.3f}",
+                f"λ={curve[-1][0]:g}": f"{curve[-1][1]:.3f}",
+                "best λ": f"{best_lam:g}",
+                "best": f"{best:.3f}",
+            }
+        )
+    return rows
 
 
 def run_figures(ctx, config):
     """Test RMSE and misclassification of PGD against λ for d = 1, 2 (one PNG per data set)."""
-    import matplotlib.pyplot as plt
 
-    curves = {}
-    splits = ShuffleSplit(config.n_splits, test_size=0.5, random_state=ctx.random_state)
-    total = len(config.datasets) * 2 * len(config.lams)
-    with ctx.progress(total, "li-figures") as advance, warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for name in config.datasets:
-            stack, y = base_kernel_stack(name)
-            for degree in (1, 2):
-                for lam in config.lams:
-                    model = KernelLearningRidge(
-                        kernels="precomputed",
-                        solver="pgd",
-                        degree=degree,
-                        lam=lam,
-                        Lambda=config.Lambda,
-                        max_iter=config.max_iter,
-                        tol=1e-4,
-                    )
-                    result = cross_validate(
-                        model, stack, y, cv=splits, scoring=SCORING, n_jobs=ctx.n_jobs, error_score="raise"
-                    )
-                    curves[(name, degree, lam)] = (-result["test_rmse"], -result["test_error"])
-                    advance()
-    for name in config.datasets:
-        figure, axes = plt.subplots(1, 2, figsize=(10, 3.6), layout="constrained")
-        for degree, style in ((1, "o-"), (2, "s--")):
-            for axis, which, label in ((axes[0], 0, "test RMSE"), (axes[1], 1, "test misclassification")):
-                values = np.array([curves[(name, degree, lam)][which] for lam in config.lams])
-                axis.errorbar(
-                    config.lams,
-                    values.mean(axis=1),
-                    yerr=values.std(axis=1),
-                    fmt=style,
-                    capsize=3,
-                    label=f"d = {degree}",
-                )
-                axis.set_xscale("log")
-                axis.set_xlabel("λ")
-                axis.set_ylabel(label)
-        axes[0].legend()
-        figure.suptitle(
-            f"PGD, learned kernel for KRR on {name} (Λ = {config.Lambda}, "
-            f"{config.n_splits} random 50/50 splits)"
+    def pgd(degree):
+        return lambda lam: KernelLearningRidge(
+            kernels="precomputed",
+            solver="pgd",
+            degree=degree,
+            lam=lam,
+            Lambda=config.Lambda,
+            max_iter=config.max_iter,
+            tol=1e-4,
         )
-        ctx.save_figure(figure, f"pgd_lambda_{name}")
-    ctx.write_json(
-        {
-            "config": config.__dict__,
-            "curves": [
-                {
-                    "dataset": n,
-                    "degree": d,
-                    "lam": lam,
-                    "rmse_mean": float(np.mean(r)),
-                    "rmse_std": float(np.std(r)),
-                    "error_mean": float(np.mean(e)),
-                    "error_std": float(np.std(e)),
-                }
-                for (n, d, lam), (r, e) in curves.items()
+
+    methods = {f"d = {degree}": (degree, pgd(degree)) for degree in (1, 2)}
+    records = _lambda_curves(ctx, config, methods, SCORING, "li-figures", cv_folds=config.cv_folds)
+    labels = list(methods)
+    for name in config.datasets:
+        figure = REGRESSION_FIGURES.get(name)
+        _plot_curves(
+            ctx,
+            records,
+            name,
+            [
+                (f"{config.cv_folds}-fold CV RMSE", labels, "cv_rmse"),
+                ("test RMSE", labels, "rmse"),
+                ("test misclassification", labels, "error"),
             ],
-        },
-        "curves",
+            f"{'' if figure is None else f'Figure {figure}: '}PGD, learned kernel for KRR on {name} "
+            f"(Λ = {config.Lambda}; test: {config.n_splits} random 50/50 splits)",
+            f"pgd_lambda_{name}",
+        )
+    rows = trend_rows(records, "cv_rmse") + trend_rows(records, "rmse") + trend_rows(records, "error")
+    ctx.report_rows(
+        rows, "trends", "CV RMSE, test RMSE and sign error of PGD at the ends of the λ grid and at its best λ"
     )
-    return curves
+    ctx.write_json({"config": config.__dict__, "curves": records}, "curves")
+    return records
 
 
 @experiment(
     "li-figures",
     description="Test RMSE and misclassification of PGD-learned kernels against λ, d = 1 and 2, on "
-    "wisconsin, pima, heart, ionosphere, sonar (PNG).",
-    paper="Li, Venturi & Xu, Figures 1, 2, 5, 6, 9",
+    "wisconsin, pima, fourclass, german, heart, ionosphere, sonar (PNG).",
+    paper="Li, Venturi & Xu, Figures 1, 2, 5-9",
     quick_minutes=0.5,
     full_minutes=10,
 )
 def run_li_figures(ctx):
-    with threadpool_limits(1, user_api="blas"):
+    with single_threaded_blas():
         run_figures(ctx, FiguresConfig.quick() if ctx.quick else FiguresConfig())
+
+
+#: The data sets of the paper's classification figures (3, 4, 10, 11, 12).
+SVM_DATASETS = ("ionosphere", "sonar", "wisconsin", "pima", "heart")
+
+
+def run_svm_figures(ctx, config):
+    """Test misclassification of the SVM with learned kernels against λ (Sec. 3; one PNG per data set).
+
+    Two ways to learn μ, for d = 1 and d = 2: Algorithm 7 (:class:`KernelLearningSVC`, PGD on the SVM
+    dual optimum J(μ)) and the paper's Sec. 3 question, μ learned by KRR PGD then used in the same
+    2-norm soft-margin SVM (:class:`RidgeLearnedSVC`). Λ and μ₀ = 𝟏 as in ``li-figures``.
+    """
+    common = dict(Lambda=config.Lambda, max_iter=config.max_iter)
+
+    def algorithm7(degree):
+        return lambda lam: KernelLearningSVC(
+            kernels="precomputed", solver="pgd", degree=degree, lam=lam, **common
+        )
+
+    def from_ridge(degree):
+        return lambda lam: RidgeLearnedSVC(degree=degree, lam=lam, **common)
+
+    methods = {}
+    for degree in (1, 2):
+        methods[f"Alg. 7, d = {degree}"] = (degree, algorithm7(degree))
+    for degree in (1, 2):
+        methods[f"KRR μ, d = {degree}"] = (degree, from_ridge(degree))
+    scoring = {"error": SCORING["error"]}
+    records = _lambda_curves(ctx, config, methods, scoring, "li-svm-figures")
+    labels = list(methods)
+    for name in config.datasets:
+        figure = CLASSIFICATION_FIGURES.get(name)
+        _plot_curves(
+            ctx,
+            records,
+            name,
+            [
+                ("test misclassification, Algorithm 7", labels[:2], "error"),
+                ("test misclassification, μ from KRR PGD", labels[2:], "error"),
+            ],
+            f"{'' if figure is None else f'Figure {figure}: '}2-norm SVM with learned kernels on {name} "
+            f"(Λ = {config.Lambda}, {config.n_splits} random 50/50 splits)",
+            f"svm_lambda_{name}",
+        )
+    ctx.report_rows(
+        trend_rows(records, "error"),
+        "trends",
+        "Test misclassification of the SVM at the ends of the λ grid and at its best λ",
+    )
+    ctx.write_json({"config": config.__dict__, "curves": records}, "curves")
+    return records
+
+
+@experiment(
+    "li-svm-figures",
+    description="Test misclassification of the 2-norm SVM with learned kernels (Algorithm 7, and μ "
+    "learned by KRR PGD) against λ, d = 1 and 2, on ionosphere, sonar, wisconsin, pima, heart (PNG).",
+    paper="Li, Venturi & Xu, Figures 3, 4, 10-12",
+    quick_minutes=0.5,
+    full_minutes=10,
+)
+def run_li_svm_figures(ctx):
+    with single_threaded_blas():
+        if ctx.quick:
+            config = FiguresConfig.quick()
+        else:
+            config = FiguresConfig(datasets=SVM_DATASETS)
+        run_svm_figures(ctx, config)

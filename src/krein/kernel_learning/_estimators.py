@@ -105,7 +105,8 @@ class _KernelCombinationMixin:
                 stack[k] = check_square_kernel(stack[k], f"X[:, :, {k}]")
             self.kernels_ = "precomputed"
             with _blas_threads(stack.shape[1]):
-                indefinite = [f"X[:, :, {k}]" for k, K in enumerate(stack) if _probably_indefinite(K)]
+                mask = [_probably_indefinite(K) for K in stack]
+            indefinite = [f"X[:, :, {k}]" for k in range(stack.shape[0]) if mask[k]]
         else:
             X, y = validate_data(self, X, y, reset=True, dtype=np.float64, **validate_kwargs)
             if self.kernels is None:
@@ -124,6 +125,7 @@ class _KernelCombinationMixin:
             stack = np.empty((len(kernels), X.shape[0], X.shape[0]))
             for k, kernel in enumerate(kernels):
                 stack[k] = kernel(X)
+            mask = [not k.is_positive_definite for k in kernels]
             indefinite = [repr(k) for k in kernels if not k.is_positive_definite]
         for k in range(stack.shape[0]):
             if not np.any(stack[k]):
@@ -132,12 +134,14 @@ class _KernelCombinationMixin:
                 )
         if indefinite:
             warnings.warn(
-                f"Base kernel(s) {', '.join(indefinite)} are not positive semidefinite: the combined kernel "
-                "may be indefinite; solves fall back to LDLᵀ factorizations where it is.",
+                f"Base kernel(s) {', '.join(indefinite)} are not positive semidefinite: the weights are "
+                "restricted to where K_mu + lam * I stays positive definite (the objective is +inf "
+                "elsewhere; the default start moves into that region, towards smaller weights).",
                 UserWarning,
                 stacklevel=3,
             )
         self.n_kernels_ = stack.shape[0]
+        self._indefinite_mask = np.array(mask, dtype=bool)
         return stack, y
 
     def _test_combination(self, X):
@@ -190,10 +194,17 @@ class _KernelCombinationMixin:
                 return project_onto_ball_orthant(mu, mu0, self.Lambda, self.q)
 
         start = mu0 if mu_init is None else mu_init
+        # The default start may lie where K_mu + lam*I is indefinite (F = +inf): it then moves towards
+        # a point of M without the indefinite base kernels, or the smallest weights of M, P(0). A start
+        # the user gave is kept (or refused).
+        fallbacks = ()
+        if mu_init is None:
+            fallbacks = (project(np.where(self._indefinite_mask, 0.0, mu0)), project(np.zeros_like(mu0)))
         return projected_gradient(
             objective,
             start,
             project,
+            fallbacks=fallbacks,
             step_size=step_size,
             tol=self.tol,
             max_iter=self.max_iter,
@@ -284,11 +295,19 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
 
     Notes
     -----
-    Every objective evaluation is one factorization of ``K_μ + λI`` (Cholesky; LDLᵀ with a warning
-    when an indefinite base kernel makes it indefinite) plus ``O(p n²)`` for the gradient
+    Every objective evaluation is one Cholesky factorization of ``K_μ + λI`` plus ``O(p n²)`` for
+    the gradient
     ``∂F/∂μ_k = −αᵀG_kα + 2βμ_k``, ``G_k = d (Σ_j μ_j K_j)^∘(d−1) ∘ K_k``. Algorithm 6 of the paper
     prints ``μ_k + 2η(βμ_k − αᵀU_kα)``, an ascent step on the regularizer; the descent step on Eq. (7),
     ``μ_k − 2η(βμ_k − αᵀU_kα)``, is used here.
+
+    With indefinite base kernels ``K_μ + λI`` can be indefinite; there ``F = +∞`` (Eq. 3 is then an
+    unbounded maximization: the formula yᵀ(K_μ + λI)⁻¹y is unbounded below near the singularities,
+    and minimizing it returned models with a training R² of −10¹⁰). The solvers keep μ where
+    ``K_μ + λI`` is positive definite. PGD moves a default start that lies outside towards a point
+    of its feasible set M without the indefinite base kernels (or the point of M nearest 0); a
+    ``mu_init`` outside, a trust-region start outside or an IIA fixed point outside is a
+    ``ValueError`` saying how large λ must be.
     """
 
     _parameter_constraints = {

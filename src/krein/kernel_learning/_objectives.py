@@ -4,7 +4,11 @@ Both objectives are functions of the combination weights μ whose value and grad
 dual solve with the combined kernel ``K_μ``:
 
 - ridge, Eq. (4) and (7): ``F(μ) = yᵀ(K_μ + λI)⁻¹y + β‖μ‖²`` with ``∂F/∂μ_k = −αᵀG_kα + 2βμ_k``,
-  ``α = (K_μ + λI)⁻¹y`` and ``G_k = ∂K_μ/∂μ_k`` (Sec. 2.2; β = 0 for the constrained problems);
+  ``α = (K_μ + λI)⁻¹y`` and ``G_k = ∂K_μ/∂μ_k`` (Sec. 2.2; β = 0 for the constrained problems).
+  ``yᵀ(K_μ + λI)⁻¹y = max_α 2αᵀy − αᵀ(K_μ + λI)α`` (Eq. 3) is +∞ where ``K_μ + λI`` is not positive
+  definite (indefinite base kernels): there the formula ``yᵀA⁻¹y`` is finite but meaningless (it
+  is unbounded below as ``A`` nears singularity, and minimizing it returns garbage), so ``F = +∞``
+  there and the solvers stay where ``K_μ + λI`` is positive definite;
 - SVM, Eq. (8): ``J(μ) = max_{α ≥ 0, αᵀy = 0} 2αᵀ1 − αᵀ(Y K_μ Y + λI)α + β‖μ‖²`` (the 2-norm soft
   margin SVM with λ = 1/C) whose gradient, by Danskin's theorem, is ``−(Yα)ᵀG_k(Yα) + 2βμ_k`` at the
   maximizer α (Algorithm 7, line 7).
@@ -12,21 +16,25 @@ dual solve with the combined kernel ``K_μ``:
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.linalg import LinAlgError, cho_factor, cho_solve, eigvalsh
 from sklearn.svm import SVC
-
-from ._linalg import SymmetricSolver
 
 __all__ = ["RidgeObjective", "SVMObjective"]
 
-_INDEFINITE_MESSAGE = (
-    "K_mu + lam * I is not positive definite at mu = {mu}: at least one base kernel is indefinite. "
-    "Solving through the LDLᵀ factorization instead of Cholesky; the objective is then the stationary "
-    "value of an indefinite (Kreĭn-space) ridge problem rather than a minimum."
-)
+
+def outside_domain_error(combination, mu, lam, what):
+    """The ``ValueError`` for weights ``mu`` where ``K_μ + λI`` is not positive definite."""
+    _, A = _regularized_kernel(combination, np.asarray(mu, dtype=float), lam)
+    smallest = float(eigvalsh(A, subset_by_index=[0, 0], check_finite=False)[0]) - lam
+    return ValueError(
+        f"K_mu + lam * I is not positive definite at mu = {np.round(mu, 6)} (smallest eigenvalue of "
+        f"K_mu: {smallest:.4g}, lam = {lam:g}): {what}, because a base kernel is indefinite. Increase "
+        f"lam above {-smallest:.4g}, start from smaller weights (mu0, mu_init), or use positive "
+        "semidefinite base kernels."
+    )
 
 
 def _regularized_kernel(combination, mu, lam):
@@ -39,13 +47,13 @@ def _regularized_kernel(combination, mu, lam):
 
 @dataclass
 class RidgeState:
-    """Everything known at one μ: ``S = Σμ_kK_k`` (None for d = 1), the dual ``α``, the factorization,
-    F and ∇F."""
+    """Everything known at one μ: ``S = Σμ_kK_k`` (None for d = 1), the dual ``α``, the Cholesky
+    factor of ``K_μ + λI``, F and ∇F (F = +∞, and no dual, where ``K_μ + λI`` is not positive definite)."""
 
     mu: np.ndarray
     S: np.ndarray
     alpha: np.ndarray
-    solver: SymmetricSolver
+    factor: tuple
     value: float
     gradient: np.ndarray
 
@@ -69,21 +77,28 @@ class RidgeObjective:
         self.lam = float(lam)
         self.beta = float(beta)
         self.n_evaluations = 0
-        self.warned_indefinite = False
 
     def evaluate(self, mu):
-        """Value, gradient and dual at ``mu`` (one factorization of K_μ + λI)."""
+        """Value, gradient and dual at ``mu`` (one Cholesky factorization of K_μ + λI).
+
+        Where ``K_μ + λI`` is not positive definite, F = +∞ (see the module notes) and the state has
+        no dual and a NaN gradient.
+        """
         mu = np.asarray(mu, dtype=float)
         S, A = _regularized_kernel(self.combination, mu, self.lam)
-        solver = SymmetricSolver(A, rebuild=lambda: _regularized_kernel(self.combination, mu, self.lam)[1])
-        if not solver.positive_definite and not self.warned_indefinite:
-            warnings.warn(_INDEFINITE_MESSAGE.format(mu=np.round(mu, 6)), UserWarning, stacklevel=4)
-            self.warned_indefinite = True
-        alpha = solver.solve(self.y)
         self.n_evaluations += 1
+        try:
+            factor = cho_factor(A, lower=True, overwrite_a=True, check_finite=False)
+        except LinAlgError:
+            return RidgeState(mu, S, None, None, np.inf, np.full(mu.shape, np.nan))
+        alpha = cho_solve(factor, self.y, check_finite=False)
         value = float(self.y @ alpha + self.beta * (mu @ mu))
         gradient = -self.combination.derivative_forms(S, alpha) + 2.0 * self.beta * mu
-        return RidgeState(mu, S, alpha, solver, value, gradient)
+        return RidgeState(mu, S, alpha, factor, value, gradient)
+
+    def outside_domain(self, mu, what="the objective y'(K_mu + lam I)^-1 y is +inf there (Eq. 3)"):
+        """The ``ValueError`` for weights where F = +∞ (solvers raise it for a start point there)."""
+        return outside_domain_error(self.combination, mu, self.lam, what)
 
     def forms(self, state, alpha):
         """``v_k = αᵀG_kα`` at the weights of ``state`` for any ``alpha`` (Theorems 2.1 and 2.2)."""
@@ -96,7 +111,9 @@ class RidgeObjective:
         ``8αᵀU_k(K_μ + λI)⁻¹U_jα − 2αᵀ(K_j∘K_k)α``.
         """
         B = self.combination.derivative_products(state.S, state.alpha)
-        H = 2.0 * B.T @ state.solver.solve(B) - self.combination.second_derivative_forms(state.S, state.alpha)
+        H = 2.0 * B.T @ cho_solve(
+            state.factor, B, check_finite=False
+        ) - self.combination.second_derivative_forms(state.S, state.alpha)
         H = 0.5 * (H + H.T)
         H[np.diag_indices_from(H)] += 2.0 * self.beta
         return H
@@ -119,8 +136,9 @@ class SVMObjective:
     The SVM with kernel ``K_μ`` and ``λ = 1/C`` in the 2-norm soft margin is the hard-margin SVM with
     kernel ``K_μ + λI``; it is solved by LIBSVM (``sklearn.svm.SVC``) with a box ``C_box`` large enough
     never to be active: at the optimum ``λ‖α‖² ≤ αᵀ(YK_μY + λI)α ≤ 2·1ᵀα ≤ 2√n‖α‖``, so
-    ``α_i ≤ 2√n/λ`` whenever K_μ is positive semidefinite. LIBSVM has no warm start, so each
-    evaluation is a fresh solve.
+    ``α_i ≤ 2√n/λ`` whenever K_μ is positive semidefinite. A coefficient at the box therefore means
+    that ``K_μ + λI`` is indefinite and the dual maximum is unbounded: J = +∞ there (and the solvers
+    stay away). LIBSVM has no warm start, so each evaluation is a fresh solve.
 
     Parameters
     ----------
@@ -153,6 +171,9 @@ class SVMObjective:
         gradient = 2.0 * self.beta * mu
         for t in range(n_tasks):
             svc = SVC(kernel="precomputed", C=self.box, tol=self.svm_tol).fit(A, self.Y[:, t])
+            if np.max(np.abs(svc.dual_coef_)) >= (1.0 - 1e-6) * self.box:
+                self.n_evaluations += 1
+                return SVMState(mu, coef, intercept, np.inf, np.full(mu.shape, np.nan))
             coef[svc.support_, t] = svc.dual_coef_[0]
             intercept[t] = svc.intercept_[0]
             c = coef[:, t]
@@ -160,3 +181,12 @@ class SVMObjective:
             gradient = gradient - self.combination.derivative_forms(S, c)
         self.n_evaluations += 1
         return SVMState(mu, coef, intercept, float(value), gradient)
+
+    def outside_domain(self, mu):
+        """The ``ValueError`` for weights where J = +∞ (solvers raise it for a start point there)."""
+        return outside_domain_error(
+            self.combination,
+            mu,
+            self.lam,
+            "the SVM dual (Eq. 8) is unbounded there (its coefficients reach 4·sqrt(n)/lam)",
+        )

@@ -2,8 +2,11 @@
 Riemannian trust-region method on the sphere (Appendix A.3, Alg. 8).
 
 Each solver works on an objective with ``evaluate(μ) → state`` (``state.value``, ``state.gradient``)
-and returns a :class:`SolverResult`. Every evaluation is one factorization of ``K_μ + λI``, so one
-iteration costs about one Cholesky (plus p·n² for the gradient).
+and returns a :class:`SolverResult`. An objective may be +∞ (the ridge objective where ``K_μ + λI``
+is not positive definite): a start there is an error (``objective.outside_domain(μ)``), and the
+descent solvers reject steps that lead there, so they stay where the objective is finite. Every
+evaluation is one factorization of ``K_μ + λI``, so one iteration costs about one Cholesky (plus p·n²
+for the gradient).
 """
 
 from __future__ import annotations
@@ -40,19 +43,51 @@ def _small(change, reference, tol):
     return change <= tol * (1.0 + reference)
 
 
+#: Bisection steps of :func:`_finite_start` along the segment to the fallback point.
+_START_BISECTIONS = 12
+
+
+def _finite_start(objective, state, fallbacks=()):
+    """``state`` where the objective is finite; else, for the first of ``fallbacks`` where it is
+    finite, the state at the point of the segment from it to ``state.mu`` nearest ``state.mu`` that
+    bisection finds finite; else the objective's error (``objective.outside_domain``)."""
+    if np.isfinite(state.value):
+        return state
+    for fallback in fallbacks:
+        best = objective.evaluate(fallback)
+        if np.isfinite(best.value):
+            low, high, direction = 0.0, 1.0, state.mu - fallback
+            for _ in range(_START_BISECTIONS):
+                middle = 0.5 * (low + high)
+                trial = objective.evaluate(fallback + middle * direction)
+                if np.isfinite(trial.value):
+                    low, best = middle, trial
+                else:
+                    high = middle
+            return best
+    raise objective.outside_domain(state.mu)
+
+
 def _log(verbose, name, iteration, value, extra=""):
     if verbose:
         print(f"[{name}] iteration {iteration:4d}  objective {value:.10g}{extra}")
 
 
-def projected_gradient(objective, mu, project, *, step_size, tol, max_iter, verbose=0, name="pgd"):
+def projected_gradient(
+    objective, mu, project, *, step_size, tol, max_iter, verbose=0, name="pgd", fallbacks=()
+):
     """Projected gradient descent ``μ' = P_M(μ − η∇F(μ))`` with the step rule of Sec. 2.3.2.
+
+    Where F = +∞ at the start, the first of the ``fallbacks`` (points of M) where F is finite moves the
+    start along the segment towards it (M is convex: the segment stays in M); without one it is an
+    error.
 
     A step that would increase the objective is rejected and η multiplied by 0.8 until the objective
     does not increase, so the accepted iterates decrease F monotonically; η carries over to the next
-    iteration. Stops when ``‖μ' − μ‖ ≤ tol (1 + ‖μ‖)`` (Algorithm 2, line 3) or after ``max_iter``.
+    iteration; a step to where F = +∞ is rejected the same way. Stops when
+    ``‖μ' − μ‖ ≤ tol (1 + ‖μ‖)`` (Algorithm 2, line 3) or after ``max_iter``.
     """
-    state = objective.evaluate(project(mu))
+    state = _finite_start(objective, objective.evaluate(project(mu)), fallbacks)
     result = SolverResult(state, [state.value])
     eta = float(step_size)
     _log(verbose, name, 0, state.value)
@@ -81,15 +116,20 @@ def interpolated_iteration(
     """IIA / rIIA (Algorithms 3 and 4): ``μ = T(v(α))``, ``α' = ηα + (1 − η)(K_μ + λI)⁻¹y``.
 
     ``weights_from_forms`` maps ``v_k = αᵀK_kα`` to the weights of Theorem 2.1 (IIA) or 2.2 (rIIA).
-    Stops when ``‖α' − α‖ ≤ tol (1 + ‖α‖)``. The returned state is the exact dual at the final μ.
+    Stops when ``‖α' − α‖ ≤ tol (1 + ‖α‖)``. The returned state is the exact dual at the final μ. The
+    fixed point has no step control: a ``μ`` where F = +∞ is an error naming it.
     """
-    state = objective.evaluate(mu)
+    state = _finite_start(objective, objective.evaluate(mu))
     result = SolverResult(state, [state.value])
     alpha = state.alpha
     _log(verbose, name, 0, state.value)
     for iteration in range(1, max_iter + 1):
         result.n_iter = iteration
         state = objective.evaluate(weights_from_forms(objective.forms(state, alpha)))
+        if not np.isfinite(state.value):
+            raise objective.outside_domain(
+                state.mu, f"the {name} fixed point left the domain of the objective (use solver='pgd')"
+            )
         result.state = state
         result.history.append(state.value)
         _log(verbose, name, iteration, state.value)
@@ -162,7 +202,7 @@ def riemannian_trust_region(
         offset = x - center
         return center + radius * offset / np.linalg.norm(offset)
 
-    state = objective.evaluate(retract(mu))
+    state = _finite_start(objective, objective.evaluate(retract(mu)))
     result = SolverResult(state, [state.value])
     max_radius = np.pi * radius
     delta = min(float(initial_radius), max_radius)

@@ -15,7 +15,15 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import check_array, check_random_state
 
-from ._vectorial import ARDGaussian, ARDSigmoid, DeltaGaussian, Epanechnikov, Gaussian, Sigmoid
+from ._vectorial import (
+    ARDGaussian,
+    ARDSigmoid,
+    DeltaGaussian,
+    Epanechnikov,
+    Gaussian,
+    Sigmoid,
+    _squared_distances,
+)
 
 __all__ = ["APPENDIX_D_KERNELS", "initial_kernel"]
 
@@ -32,9 +40,8 @@ def _c(rng, size=None):
 
 def _gauss_eta(X, rng):
     sample = X if X.shape[0] <= _MEDIAN_SAMPLE else X[rng.choice(X.shape[0], _MEDIAN_SAMPLE, False)]
-    squared = np.sum(sample**2, axis=1)
-    p = squared[:, None] + squared[None, :] - 2.0 * sample @ sample.T
-    median = np.median(np.maximum(p[np.triu_indices(sample.shape[0], 1)], 0.0))
+    p = _squared_distances(sample, sample)
+    median = np.median(p[np.triu_indices(sample.shape[0], 1)])
     if median == 0:
         raise ValueError("X has (almost) no distinct rows: cannot initialise a bandwidth.")
     return float(np.sqrt(median / _c(rng)))

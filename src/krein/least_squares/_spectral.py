@@ -109,8 +109,9 @@ class SpectralProblem:
         Training targets after centring (if ``centered``).
     target_means : ndarray of shape (t,)
         Means removed from the targets (zeros when not centred).
-    column_means : ndarray of shape (n,) or None
-        Column means of the uncentred training kernel when the kernel was centred.
+    column_means : ndarray of shape (n,) or (m,), or None
+        Column means of the uncentred training kernel (of the landmark columns ``K_XZ`` for a Nyström
+        representation) when the kernel was centred.
     split : {"approximation", "landmarks"}, default="approximation"
         Kreĭn decomposition of a Nyström model (see the module docstring); ``"landmarks"`` needs a
         representation with :attr:`landmark_coordinates`.
@@ -206,13 +207,15 @@ class SpectralProblem:
     def dual_coef(self, solution):
         """Dual coefficients on the representation's points and intercepts, one column per target.
 
-        With a centred kernel the centring is folded in: ``f(x) = k(x, P)ᵀ α + b`` with ``α`` summing
-        to zero and ``b = ȳ − k̄ᵀ α`` (``k̄`` the column means of the training kernel).
+        With a centred kernel the centring is folded in: ``f(x) = k(x, P)ᵀ α + b`` with
+        ``b = ȳ − k̄ᵀ α`` (``k̄`` the column means of the training kernel, or of ``K_XZ``); on the
+        training points ``α`` sums to zero.
         """
         alpha = self.representation.dual_coef(solution.alpha_hat)
         if self.column_means is None:
             return alpha, self.target_means.copy()
-        alpha = alpha - alpha.mean(axis=0)
+        if self.representation.extension is None:  # on the training points: Σα = 0 up to rounding
+            alpha = alpha - alpha.mean(axis=0)
         return alpha, self.target_means - self.column_means @ alpha
 
     # ------------------------------------------------------------------ hypergradients

@@ -9,6 +9,8 @@
   :func:`kmeanspp_landmarks`, :func:`select_landmarks`.
 * :func:`one_shot_eigendecomposition` and the Gisbrecht–Schleif baseline
   :func:`gisbrecht_schleif_eigendecomposition` (Appendix B).
+* :func:`probe_error` and :func:`validated_rank` — the a-posteriori error of an approximation from
+  held-out kernel columns, and the rank of the landmark block it chooses (``landmark_rank``).
 """
 
 from ._approximation import (
@@ -18,6 +20,7 @@ from ._approximation import (
     landmark_factor,
     one_shot_eigendecomposition,
 )
+from ._error import PROBE_COLUMNS, probe_error, validated_rank
 from ._landmarks import (
     LANDMARK_METHODS,
     kmeanspp_landmarks,
@@ -25,25 +28,38 @@ from ._landmarks import (
     select_landmarks,
     uniform_landmarks,
 )
-from ._representation import NystroemRepresentation, StreamedRepresentation, nystroem_representation
-from ._source import KernelColumns, chunk_moments
+from ._representation import (
+    LANDMARK_RANKS,
+    POOR_APPROXIMATION,
+    NystroemRepresentation,
+    StreamedRepresentation,
+    nystroem_representation,
+)
+from ._source import ChunkMoments, KernelColumns, chunk_moments, combine_moments
 from ._transformer import IndefiniteNystroem
 
 __all__ = [
+    "ChunkMoments",
     "IndefiniteNystroem",
     "KernelColumns",
     "LANDMARK_METHODS",
+    "LANDMARK_RANKS",
+    "POOR_APPROXIMATION",
+    "PROBE_COLUMNS",
     "LandmarkFactor",
     "NystroemRepresentation",
     "OneShotEigendecomposition",
     "StreamedRepresentation",
     "chunk_moments",
+    "combine_moments",
     "gisbrecht_schleif_eigendecomposition",
     "kmeanspp_landmarks",
     "landmark_factor",
     "leverage_landmarks",
     "nystroem_representation",
     "one_shot_eigendecomposition",
+    "probe_error",
     "select_landmarks",
     "uniform_landmarks",
+    "validated_rank",
 ]

@@ -46,10 +46,19 @@ EIGENVALUE_RTOL = float(np.sqrt(np.finfo(float).eps))
 
 
 class LandmarkFactor(NamedTuple):
-    """``K_ZZ⁺ = R diag(S) Rᵀ`` with ``R = U_Z |D|^{-1/2}`` (m×r₀) and ``S = sign(D)`` (r₀,)."""
+    """``K_ZZ⁺ = R diag(S) Rᵀ`` with ``R = U_Z |D|^{-1/2}`` (m×r₀) and ``S = sign(D)`` (r₀,).
+
+    Columns are ordered by decreasing ``|d|`` (``values``, the kept eigenvalues of ``K_ZZ``), so that
+    the first ``k`` columns give the pseudo-inverse truncated to its ``k`` leading eigenpairs.
+    """
 
     right: np.ndarray
     signature: np.ndarray
+    values: np.ndarray
+
+    def truncate(self, rank):
+        """The factor of the ``rank`` leading eigenpairs."""
+        return LandmarkFactor(self.right[:, :rank], self.signature[:rank], self.values[:rank])
 
 
 class OneShotEigendecomposition(NamedTuple):
@@ -98,8 +107,9 @@ def landmark_factor(K_ZZ, *, rcond=None):
             UserWarning,
             stacklevel=3,
         )
-    values, vectors = values[keep], vectors[:, keep]
-    return LandmarkFactor(vectors / np.sqrt(np.abs(values)), np.sign(values))
+    order = np.argsort(-np.abs(values), kind="stable")[: np.sum(keep)]
+    values, vectors = values[order], vectors[:, order]
+    return LandmarkFactor(vectors / np.sqrt(np.abs(values)), np.sign(values), values)
 
 
 def eigen_from_gram(gram, signature, *, rank=None):

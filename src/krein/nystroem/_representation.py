@@ -1,93 +1,72 @@
-"""The Nyström producer of :class:`~krein.spectral.SpectralRepresentation`, in memory or streamed.
+"""The Nyström producer of :class:`~krein.spectral.SpectralRepresentation`, streamed.
 
 Every low-rank Kreĭn estimator (Oglic & Gärtner 2019, Sec. 2.4–2.5) needs the one-shot
 eigendecomposition ``K̃ = Ũ Λ Ũᵀ`` with ``Ũ = K_XZ E`` and the projections ``Ũᵀ y``. Both are
-functions of the Gram matrix ``Lᵀ L`` and the moment ``Lᵀ y`` with ``L = K_XZ U_Z |D|^{-1/2}``, which
-are sums over row chunks. The streamed producer accumulates exactly these within a memory budget (or on
-a Dask cluster) and never holds an n×m array: fit memory is ``O(m²)`` beyond the data.
+functions of reductions of the landmark columns — the Gram matrix ``K_XZᵀ K_XZ``, the moment
+``K_XZᵀ y`` and the column means — which are sums over row chunks. The producer accumulates exactly
+these in one pass within a memory budget (``working_memory`` MiB, by default scikit-learn's
+``working_memory`` setting) or on a Dask cluster, and never holds an n×m array: fit memory is ``O(m²)``
+beyond the data. The same pass reduces ``m' = 64`` held-out probe columns, from which the landmark
+block's rank is chosen and the approximation error estimated (:mod:`krein.nystroem._error`).
+
+**Centring.** With ``center=True`` the representation is that of ``H K̃ H`` (``H = I − 11ᵀ/n``), the
+centred Nyström kernel: ``H K̃ H = (H K_XZ) K_ZZ⁺ (K_ZX H)``, so only the landmark columns are
+centred, by their column means ``k̄`` (accumulated in the same pass; the Gram matrix of ``H K_XZ``
+comes from the pairwise-updated scatter, without cancellation). Out of sample ``Ũ(x) = (k_x − k̄) E``.
+With every point a landmark this is the exact centred kernel ``H K H``.
 """
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
+from sklearn.utils import check_random_state
 
 from ..spectral import SpectralRepresentation
 from ._approximation import eigen_from_gram, landmark_factor
+from ._error import PROBE_COLUMNS, probe_error, validated_rank
 from ._landmarks import select_landmarks
 from ._source import KernelColumns
 
-__all__ = ["NystroemRepresentation", "StreamedRepresentation", "nystroem_representation"]
+__all__ = [
+    "LANDMARK_RANKS",
+    "POOR_APPROXIMATION",
+    "NystroemRepresentation",
+    "StreamedRepresentation",
+    "nystroem_representation",
+]
+
+#: Treatments of the landmark block: the validated truncation (default) or the plain Eq. (3).
+LANDMARK_RANKS = ("validated", "full")
+#: An estimated relative Frobenius error above this draws a warning.
+POOR_APPROXIMATION = 0.3
 
 
-class _LandmarkCoordinates(SpectralRepresentation):
-    """What the Nyström representations share: ``Ũ = L W`` and the signature ``S`` of ``K_ZZ``.
+class NystroemRepresentation(SpectralRepresentation):
+    """The one-shot Nyström eigendecomposition, fitted in one streamed pass.
+
+    ``vectors`` (``Ũ``, n×r) are formed by one more streamed pass on first access (``None`` for dask
+    data); ``project(y)`` returns ``Ũᵀ y = Wᵀ Rᵀ (K_XZᵀ y − k̄ 1ᵀy)``, from the moment accumulated in
+    the fitting pass when ``y`` equals the targets given then, otherwise by one more pass.
 
     The paper's own low-rank models (Oglic & Gärtner 2019, Sec. 2.4–2.5) are written in the landmark
-    coordinates ``z`` of the features ``Φ = L S`` (``L = K_XZ U_Z |D|^{-1/2}``): ``f = Φ z`` on the
-    training points and ``f(x) = k_x U_Z |D|^{-1/2} S z`` out of sample, with the Kreĭn-space split
+    coordinates ``z`` of the features ``Φ = L S`` (``L = K_XZ R``, ``R = U_Z |D|^{-1/2}``): ``f = Φ z``
+    on the training points and ``f(x) = k_x R S z`` out of sample, with the Kreĭn-space split
     ``‖f₊‖² = ‖z₊‖²``, ``‖f₋‖² = ‖z₋‖²`` by the signs ``S`` of the eigenvalues of ``K_ZZ``. A model with
     training predictions ``Ũ u`` has ``Φ z = L W u``, i.e. ``z = S W u`` (:attr:`landmark_coordinates`).
-    """
 
-    def __init__(self, values, extension, *, W, signature):
-        self._W, self.landmark_signature = W, signature
-        super().__init__(values, None, extension)
-
-    @property
-    def landmark_coordinates(self):
-        """``C = S W`` (r₀×r): the landmark coordinates ``z = C u`` of eigen-coordinates ``u``."""
-        return self.landmark_signature[:, None] * self._W
-
-
-class NystroemRepresentation(_LandmarkCoordinates):
-    """An in-memory Nyström representation holding ``L = K_XZ U_Z |D|^{-1/2}`` (n×r₀) and ``W``.
-
-    The eigenvectors ``Ũ = L W`` are formed on first access of ``vectors`` (one n×r₀×r product);
-    ``project(y) = Wᵀ (Lᵀ y)`` never forms them, so a fit that needs only projections costs
-    ``2m²n`` flops for ``L`` and ``LᵀL`` instead of ``3m²n``.
-    """
-
-    def __init__(self, values, extension, *, features, W, signature):
-        self._features = features
-        super().__init__(values, extension, W=W, signature=signature)
-
-    @property
-    def vectors(self):
-        """Orthonormal eigenvectors ``Ũ`` (n×r)."""
-        if self._vectors is None:
-            self._vectors = self._features @ self._W
-        return self._vectors
-
-    @vectors.setter
-    def vectors(self, value):
-        self._vectors = value
-
-    def project(self, y):
-        """Eigen-coordinates ``Ũᵀ y = Wᵀ (Lᵀ y)``."""
-        return self._W.T @ (self._features.T @ np.asarray(y, dtype=np.float64))
-
-
-class StreamedRepresentation(_LandmarkCoordinates):
-    """A Nyström representation that holds no n×r eigenvectors.
-
-    ``project(y)`` returns ``Ũᵀ y = Wᵀ Lᵀ y``: from the moment accumulated in the fitting pass when
-    ``y`` equals the targets given then, otherwise by one more streamed pass over the data.
-
-    Parameters
+    Attributes
     ----------
-    values : ndarray of shape (r,)
-    extension : ndarray of shape (m, r)
-    columns : KernelColumns
-    landmark_indices : ndarray of shape (m,)
-    W : ndarray of shape (r₀, r)
-        ``Ũ = L W``.
-    signature : ndarray of shape (r₀,)
-        Signs of the kept eigenvalues of ``K_ZZ``.
-    right : ndarray of shape (m, r₀)
-        ``L = K_XZ right``.
-    targets, projection : ndarray or None
-        Targets of the fitting pass and their projections ``Ũᵀ y``.
-    working_memory : float or None
+    values, extension : see :class:`~krein.spectral.SpectralRepresentation`
+    landmark_factor : LandmarkFactor
+        ``R``, ``S`` and the kept eigenvalues of ``K_ZZ`` (truncated to the validated rank).
+    column_means : ndarray of shape (m,) or None
+        Column means ``k̄`` of ``K_XZ`` when centred.
+    approximation_error : float
+        Estimated ``‖K − K̃‖_F / ‖K‖_F`` of the uncentred approximation (:func:`probe_error`).
+    n_probes : int
+        Number of held-out columns behind the estimate.
     """
 
     def __init__(
@@ -97,19 +76,50 @@ class StreamedRepresentation(_LandmarkCoordinates):
         *,
         columns,
         landmark_indices,
+        factor,
         W,
-        signature,
-        right,
+        column_means=None,
         targets=None,
         projection=None,
+        approximation_error=np.nan,
+        n_probes=0,
         working_memory=None,
     ):
-        super().__init__(values, extension, W=W, signature=signature)
-        self._columns = columns
-        self._landmark_indices = landmark_indices
-        self._right = right
+        self._W = W
+        self._columns, self._landmark_indices = columns, landmark_indices
+        self.landmark_factor, self.column_means = factor, column_means
         self._targets, self._projection = targets, projection
+        self.approximation_error, self.n_probes = approximation_error, n_probes
         self._working_memory = working_memory
+        super().__init__(values, None, extension)
+
+    @property
+    def landmark_signature(self):
+        """Signs ``S`` of the kept eigenvalues of ``K_ZZ``."""
+        return self.landmark_factor.signature
+
+    @property
+    def landmark_coordinates(self):
+        """``C = S W`` (r₀×r): the landmark coordinates ``z = C u`` of eigen-coordinates ``u``."""
+        return self.landmark_signature[:, None] * self._W
+
+    @property
+    def vectors(self):
+        """Orthonormal eigenvectors ``Ũ`` (n×r), formed by a streamed pass; None for dask data."""
+        if self._vectors is None and not self._columns.distributed:
+            shift = 0.0 if self.column_means is None else self.column_means @ self.extension
+            vectors = np.empty((self._columns.n, self.rank))
+            blocks = self._columns.column_blocks(
+                self._landmark_indices, self.extension, working_memory=self._working_memory
+            )
+            for rows, block in blocks:
+                vectors[rows] = block - shift
+            self._vectors = vectors
+        return self._vectors
+
+    @vectors.setter
+    def vectors(self, value):
+        self._vectors = value
 
     def project(self, y):
         """Eigen-coordinates ``Ũᵀ y`` of a training target vector (or matrix)."""
@@ -119,10 +129,22 @@ class StreamedRepresentation(_LandmarkCoordinates):
             y_array = np.asarray(y, dtype=np.float64)
             if y_array.shape == self._targets.shape and np.array_equal(y_array, self._targets):
                 return self._projection.copy()
-        _, moment = self._columns.moments(
-            self._landmark_indices, self._right, y, gram=False, working_memory=self._working_memory
+        moments = self._columns.moments(
+            self._landmark_indices, y, gram=False, working_memory=self._working_memory
         )
-        return self._W.T @ moment
+        return self._projection_of(moments.moment, y)
+
+    def _projection_of(self, moment, y):
+        """``Wᵀ Rᵀ (K_XZᵀ y − k̄ 1ᵀ y)`` from the raw moment ``K_XZᵀ y`` of targets ``y``."""
+        if self.column_means is not None:
+            sums = y.sum(axis=0)
+            sums = sums.compute() if hasattr(sums, "dask") else np.asarray(sums, dtype=np.float64)
+            moment = moment - np.multiply.outer(self.column_means, sums)
+        return self._W.T @ (self.landmark_factor.right.T @ moment)
+
+
+#: Kept for code written against the former name: every Nyström representation streams now.
+StreamedRepresentation = NystroemRepresentation
 
 
 def nystroem_representation(
@@ -134,9 +156,12 @@ def nystroem_representation(
     rank=None,
     sketch_size=None,
     rcond=None,
+    landmark_rank="validated",
+    center=False,
     random_state=None,
     working_memory=None,
     y=None,
+    warn_poor=True,
 ):
     """One-shot Nyström eigendecomposition of the kernel matrix of ``X`` (Oglic & Gärtner 2019, Sec. 2.2).
 
@@ -152,26 +177,40 @@ def nystroem_representation(
     landmarks : {"uniform", "leverage", "kmeans++"}, default="uniform"
         Landmark sampler (Sec. 2.3; see :func:`select_landmarks`).
     rank : int, default=None
-        Keep the ``rank`` eigenpairs of largest magnitude (all resolved ones, at most m, when None).
+        Keep the ``rank`` eigenpairs of ``K̃`` of largest magnitude (all resolved ones when None).
     sketch_size : int, default=None
         Size of the uniform sketch of the leverage and K-means++ samplers (default m).
     rcond : float, default=None
         Cutoff of the landmark block (default ``m · ε``; see :func:`landmark_factor`).
+    landmark_rank : {"validated", "full"}, default="validated"
+        ``"validated"``: the pseudo-inverse of ``K_ZZ`` truncated to the number of leading eigenpairs
+        that minimizes the error estimated on held-out columns (:func:`validated_rank`).
+        ``"full"``: the plain Eq. (3), every eigenpair above the ``rcond`` cutoff.
+    center : bool, default=False
+        Represent the centred approximation ``H K̃ H`` (module docstring).
     random_state : int, RandomState or None
+        Landmarks, then the probe columns.
     working_memory : float, default=None
-        If given (MiB), stream: the kernel columns are reduced in row blocks of this size and the
-        returned representation holds no n×r array (``vectors is None``). Dask inputs always stream.
+        MiB per block of kernel rows (default: scikit-learn's ``working_memory``). Dask inputs are
+        reduced per row chunk.
     y : array-like of shape (n,) or (n, t), default=None
-        Targets whose projections ``Ũᵀ y`` a streamed fit accumulates in the same pass.
+        Targets whose projections ``Ũᵀ y`` are accumulated in the same pass.
+    warn_poor : bool, default=True
+        Warn when the estimated error exceeds ``POOR_APPROXIMATION``. Callers whose product is the
+        approximation ``K̃`` itself (:class:`IndefiniteNystroem`, ``KreinPCA``) warn; the learning
+        estimators do not, because their model is judged by its predictions, not by ``K̃``.
 
     Returns
     -------
-    representation : SpectralRepresentation
-        ``values`` Λ (by decreasing magnitude), ``vectors`` Ũ (n×r, orthonormal) or None when streamed,
-        ``extension`` E (m×r) with ``K(X, Z) E = Ũ``.
+    representation : NystroemRepresentation
+        ``values`` Λ (by decreasing magnitude), ``extension`` E (m×r) with ``(K(X, Z) − k̄) E = Ũ``,
+        ``approximation_error`` (a warning is issued above ``POOR_APPROXIMATION``).
     landmark_indices : ndarray of shape (m,)
         Sorted indices of the landmarks ``Z = X[landmark_indices]``.
     """
+    if landmark_rank not in LANDMARK_RANKS:
+        raise ValueError(f"landmark_rank must be one of {LANDMARK_RANKS}, got {landmark_rank!r}.")
+    rng = check_random_state(random_state)
     columns = KernelColumns(kernel, X)
     indices = select_landmarks(
         columns,
@@ -179,29 +218,80 @@ def nystroem_representation(
         landmarks,
         sketch_size=sketch_size,
         rank=rank,
-        random_state=random_state,
+        random_state=rng,
         working_memory=working_memory,
     )
-    factor = landmark_factor(columns.landmark_block(indices), rcond=rcond)
-    if working_memory is None and not columns.distributed:
-        L = columns.columns(indices) @ factor.right
-        values, W = eigen_from_gram(L.T @ L, factor.signature, rank=rank)
-        return NystroemRepresentation(
-            values, factor.right @ W, features=L, W=W, signature=factor.signature
-        ), indices
-    gram, moment = columns.moments(indices, factor.right, y, working_memory=working_memory)
-    values, W = eigen_from_gram(gram, factor.signature, rank=rank)
-    targets = y if y is None or hasattr(y, "dask") else np.asarray(y, dtype=np.float64)
-    representation = StreamedRepresentation(
+    representation, full_rank = one_shot(
+        columns,
+        indices,
+        rng,
+        y=y,
+        rank=rank,
+        rcond=rcond,
+        landmark_rank=landmark_rank,
+        center=center,
+        working_memory=working_memory,
+    )
+    if warn_poor and representation.approximation_error > POOR_APPROXIMATION:
+        _warn_poor(representation, n_components, full_rank, landmarks, landmark_rank, rank)
+    return representation, indices
+
+
+def one_shot(columns, indices, rng, *, y=None, rank=None, rcond=None, landmark_rank, center, working_memory):
+    """The representation of :func:`nystroem_representation` for given landmarks, without warnings.
+
+    Draws the probe columns from ``rng``. Returns the representation and the number of eigenpairs of
+    ``K_ZZ`` above the ``rcond`` cutoff (before the validated truncation).
+    """
+    if center and columns.n < 2:
+        raise ValueError(f"center=True needs at least 2 samples, got n_samples={columns.n}.")
+    others = np.setdiff1d(np.arange(columns.n), indices)
+    probes = np.sort(rng.choice(others, size=min(PROBE_COLUMNS, others.size), replace=False))
+    K_ZZ = columns.landmark_block(indices)
+    K_ZV = columns.block(indices, probes) if probes.size else np.zeros((indices.size, 0))
+    factor = landmark_factor(K_ZZ, rcond=rcond)
+    moments = columns.moments(
+        indices, y, probes=probes if probes.size else None, working_memory=working_memory
+    )
+    full_rank = factor.values.size
+    if landmark_rank == "validated":
+        factor = factor.truncate(validated_rank(factor, moments, K_ZV, columns.n)[0])
+    R = factor.right
+    gram = moments.scatter if center else moments.gram
+    values, W = eigen_from_gram(R.T @ gram @ R, factor.signature, rank=rank)
+    extension = R @ W
+    core = (R * factor.signature) @ R.T if center else (extension * values) @ extension.T
+    representation = NystroemRepresentation(
         values,
-        factor.right @ W,
+        extension,
         columns=columns,
         landmark_indices=indices,
+        factor=factor,
         W=W,
-        signature=factor.signature,
-        right=factor.right,
-        targets=targets,
-        projection=None if moment is None else W.T @ moment,
+        column_means=moments.mean if center else None,
+        targets=y if y is None or hasattr(y, "dask") else np.asarray(y, dtype=np.float64),
+        approximation_error=probe_error(core, moments, K_ZZ, K_ZV, columns.n),
+        n_probes=probes.size,
         working_memory=working_memory,
     )
-    return representation, indices
+    if y is not None:
+        representation._projection = representation._projection_of(moments.moment, representation._targets)
+    return representation, full_rank
+
+
+def _warn_poor(representation, n_components, full_rank, landmarks, landmark_rank, rank):
+    kept = representation.landmark_factor.values.size
+    advice = [f"more landmarks (n_components > {n_components})"]
+    if landmarks == "uniform":
+        advice.append("another sampler (landmarks='leverage' or 'kmeans++')")
+    if landmark_rank == "full":
+        advice.append("a lower rank of the landmark block (landmark_rank='validated')")
+    if rank is not None:
+        advice.append(f"another rank than rank={rank}")
+    warnings.warn(
+        "The Nyström approximation is poor: its relative Frobenius error ‖K − K̃‖/‖K‖ is estimated at "
+        f"{representation.approximation_error:.3g} from {representation.n_probes} held-out kernel columns "
+        f"(it keeps {kept} of the {full_rank} eigenpairs of K_ZZ). Use " + ", ".join(advice) + ".",
+        UserWarning,
+        stacklevel=3,
+    )

@@ -11,12 +11,22 @@ index), or a ``dask.array`` whose row chunks are reduced where they live — on 
 
 from __future__ import annotations
 
+from functools import reduce
+from typing import NamedTuple
+
 import numpy as np
 
 from .._validation import check_square_kernel
 from ..kernels import block_rows
 
-__all__ = ["KernelColumns", "check_finite_chunk", "chunk_moments", "is_dask_array"]
+__all__ = [
+    "ChunkMoments",
+    "KernelColumns",
+    "check_finite_chunk",
+    "chunk_moments",
+    "combine_moments",
+    "is_dask_array",
+]
 
 
 def is_dask_array(X):
@@ -31,16 +41,64 @@ def check_finite_chunk(values, name):
         raise ValueError(f"Input {name} contains NaN or infinity (found in a row chunk of the dask array).")
 
 
-def chunk_moments(
-    kernel, X_chunk, Z, right, y_chunk=None, *, gram=True, working_memory=None, check_finite=False
-):
-    """``(Bᵀ B, Bᵀ y)`` of one row chunk, ``B = K(X_chunk, Z) @ right``, in row blocks.
+class ChunkMoments(NamedTuple):
+    """Reductions of the landmark columns ``K = K(X, Z)`` (n×m) over a set of rows, summable by
+    :func:`combine_moments`.
 
-    With ``kernel="precomputed"``, ``X_chunk`` holds rows of the kernel matrix and ``Z`` the landmark
-    column indices. ``Bᵀ y`` is computed as ``rightᵀ (K(X_chunk, Z)ᵀ y)``, so a pass that needs only
-    the moment (``gram=False``) costs one kernel evaluation and a matrix-vector product per block.
-    Either result is ``None`` when not requested. ``check_finite`` rejects NaN or infinity in the chunk
-    (dask inputs are validated here, chunk by chunk, instead of up front).
+    ``mean`` and the centred ``scatter = (K − 1 meanᵀ)ᵀ (K − 1 meanᵀ)`` give both the raw Gram matrix
+    ``KᵀK = scatter + count · mean meanᵀ`` and, without cancellation, that of the column-centred
+    ``H K`` (the centred kernel of Oglic & Gärtner 2018, Sec. 5). ``moment = Kᵀ y`` (raw). With probe
+    columns ``V`` (held-out columns for the error estimate), ``probe_cross = K_XVᵀ K`` and
+    ``probe_square = ‖K_XV‖²_F``. Entries not requested are ``None``.
+    """
+
+    count: int
+    mean: np.ndarray
+    scatter: np.ndarray | None
+    moment: np.ndarray | None
+    probe_cross: np.ndarray | None
+    probe_square: float | None
+
+    @property
+    def gram(self):
+        """The raw Gram matrix ``KᵀK``."""
+        return self.scatter + self.count * np.outer(self.mean, self.mean)
+
+
+def _add(a, b):
+    return None if a is None else a + b
+
+
+def combine_moments(first, second):
+    """The moments of the union of two disjoint row sets (Chan, Golub & LeVeque's pairwise update)."""
+    if first is None:
+        return second
+    count = first.count + second.count
+    delta = second.mean - first.mean
+    mean = first.mean + delta * (second.count / count)
+    scatter = None
+    if first.scatter is not None:
+        weight = first.count * second.count / count
+        scatter = first.scatter + second.scatter + np.outer(delta, delta) * weight
+    return ChunkMoments(
+        count,
+        mean,
+        scatter,
+        _add(first.moment, second.moment),
+        _add(first.probe_cross, second.probe_cross),
+        _add(first.probe_square, second.probe_square),
+    )
+
+
+def chunk_moments(
+    kernel, X_chunk, Z, y_chunk=None, probes=None, *, gram=True, working_memory=None, check_finite=False
+):
+    """:class:`ChunkMoments` of one row chunk, ``K = K(X_chunk, Z)``, reduced in row blocks.
+
+    With ``kernel="precomputed"``, ``X_chunk`` holds rows of the kernel matrix and ``Z`` (and
+    ``probes``) column indices. A pass that needs only the moment (``gram=False``) costs one kernel
+    evaluation and a matrix-vector product per block. ``check_finite`` rejects NaN or infinity in the
+    chunk (dask inputs are validated here, chunk by chunk, instead of up front).
     """
     X_chunk = np.asarray(X_chunk, dtype=np.float64)
     y_chunk = None if y_chunk is None else np.asarray(y_chunk, dtype=np.float64)
@@ -49,25 +107,29 @@ def chunk_moments(
         if y_chunk is not None:
             check_finite_chunk(y_chunk, "y")
     precomputed = isinstance(kernel, str)
-    width = right.shape[1]
-    G = np.zeros((width, width)) if gram else None
-    raw = None if y_chunk is None else np.zeros((len(Z),) + y_chunk.shape[1:])
-    step = block_rows(len(Z), working_memory, copies=2)
+    width = len(Z) + (0 if probes is None else len(probes))
+    step = block_rows(width, working_memory, copies=2)
+    total = None
     for start in range(0, X_chunk.shape[0], step):
         rows = slice(start, start + step)
         block = X_chunk[rows][:, Z] if precomputed else kernel(X_chunk[rows], Z)
-        if raw is not None:
-            raw += block.T @ y_chunk[rows]
+        mean = block.mean(axis=0)
+        scatter = None
         if gram:
-            features = block @ right
-            G += features.T @ features
-    return G, (None if raw is None else right.T @ raw)
+            centred = block - mean
+            scatter = centred.T @ centred
+        moment = None if y_chunk is None else block.T @ y_chunk[rows]
+        cross = square = None
+        if probes is not None:
+            probe_block = X_chunk[rows][:, probes] if precomputed else kernel(X_chunk[rows], probes)
+            cross = probe_block.T @ block
+            square = float(np.einsum("ij,ij->", probe_block, probe_block))
+        total = combine_moments(total, ChunkMoments(block.shape[0], mean, scatter, moment, cross, square))
+    return total
 
 
-def _sum_moments(parts):
-    grams = [part[0] for part in parts]
-    moments = [part[1] for part in parts]
-    return (None if grams[0] is None else sum(grams)), (None if moments[0] is None else sum(moments))
+def _combine_all(parts):
+    return reduce(combine_moments, parts)
 
 
 class KernelColumns:
@@ -110,6 +172,12 @@ class KernelColumns:
             block = self.kernel(self.points(indices))
         return 0.5 * (block + block.T)
 
+    def block(self, rows, indices):
+        """``K(X[rows], X[indices])`` (small blocks: landmarks against probe columns)."""
+        if self.precomputed:
+            return np.asarray(self._rows(rows), dtype=np.float64)[:, np.asarray(indices, dtype=int)]
+        return self.kernel(self.points(rows), self.points(indices))
+
     def columns(self, indices, rows=slice(None)):
         """``K(X[rows], Z)`` as an in-memory array (only for in-memory ``X``)."""
         if self.distributed:
@@ -128,19 +196,21 @@ class KernelColumns:
             rows = slice(start, min(start + step, self.n))
             yield rows, self.columns(indices, rows) @ right
 
-    def moments(self, indices, right, y=None, *, gram=True, working_memory=None):
-        """``(Bᵀ B, Bᵀ y)`` with ``B = K_XZ @ right``, accumulated over row chunks.
+    def moments(self, indices, y=None, *, probes=None, gram=True, working_memory=None):
+        """:class:`ChunkMoments` of the landmark columns ``K_XZ``, accumulated over row chunks.
 
-        For a dask ``X`` each chunk is reduced by a task (on the cluster when a ``distributed``
-        client is active) and the partial sums are added; otherwise chunks of ``working_memory`` MiB
-        are reduced in turn. ``y`` may be a NumPy or a dask array.
+        ``probes`` are indices of held-out columns (see :class:`ChunkMoments`). For a dask ``X``
+        each chunk is reduced by a task (on the cluster when a ``distributed`` client is active) and
+        the partial results are combined; otherwise chunks of ``working_memory`` MiB (default:
+        scikit-learn's ``working_memory``) are reduced in turn. ``y`` may be a NumPy or a dask array.
         """
         Z = self.points(indices)
+        P = None if probes is None else self.points(probes)
         if not self.distributed:
             y = None if y is None else np.asarray(y, dtype=np.float64)
             if y is not None and y.shape[0] != self.n:
                 raise ValueError(f"y has {y.shape[0]} rows but X has {self.n}.")
-            return chunk_moments(self.kernel, self.X, Z, right, y, gram=gram, working_memory=working_memory)
+            return chunk_moments(self.kernel, self.X, Z, y, P, gram=gram, working_memory=working_memory)
         import dask
 
         X = self.X.rechunk({1: -1})
@@ -160,8 +230,8 @@ class KernelColumns:
             y_blocks = [y[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
         task = dask.delayed(chunk_moments, pure=True)
         parts = [
-            task(self.kernel, xb, Z, right, yb, gram=gram, working_memory=working_memory, check_finite=True)
+            task(self.kernel, xb, Z, yb, P, gram=gram, working_memory=working_memory, check_finite=True)
             for xb, yb in zip(x_blocks, y_blocks, strict=True)
         ]
-        (result,) = dask.compute(dask.delayed(_sum_moments)(parts))
+        (result,) = dask.compute(dask.delayed(_combine_all)(parts))
         return result

@@ -13,9 +13,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._base import KernelEstimatorMixin
 from .._validation import check_test_kernel
 from ..kernels import Kernel, make_kernel
-from ._approximation import eigen_from_gram, landmark_factor
-from ._landmarks import LANDMARK_METHODS, select_landmarks
-from ._source import KernelColumns
+from ._landmarks import LANDMARK_METHODS
+from ._representation import LANDMARK_RANKS, nystroem_representation
 
 __all__ = ["IndefiniteNystroem"]
 
@@ -31,8 +30,11 @@ class IndefiniteNystroem(
     — the Kreĭn-space projection onto the span of the landmark functionals, out of sample included.
 
     * ``rank=None``: ``N = U_Z |D|^{-1/2}`` and ``s = sign(D)`` from ``K_ZZ = U_Z D U_Zᵀ`` (Eq. 3;
-      r ≤ m features). If ``K_ZZ`` is singular, eigenvalues with ``|d| ≤ rcond · max|d|`` are dropped
-      (pseudo-inverse; the projection onto the numerically independent landmark functionals).
+      r ≤ m features), over the eigenpairs of ``K_ZZ`` kept by ``landmark_rank``: by default the
+      number of leading ones (largest ``|d|``) that minimizes the error estimated on held-out kernel
+      columns (:mod:`krein.nystroem._error`: the near-zero eigenvalues of the landmark block of an
+      indefinite kernel are not noise, and inverting them can make ``K̃`` worse than zero);
+      ``landmark_rank="full"`` is the paper's plain Eq. (3), dropping only ``|d| ≤ rcond · max|d|``.
     * ``rank=k``: the one-shot eigendecomposition ``K̃ = Ũ Λ Ũᵀ`` of Sec. 2.2 on the training data,
       truncated to the k eigenvalues of largest magnitude (the best rank-k approximation of ``K̃``);
       ``N = E |Λ|^{1/2}`` with ``Ũ = K_XZ E`` and ``s = sign(Λ)``.
@@ -55,6 +57,8 @@ class IndefiniteNystroem(
         Size of the uniform sketch for the leverage and K-means++ samplers (default m).
     rcond : float, default=None
         Relative cutoff of the landmark block's eigenvalues (default ``m · ε``).
+    landmark_rank : {"validated", "full"}, default="validated"
+        Eigenpairs of ``K_ZZ`` kept: the validated truncation, or all above ``rcond`` (Eq. 3).
     random_state : int, RandomState or None, default=None
 
     Attributes
@@ -70,6 +74,10 @@ class IndefiniteNystroem(
     eigenvalues_ : ndarray of shape (r,)
         Signed eigenvalues Λ of the one-shot eigendecomposition (``rank`` given), else the kept
         eigenvalues of ``K_ZZ``.
+    approximation_error_ : float
+        Estimated ``‖K − K̃‖_F / ‖K‖_F`` on the training data, from the landmark columns and 64
+        held-out kernel columns (:func:`krein.nystroem.probe_error`; O(n m) beyond the fit). Above
+        0.3 a warning names what to change.
     kernel_ : Kernel or "precomputed"
     n_features_in_ : int
     """
@@ -81,6 +89,7 @@ class IndefiniteNystroem(
         "landmarks": [StrOptions(set(LANDMARK_METHODS))],
         "sketch_size": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "rcond": [Interval(numbers.Real, 0, None, closed="left"), None],
+        "landmark_rank": [StrOptions(set(LANDMARK_RANKS))],
         "random_state": ["random_state"],
     }
 
@@ -93,6 +102,7 @@ class IndefiniteNystroem(
         landmarks="uniform",
         sketch_size=None,
         rcond=None,
+        landmark_rank="validated",
         random_state=None,
     ):
         self.kernel = kernel
@@ -101,6 +111,7 @@ class IndefiniteNystroem(
         self.landmarks = landmarks
         self.sketch_size = sketch_size
         self.rcond = rcond
+        self.landmark_rank = landmark_rank
         self.random_state = random_state
 
     def fit(self, X, y=None):
@@ -108,36 +119,38 @@ class IndefiniteNystroem(
         self._validate_params()
         self.kernel_ = make_kernel(self.kernel)
         X = validate_data(self, X, reset=True, dtype=np.float64)
-        columns = KernelColumns(self.kernel_, X)
         n_components = self.n_components
-        if n_components > columns.n:
+        if n_components > X.shape[0]:
             warnings.warn(
-                f"n_components={n_components} > n_samples={columns.n}: using every sample as a landmark.",
+                f"n_components={n_components} > n_samples={X.shape[0]}: using every sample as a landmark.",
                 UserWarning,
                 stacklevel=2,
             )
-            n_components = columns.n
-        indices = select_landmarks(
-            columns,
-            n_components,
-            self.landmarks,
-            sketch_size=self.sketch_size,
+            n_components = X.shape[0]
+        representation, indices = nystroem_representation(
+            self.kernel_,
+            X,
+            n_components=n_components,
+            landmarks=self.landmarks,
             rank=self.rank,
+            sketch_size=self.sketch_size,
+            rcond=self.rcond,
+            landmark_rank=self.landmark_rank,
             random_state=self.random_state,
         )
-        factor = landmark_factor(columns.landmark_block(indices), rcond=self.rcond)
         if self.rank is None:
+            factor = representation.landmark_factor
             self.normalization_ = factor.right
             self.signature_ = factor.signature
-            self.eigenvalues_ = factor.signature / np.einsum("ij,ij->j", factor.right, factor.right)
+            self.eigenvalues_ = factor.values
         else:
-            L = columns.columns(indices) @ factor.right
-            values, W = eigen_from_gram(L.T @ L, factor.signature, rank=self.rank)
-            self.normalization_ = factor.right @ W * np.sqrt(np.abs(values))
+            values = representation.values
+            self.normalization_ = representation.extension * np.sqrt(np.abs(values))
             self.signature_ = np.sign(values)
             self.eigenvalues_ = values
+        self.approximation_error_ = representation.approximation_error
         self.component_indices_ = indices
-        self.components_ = columns.points(indices)
+        self.components_ = indices if self.kernel_ == "precomputed" else X[indices]
         if self.kernel_ != "precomputed":
             self.X_fit_ = self.components_
         return self

@@ -30,9 +30,7 @@ def _import_cvxpy():
     return cvxpy
 
 
-def exchange_maximize(
-    linear, z_map, signs, upper, rhs, constraint_at, *, max_iter, tol, callback, offset=0.0
-):
+def exchange_maximize(linear, z_map, signs, upper, rhs, constraint_at, *, max_iter, tol, callback):
     """Solve the semi-infinite QCLP by the exchange method.
 
     Parameters
@@ -48,9 +46,8 @@ def exchange_maximize(
         penalty ``c``; then ``f(β) = pᵀβ − ½‖Lᵀ z(β)‖² + c`` is the objective of (4) at β.
     max_iter : int
     tol : float
-        Stop when ``t − f(β) ≤ tol · max(1, |f(β) − offset|)``.
-    offset : float, default=0.0
-        Constant part of ``f`` left out of the relative scale (see :func:`solve_proxy_problem`).
+        Stop when ``t − f(β) ≤ tol · max(1, |f(β)|)`` (values relative to the constant ``f₀`` of
+        :mod:`krein.svm._proxy`, which ``c`` leaves out).
     callback : callable
         ``callback(iteration, β_best, f_best, upper_bound) -> bool``; ``True`` stops.
 
@@ -85,7 +82,7 @@ def exchange_maximize(
             beta_best, f_best = beta_value, value
         if callback(iteration, beta_best, f_best, t_value):
             break
-        if t_value - value <= tol * max(1.0, abs(value - offset)):
+        if t_value - value <= tol * max(1.0, abs(value)):
             break
         duals = [cut.dual_value if cut.dual_value is not None else 0.0 for cut in cuts]
         multipliers = np.array([np.abs(np.asarray(dual)).sum() for dual in duals])

@@ -239,14 +239,18 @@ def _secular_roots(poles, z, weight, which):
 
 
 def rank_one_positive_part(d, u, rho):
-    """``Σ λ₊²`` and ``X₊ u`` for ``X = diag(d) + ρ u uᵀ`` (ρ ≥ 0), without the full eigenbasis.
+    """``Σ λ₊² − Σ d₊²`` and ``X₊ u`` for ``X = diag(d) + ρ u uᵀ`` (ρ ≥ 0), without the full eigenbasis.
 
     This is what one iteration of the proxy-kernel SVM needs (Luss & d'Aspremont 2009, Sec. 3.1):
-    the objective of (7) is ``αᵀe + ρ(‖K₀‖² − ‖X₊‖²_F)`` and its gradient involves ``X₊ (Yα)``. With
-    ``ρ ≥ 0`` the eigenvalues interlace the poles, so only roots with a pole below zero can be
-    negative and only roots with a pole above zero can be positive. The cheaper side is solved:
-    either the positive roots directly, or the negative ones through ``X₊ = X − X₋`` and
-    ``‖X₊‖² = ‖X‖² − ‖X₋‖²`` (``‖X‖²`` and ``Xu`` are O(n)). The cost is O(n·min(n₊, n₋)).
+    the objective of (7) is ``αᵀe + ρ(‖K₀‖² − ‖X₊‖²_F) = ρ‖(K₀)₋‖² + αᵀe − ρ(‖X₊‖² − ‖(K₀)₊‖²)`` and
+    its gradient involves ``X₊ (Yα)``. The change of ``‖X₊‖²`` is returned rather than ``‖X₊‖²``
+    itself: it is O(ρ‖u‖²) and is summed root by root from the differences ``λᵢ − dᵢ`` that the
+    secular solver returns to full relative accuracy, so ``ρ`` times it keeps its digits for any ρ
+    (``ρ(‖K₀‖² − ‖X₊‖²)`` computed by subtraction loses them all as ρ grows). With ``ρ ≥ 0`` the
+    eigenvalues interlace the poles, so only roots with a pole below zero can be negative and only
+    roots with a pole above zero can be positive. The cheaper side is solved: either the positive
+    roots directly, or the negative ones and the rest through ``X₊ = X − X₋``, ``tr X`` and ``‖X‖²``
+    (whose changes are O(n)). The cost is O(n·min(n₊, n₋)).
 
     Parameters
     ----------
@@ -258,13 +262,13 @@ def rank_one_positive_part(d, u, rho):
 
     Returns
     -------
-    sum_squares : float
-        ``Σᵢ max(λᵢ(X), 0)²``.
+    square_change : float
+        ``Σᵢ max(λᵢ(X), 0)² − Σᵢ max(dᵢ, 0)²`` (≥ 0).
     action : ndarray of shape (n,)
         ``X₊ u``.
     """
-    sum_squares, _, action = rank_one_smoothed_part(d, u, rho, 0.0)  # φ₀ = max(0, ·)
-    return sum_squares, action
+    square_change, _, action = rank_one_smoothed_part(d, u, rho, 0.0)  # φ₀ = max(0, ·)
+    return square_change, action
 
 
 def smoothed_positive_part(t, smoothing):
@@ -294,8 +298,19 @@ def smoothed_square(t, smoothing):
     return np.where(t <= 0, 0.0, np.where(t >= eps, t * t - eps * t + eps**2 / 3, t**3 / (3 * eps)))
 
 
+def _square_increase(poles, roots, shifts, smoothing):
+    """``g_ε(λ) − g_ε(p)`` for roots ``λ = p + δ`` above their poles (δ = ``shifts`` ≥ 0, accurate).
+
+    Where ``p ≥ ε`` both lie on the quadratic piece and the difference is ``δ(λ + p − ε)``, with no
+    cancellation; below, ``g_ε(p) ≤ ε²/3`` is small and the difference is taken directly.
+    """
+    quadratic = poles >= smoothing
+    direct = smoothed_square(roots, smoothing) - smoothed_square(np.minimum(poles, smoothing), smoothing)
+    return float(np.sum(np.where(quadratic, shifts * (roots + poles - smoothing), direct)))
+
+
 def rank_one_smoothed_part(d, u, rho, smoothing):
-    """``Σ λ₊²``, ``Σ g_ε(λ)`` and ``φ_ε(X) u`` for ``X = diag(d) + ρ u uᵀ`` (ρ ≥ 0), in O(n²).
+    """Changes of ``Σ λ₊²`` and ``Σ g_ε(λ)``, and ``φ_ε(X) u``, for ``X = diag(d) + ρ u uᵀ`` (ρ ≥ 0).
 
     The smoothed counterpart of :func:`rank_one_positive_part` (Luss & d'Aspremont 2009, Sec. 3,
     "Smoothing"): ``φ_ε`` and ``g_ε`` are :func:`smoothed_positive_part` and :func:`smoothed_square`,
@@ -303,7 +318,9 @@ def rank_one_smoothed_part(d, u, rho, smoothing):
     whose pole lies at or above ε is itself ≥ ε (roots lie above their poles when ρ ≥ 0), where
     ``φ_ε(λ) = λ − ε/2`` and ``g_ε(λ) = λ² − ελ + ε²/3`` are polynomials; so either the roots that can
     be positive are solved, or those that can lie below ε (poles < ε) and the rest is recovered from
-    ``X − (ε/2)I``, ``‖X‖²_F``, ``tr X`` and their count. The cost is
+    ``X − (ε/2)I`` and the changes of ``‖X‖²_F`` (``2ρ uᵀdiag(d)u + ρ²‖u‖⁴``) and ``tr X`` (``ρ‖u‖²``).
+    The sums are returned as changes from ``diag(d)``, accumulated root by root from the accurate
+    differences ``λᵢ − dᵢ`` (see :func:`rank_one_positive_part`). The cost is
     ``O(n·min(#{λ > 0}, #{poles < ε}))``.
 
     Parameters
@@ -318,10 +335,10 @@ def rank_one_smoothed_part(d, u, rho, smoothing):
 
     Returns
     -------
-    sum_squares : float
-        ``Σᵢ max(λᵢ(X), 0)²`` (unsmoothed, from the same eigenvalues).
-    smoothed_sum : float
-        ``Σᵢ g_ε(λᵢ(X))``.
+    square_change : float
+        ``Σᵢ max(λᵢ(X), 0)² − Σᵢ max(dᵢ, 0)²`` (unsmoothed, from the same eigenvalues; ≥ 0).
+    smoothed_change : float
+        ``Σᵢ g_ε(λᵢ(X)) − Σᵢ g_ε(dᵢ)`` (≥ 0).
     action : ndarray of shape (n,)
         ``φ_ε(X) u``.
     """
@@ -333,18 +350,13 @@ def rank_one_smoothed_part(d, u, rho, smoothing):
     eps = float(smoothing)
     norm = np.linalg.norm(u)
     if rho == 0 or norm == 0:
-        positive_d = np.maximum(d, 0.0)
-        return (
-            float(positive_d @ positive_d),
-            float(np.sum(smoothed_square(d, eps))),
-            smoothed_positive_part(d, eps) * u,
-        )
+        return 0.0, 0.0, smoothed_positive_part(d, eps) * u
     diag, z, weight, kept, rotations = _deflate(d, u / norm, rho * norm**2)
-    deflated = ~kept
-    positive_diag = np.maximum(diag[deflated], 0.0)
-    sum_squares = float(positive_diag @ positive_diag)
-    smoothed_sum = float(np.sum(smoothed_square(diag[deflated], eps)))
-    negligible = deflated & (u != 0) & ~np.isin(np.arange(d.size), [r[0] for r in rotations])
+    # The deflation rotates pairs of (nearly) equal poles; their diagonal moves at rounding level.
+    moved = diag != d
+    square_change = float(np.sum(smoothed_square(diag[moved], 0.0) - smoothed_square(d[moved], 0.0)))
+    smoothed_change = float(np.sum(smoothed_square(diag[moved], eps) - smoothed_square(d[moved], eps)))
+    negligible = ~kept & (u != 0) & ~np.isin(np.arange(d.size), [r[0] for r in rotations])
     action = np.where(negligible, smoothed_positive_part(diag, eps) * u, 0.0)
     kept_index = np.flatnonzero(kept)
     if kept_index.size:
@@ -356,24 +368,26 @@ def rank_one_smoothed_part(d, u, rho, smoothing):
         lower = np.flatnonzero(poles < eps)  # every root below ε has its pole below ε
         upper = np.flatnonzero(np.append(poles[1:] > 0, True))  # every positive root
         use_lower = lower.size <= upper.size
-        roots, deltas = _secular_roots(poles, zk, rk, lower if use_lower else upper)
-        if not use_lower:
+        which = lower if use_lower else upper
+        roots, deltas = _secular_roots(poles, zk, rk, which)
+        shifts = -deltas[np.arange(which.size), which]  # λᵢ − pᵢ ≥ 0, to full relative accuracy
+        if not use_lower:  # the roots not kept here are ≤ 0, as are their poles: no change
             select = roots > 0
-            roots, deltas = roots[select], deltas[select]
+            roots, deltas, which, shifts = roots[select], deltas[select], which[select], shifts[select]
         vectors = zk[None, :] / deltas  # rows: unnormalized eigenvectors (diag − λ)⁻¹ z
         vectors /= np.sqrt(np.einsum("ij,ij->i", vectors, vectors))[:, None]
         coordinates = vectors @ u_kept
         phi = smoothed_positive_part(roots, eps)
-        positive_roots = np.maximum(roots, 0.0)
-        sum_squares += float(positive_roots @ positive_roots)
-        smoothed_sum += float(np.sum(smoothed_square(roots, eps)))
+        solved_poles = poles[which]
+        square_change += _square_increase(solved_poles, roots, shifts, 0.0)
+        smoothed_change += _square_increase(solved_poles, roots, shifts, eps)
         if use_lower:
-            # The roots not solved are all ≥ ε: sum their λ², λ and count from the whole block.
-            rest_squares = poles @ poles + 2 * rk * (poles @ zk**2) + rk**2 - float(roots @ roots)
-            rest_sum = poles.sum() + rk - roots.sum()
-            rest_count = poles.size - roots.size
-            sum_squares += rest_squares
-            smoothed_sum += rest_squares - eps * rest_sum + rest_count * eps**2 / 3
+            # The roots not solved and their poles are all ≥ ε (≥ 0), where g_ε(t) = t² − εt + ε²/3:
+            # their changes of Σλ² and Σλ are the block's totals minus the solved ones.
+            rest_squares = 2 * rk * (poles @ zk**2) + rk**2 - float(shifts @ (roots + solved_poles))
+            rest_shift = rk - float(shifts.sum())
+            square_change += rest_squares
+            smoothed_change += rest_squares - eps * rest_shift
             # φ_ε(X)u = (X − (ε/2)I)u + Σ_solved (φ_ε(λ) − λ + ε/2) v vᵀu
             action[kept_index] = (
                 (poles - eps / 2) * u_kept
@@ -386,4 +400,4 @@ def rank_one_smoothed_part(d, u, rho, smoothing):
         a_p, a_j = action[p], action[j]
         action[p] = c * a_p - s * a_j
         action[j] = s * a_p + c * a_j
-    return sum_squares, smoothed_sum, action
+    return square_change, smoothed_change, action

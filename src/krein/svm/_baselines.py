@@ -15,13 +15,15 @@
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
@@ -32,6 +34,10 @@ from ..spectral import eigendecompose
 from ._proxy import kkt_intercept
 
 __all__ = ["DCASVC", "KreinSVC", "ModifiedSVC"]
+
+#: Default bound on libsvm's iterations (:class:`KreinSVC`, :class:`ModifiedSVC`): seconds of work on a
+#: few thousand samples, where an unbounded solve at large C ran for minutes.
+LIBSVM_MAX_ITER = 1_000_000
 
 
 class _OneVsRestKernelSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
@@ -51,6 +57,7 @@ class _OneVsRestKernelSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         K, y = self._fit_kernel(X, y)
         self.classes_, Y = one_vs_rest_targets(y)
         upper = self.C * compute_sample_weight(self.class_weight, y)
+        self.n_iter_ = 0
         self._prepare(K)
         results = [self._fit_task(K, labels, upper) for labels in Y.T]
         self.dual_coef_ = np.array([c for c, _ in results])
@@ -58,8 +65,29 @@ class _OneVsRestKernelSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         return self
 
     def _libsvm_task(self, gram, labels, upper):
-        """``(y ∘ α, b)`` of the SVM with the PSD ``gram`` (libsvm)."""
-        svc = SVC(kernel="precomputed", C=1.0, tol=self.tol).fit(gram, labels, sample_weight=upper)
+        """``(y ∘ α, b)`` of the SVM with the PSD ``gram`` (libsvm, at most ``max_iter`` iterations).
+
+        Stopping at ``max_iter`` before ``tol`` is met gives a ``ConvergenceWarning`` that says what to
+        change (libsvm's own warning is replaced).
+        """
+        svc = SVC(
+            kernel="precomputed", C=1.0, tol=self.tol, max_iter=self.max_iter, verbose=bool(self.verbose)
+        )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ConvergenceWarning)
+            svc.fit(gram, labels, sample_weight=upper)
+        for item in caught:
+            if not issubclass(item.category, ConvergenceWarning):
+                warnings.warn_explicit(item.message, item.category, item.filename, item.lineno)
+        self.n_iter_ = max(getattr(self, "n_iter_", 0), int(np.max(svc.n_iter_)))
+        if any(issubclass(item.category, ConvergenceWarning) for item in caught):
+            warnings.warn(
+                f"{type(self).__name__}: libsvm stopped at max_iter={self.max_iter} iterations before "
+                f"reaching tol={self.tol}; increase max_iter, or decrease C (C={self.C}: a large C makes "
+                "the dual slow to solve).",
+                ConvergenceWarning,
+                stacklevel=4,
+            )
         coef = np.zeros(labels.size)
         coef[svc.support_] = svc.dual_coef_[0]
         return coef, float(svc.intercept_[0])
@@ -73,7 +101,27 @@ class _OneVsRestKernelSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         return decision_to_labels(self.decision_function(X), self.classes_)
 
 
-class KreinSVC(_OneVsRestKernelSVC):
+class _LibsvmBaseline(_OneVsRestKernelSVC):
+    """The parameters of the baselines solved by libsvm on a positive semidefinite matrix."""
+
+    _parameter_constraints = {
+        **_OneVsRestKernelSVC._parameter_constraints,
+        "max_iter": [Interval(Integral, 1, None, closed="left"), Options(Integral, {-1})],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(
+        self, kernel="gaussian", C=1.0, class_weight=None, tol=1e-3, max_iter=LIBSVM_MAX_ITER, verbose=0
+    ):
+        self.kernel = kernel
+        self.C = C
+        self.class_weight = class_weight
+        self.tol = tol
+        self.max_iter = max_iter
+        self.verbose = verbose
+
+
+class KreinSVC(_LibsvmBaseline):
     """Kreĭn SVM (Loosli et al. 2016) = SVM on the flip-spectrum kernel + out-of-sample map.
 
     Parameters
@@ -83,6 +131,11 @@ class KreinSVC(_OneVsRestKernelSVC):
     class_weight : dict, "balanced" or None, default=None
     tol : float, default=1e-3
         libsvm stopping tolerance.
+    max_iter : int, default=1_000_000
+        Bound on libsvm's iterations per one-vs-rest task (-1: none); reaching it gives a
+        ``ConvergenceWarning``.
+    verbose : int, default=0
+        Print libsvm's progress.
 
     Attributes
     ----------
@@ -91,13 +144,9 @@ class KreinSVC(_OneVsRestKernelSVC):
     intercept_ : ndarray of shape (n_tasks,)
     flip_kernel_ : ndarray of shape (n_train, n_train)
         ``U|Λ|Uᵀ``.
+    n_iter_ : int
+        Largest number of libsvm iterations over the tasks.
     """
-
-    def __init__(self, kernel="gaussian", C=1.0, class_weight=None, tol=1e-3):
-        self.kernel = kernel
-        self.C = C
-        self.class_weight = class_weight
-        self.tol = tol
 
     def _prepare(self, K):
         values, U = eigendecompose(K)
@@ -110,7 +159,7 @@ class KreinSVC(_OneVsRestKernelSVC):
         return U @ (signs * (U.T @ coef)), intercept
 
 
-class ModifiedSVC(_OneVsRestKernelSVC):
+class ModifiedSVC(_LibsvmBaseline):
     """Modified SVM of Lin & Lin (2003): ``min ½‖c‖² + C Σ ξᵢ`` s.t. ``yᵢ(K c + b)ᵢ ≥ 1 − ξᵢ``.
 
     Parameters
@@ -119,19 +168,21 @@ class ModifiedSVC(_OneVsRestKernelSVC):
     C : float, default=1.0
     class_weight : dict, "balanced" or None, default=None
     tol : float, default=1e-3
+        libsvm stopping tolerance.
+    max_iter : int, default=1_000_000
+        Bound on libsvm's iterations per one-vs-rest task (-1: none); reaching it gives a
+        ``ConvergenceWarning``.
+    verbose : int, default=0
+        Print libsvm's progress.
 
     Attributes
     ----------
     dual_coef_ : ndarray of shape (n_tasks, n_train)
         ``c = K (y ∘ α)``.
     intercept_ : ndarray of shape (n_tasks,)
+    n_iter_ : int
+        Largest number of libsvm iterations over the tasks.
     """
-
-    def __init__(self, kernel="gaussian", C=1.0, class_weight=None, tol=1e-3):
-        self.kernel = kernel
-        self.C = C
-        self.class_weight = class_weight
-        self.tol = tol
 
     def _prepare(self, K):
         self._gram = K @ K.T
@@ -153,6 +204,8 @@ class DCASVC(_OneVsRestKernelSVC):
         DCA (outer) iterations.
     tol : float, default=1e-6
         Stop when the dual objective increases by less than ``tol · max(1, |objective|)``.
+    verbose : int, default=0
+        Print the dual objective after every DCA iteration.
 
     Attributes
     ----------
@@ -170,14 +223,16 @@ class DCASVC(_OneVsRestKernelSVC):
     _parameter_constraints = {
         **_OneVsRestKernelSVC._parameter_constraints,
         "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "verbose": ["verbose"],
     }
 
-    def __init__(self, kernel="gaussian", C=1.0, class_weight=None, max_iter=100, tol=1e-6):
+    def __init__(self, kernel="gaussian", C=1.0, class_weight=None, max_iter=100, tol=1e-6, verbose=0):
         self.kernel = kernel
         self.C = C
         self.class_weight = class_weight
         self.max_iter = max_iter
         self.tol = tol
+        self.verbose = verbose
 
     def _prepare(self, K):
         values = scipy.linalg.eigvalsh(K, check_finite=False)
@@ -185,7 +240,6 @@ class DCASVC(_OneVsRestKernelSVC):
         self.shift_ = float(max(0.0, -values[0]))
         self._lipschitz = values[-1] + self.shift_ + 1e-12 * scale
         self.objective_history_ = []
-        self.n_iter_ = 0
 
     def _fit_task(self, K, labels, upper):
         Q = K * np.outer(labels, labels)
@@ -199,6 +253,8 @@ class DCASVC(_OneVsRestKernelSVC):
         for _ in range(self.max_iter):
             alpha = self._convex_step(Q, labels, upper, linear=1.0 + tau * alpha, start=alpha)
             history.append(objective(alpha))
+            if self.verbose:
+                print(f"[DCASVC] iteration {len(history) - 1:4d}  dual objective {history[-1]:.10g}")
             if history[-1] - history[-2] <= self.tol * max(1.0, abs(history[-1])):
                 break
         self.objective_history_.append(np.array(history))

@@ -12,9 +12,8 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin, RegressorMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin, RegressorMixin, clone
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.svm import SVC, SVR, OneClassSVM
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
@@ -33,7 +32,6 @@ _COMMON_CONSTRAINTS = {
     "tol": [Interval(Real, 0, None, closed="neither")],
     "step_size": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
     "smoothing": [Interval(Real, 0, None, closed="left")],
-    "gap_interval": [Interval(Integral, 1, None, closed="left")],
     "verbose": ["verbose"],
 }
 
@@ -52,19 +50,70 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
                 "gradient of (7) to smooth. Use smoothing=0, or solver='projected_gradient' or 'accpm'."
             )
 
-    def _svm_tol(self):
-        # libsvm stalls on the rank-deficient proxy kernels with KKT tolerances far below 1e-6
-        return max(1e-6, min(1e-3, 0.01 * self.tol))
+    def fit_path(self, X, y, params):
+        """Fit one model per setting of the path parameters, sharing one eigendecomposition and warm
+        starts.
 
-    def _solve(self, problem):
+        The kernel's eigendecomposition (the one O(n³) step) is computed once; each setting is
+        then solved from the previous setting's solution projected on its feasible set (in the
+        order given: e.g. increasing ``C`` or ``rho``, a continuation), which usually leaves a few
+        iterations per setting.
+
+        Parameters
+        ----------
+        X, y : as in :meth:`fit`
+        params : iterable of dict
+            Settings of the parameters that leave the kernel matrix unchanged (``C``, ``rho`` and
+            the estimator's own: ``epsilon`` for SVR, ``nu`` for the one-class SVM), e.g. a
+            :class:`sklearn.model_selection.ParameterGrid`.
+
+        Returns
+        -------
+        list of fitted estimators
+            Clones of this estimator with the settings applied, in the order of ``params``; the
+            estimator itself is left unchanged.
+        """
+        params = [dict(p) for p in params]
+        for setting in params:
+            unknown = set(setting) - self._path_parameters
+            if unknown:
+                raise ValueError(
+                    f"fit_path can only vary {sorted(self._path_parameters)} (the kernel matrix must "
+                    f"stay the same); got {sorted(unknown)}."
+                )
+        self._validate_params()
+        base = clone(self)  # a side call: the estimator it is called on stays as it was
+        prepared = base._prepare(X, y)
+        parameters = base.get_params(deep=False)
+        fitted_state = {k: v for k, v in vars(base).items() if k not in parameters}
+        models, starts = [], None
+        for setting in params:
+            model = clone(self).set_params(**setting)
+            model._validate_params()
+            model.__dict__.update(fitted_state)
+            starts = model._fit_prepared(prepared, starts)
+            models.append(model)
+        return models
+
+    def _fit_prepared(self, prepared, starts):
+        """Solve every task of ``prepared`` (warm-started from ``starts``); store; return the solutions."""
+        spectrum, tasks = prepared
+        results = []
+        for i, task in enumerate(tasks):
+            problem = self._problem(spectrum, task)
+            results.append(self._solve(problem, None if starts is None else starts[i]))
+        self._store(results, single=len(tasks) == 1)
+        return [r["solution"].beta for r in results]
+
+    def _solve(self, problem, start):
         solution = solve_proxy_problem(
             problem,
             solver=self.solver,
             max_iter=self.max_iter,
             tol=self.tol,
             step_size=self.step_size,
-            gap_interval=self.gap_interval,
             smoothing=self.smoothing,
+            start=start,
             verbose=self.verbose,
         )
         if not solution.converged:
@@ -75,12 +124,17 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
                     f"{solution.smoothing_excess:.3g} at the returned point, which bounds how close the "
                     "smoothed maximizer gets to the optimum of (7); a smaller smoothing may be needed."
                 )
+            if solution.n_iter < self.max_iter:
+                note += (
+                    " The iterates stopped moving at rounding level before max_iter: tol is below what "
+                    "double precision certifies on this problem."
+                )
             warnings.warn(
                 f"{type(self).__name__} ({self.solver}) stopped after {solution.n_iter} iterations "
                 f"(max_iter={self.max_iter}) "
                 f"with relative duality gap {solution.gap_history[-1]:.3g} > tol={self.tol}.{note}",
                 ConvergenceWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
         K_scaled, _ = problem.proxy(solution.beta)
         omega = problem.spectrum.omega
@@ -117,9 +171,11 @@ _ATTRIBUTES_DOC = """
         The learned proxy kernel ``K*`` of Theorem 1 (Theorem 3 with penalty weights).
     gap_history_ : ndarray (or list of ndarrays, one per task)
         Relative duality gaps ``(upper − f)/max(1, |f − f₀|)`` of the unsmoothed problem (7) at each
-        check (``f₀ = ρ‖(K₀)₋‖²_F``, the value of ``f`` at α = 0; see :func:`solve_proxy_problem`).
+        iterate (``f₀ = ρ‖(K₀)₋‖²_F``, the value of ``f`` at α = 0; ``upper`` the best certified
+        upper bound ``f(β) + max_{β′}∇f(β)ᵀ(β′ − β)`` so far; see :mod:`krein.svm._proxy`); ≥ 0.
     objective_ : float or ndarray
-        Objective value of (7) at the solution (the unsmoothed one, also with ``smoothing > 0``).
+        Objective value of (7) at the solution (the unsmoothed one, also with ``smoothing > 0``),
+        evaluated without cancellation for any ρ (:mod:`krein.svm._proxy`).
     n_iter_ : int or ndarray
         Iterations of the solver.
     kernel_ : Kernel or "precomputed"
@@ -145,12 +201,18 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
         Penalty on ``‖K − K₀‖²_F``.
     solver : {"projected_gradient", "accpm", "exchange"}, default="projected_gradient"
         Algorithm 1 (O(n²) per iteration by rank-one eigen-updates), Algorithm 2 (ACCPM) or
-        Algorithm 3 (exchange method of Chen & Ye; needs cvxpy).
+        Algorithm 3 (exchange method of Chen & Ye; its QCLPs go to cvxpy, see
+        :mod:`krein.optimize._exchange`).
     max_iter : int, default=1000
     tol : float, default=1e-3
-        Relative duality-gap tolerance (Sec. 2.4).
+        Relative duality-gap tolerance (Sec. 2.4; the gap is certified at every iterate).
     step_size : "auto" or float, default="auto"
-        Projected-gradient steps: backtracking, or the schedule ``step_size / k`` of Sec. 3.2.
+        Projected-gradient steps (Algorithm 1). ``"auto"``: spectral projected gradient, the
+        Barzilai–Borwein step ``t = sᵀs/sᵀ(∇f_k − ∇f_{k+1})`` with a nonmonotone line search (each
+        trial one O(n²) eigen-update). A float ``t``: the paper's rule (Sec. 3.2),
+        ``α_{k+1} = P_A(α_k + (t/k) ∇f(α_k))`` with ``k`` the iteration number, from ``α₀ = 0`` and
+        without line search; the paper's experiments use ``t = 5`` (IndefiniteSVM) and ``t = 10``
+        (PerturbSVM), "chosen separately for each data set".
     smoothing : float, default=0.0
         ε ≥ 0 of the Moreau–Yosida smoothing of Sec. 3 ("Smoothing"), applied to the eigenvalue
         clipping: ``max(0, t)`` becomes ``φ_ε(t) = max_{0≤v≤1}(vt − εv²/2)`` (0, t²/2ε, t − ε/2 for
@@ -163,8 +225,6 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
         is the unsmoothed method. Not applied to a positive semidefinite kernel (PerturbSVM (22) has
         no ``max{0, ·}`` term); with ``solver="exchange"`` (which uses no gradient) any ε > 0 raises a
         ``ValueError``. Each iteration stays O(n²).
-    gap_interval : int, default=10
-        Projected-gradient iterations between duality-gap checks (each is an SVM solve).
     class_weight : dict, "balanced" or None, default=None
         Per-class multipliers of ``C`` (per-sample upper bounds of α).
     verbose : int, default=0
@@ -186,7 +246,6 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
         tol=1e-3,
         step_size="auto",
         smoothing=0.0,
-        gap_interval=10,
         class_weight=None,
         verbose=0,
     ):
@@ -198,9 +257,10 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
         self.tol = tol
         self.step_size = step_size
         self.smoothing = smoothing
-        self.gap_interval = gap_interval
         self.class_weight = class_weight
         self.verbose = verbose
+
+    _path_parameters = frozenset({"C", "rho"})
 
     def fit(self, X, y, penalty_weights=None):
         """Fit on ``X`` (samples, or the n×n kernel if precomputed) and labels ``y``.
@@ -214,20 +274,21 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
             (Theorem 3).
         """
         self._validate_params()
+        self._fit_prepared(self._prepare(X, y, penalty_weights), None)
+        return self
+
+    def _prepare(self, X, y, penalty_weights=None):
         K, y = self._fit_kernel(X, y)
         self.classes_, Y = one_vs_rest_targets(y)
-        upper = self.C * compute_sample_weight(self.class_weight, y)
-        spectrum = KernelSpectrum(K, penalty_weights)
-        n = K.shape[0]
-        results = []
-        for labels in Y.T:
-            problem = ProxyKernelProblem(
-                spectrum, self.rho, np.ones(n), np.arange(n), labels, labels, upper, 0.0,
-                _svc_value(labels, upper, self._svm_tol()),
-            )  # fmt: skip
-            results.append(self._solve(problem))
-        self._store(results, single=Y.shape[1] == 1)
-        return self
+        weights = compute_sample_weight(self.class_weight, y)
+        return KernelSpectrum(K, penalty_weights), [(labels, weights) for labels in Y.T]
+
+    def _problem(self, spectrum, task):
+        labels, weights = task
+        n = labels.size
+        return ProxyKernelProblem(
+            spectrum, self.rho, np.ones(n), np.arange(n), labels, labels, self.C * weights, 0.0
+        )
 
     def decision_function(self, X):
         """Signed distances ``k(x, X) c + b`` (one column per class for multiclass)."""
@@ -236,34 +297,6 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
 
     def predict(self, X):
         return decision_to_labels(self.decision_function(X), self.classes_)
-
-
-_LIBSVM_MAX_ITER = 10**6
-
-
-def _fit_libsvm(model, K, *args, **kwargs):
-    """Fit a libsvm model for a duality-gap bound; ``None`` if it did not converge.
-
-    An unconverged SVM value is not a valid upper bound, so the caller skips that gap check.
-    """
-    model.set_params(max_iter=_LIBSVM_MAX_ITER)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        model.fit(K, *args, **kwargs)
-    return None if np.max(model.n_iter_) >= _LIBSVM_MAX_ITER else model
-
-
-def _svc_value(labels, upper, tol):
-    def value(K):
-        svc = _fit_libsvm(SVC(kernel="precomputed", C=1.0, tol=tol), K, labels, sample_weight=upper)
-        if svc is None:
-            return np.inf, np.zeros(labels.size)
-        alpha = np.zeros(labels.size)
-        alpha[svc.support_] = np.abs(svc.dual_coef_[0])
-        z = labels * alpha
-        return float(alpha.sum() - 0.5 * z @ K @ z), alpha
-
-    return value
 
 
 class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
@@ -278,7 +311,7 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
     C : float, default=1.0
     epsilon : float, default=0.1
         Width of the insensitive tube.
-    rho, solver, max_iter, tol, step_size, smoothing, gap_interval, verbose
+    rho, solver, max_iter, tol, step_size, smoothing, verbose
         As in :class:`IndefiniteSVC`.
     """
 
@@ -299,7 +332,6 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
         tol=1e-3,
         step_size="auto",
         smoothing=0.0,
-        gap_interval=10,
         verbose=0,
     ):
         self.kernel = kernel
@@ -311,40 +343,32 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
         self.tol = tol
         self.step_size = step_size
         self.smoothing = smoothing
-        self.gap_interval = gap_interval
         self.verbose = verbose
+
+    _path_parameters = frozenset({"C", "epsilon", "rho"})
 
     def fit(self, X, y):
         self._validate_params()
+        self._fit_prepared(self._prepare(X, y), None)
+        return self
+
+    def _prepare(self, X, y):
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
         K, y = self._fit_kernel(X, y, y_numeric=True)
-        n = K.shape[0]
+        return KernelSpectrum(K), [y]
+
+    def _problem(self, spectrum, y):
+        n = y.size
         index = np.concatenate([np.arange(n), np.arange(n)])
         coef = np.concatenate([np.ones(n), -np.ones(n)])
         linear = np.concatenate([y - self.epsilon, -y - self.epsilon])
-        problem = ProxyKernelProblem(
-            KernelSpectrum(K), self.rho, linear, index, coef, coef, np.full(2 * n, float(self.C)), 0.0,
-            _svr_value(y, self.C, self.epsilon, self._svm_tol()),
-        )  # fmt: skip
-        self._store([self._solve(problem)], single=True)
-        return self
+        return ProxyKernelProblem(
+            spectrum, self.rho, linear, index, coef, coef, np.full(2 * n, float(self.C)), 0.0
+        )
 
     def predict(self, X):
         return self._raw_decision(X)[:, 0]
-
-
-def _svr_value(y, C, epsilon, tol):
-    def value(K):
-        svr = _fit_libsvm(SVR(kernel="precomputed", C=C, epsilon=epsilon, tol=tol), K, y)
-        if svr is None:
-            return np.inf, np.zeros(2 * y.size)
-        coef = np.zeros(y.size)
-        coef[svr.support_] = svr.dual_coef_[0]
-        beta = np.concatenate([np.maximum(coef, 0), np.maximum(-coef, 0)])
-        return float(y @ coef - epsilon * np.abs(coef).sum() - 0.5 * coef @ K @ coef), beta
-
-    return value
 
 
 class IndefiniteOneClassSVM(OutlierMixin, _ProxyKernelEstimator):
@@ -358,7 +382,7 @@ class IndefiniteOneClassSVM(OutlierMixin, _ProxyKernelEstimator):
     kernel : Kernel, str or "precomputed", default="gaussian"
     nu : float in (0, 1], default=0.5
         Upper bound on the fraction of training errors.
-    rho, solver, max_iter, tol, step_size, smoothing, gap_interval, verbose
+    rho, solver, max_iter, tol, step_size, smoothing, verbose
         As in :class:`IndefiniteSVC`.
     """
 
@@ -377,7 +401,6 @@ class IndefiniteOneClassSVM(OutlierMixin, _ProxyKernelEstimator):
         tol=1e-3,
         step_size="auto",
         smoothing=0.0,
-        gap_interval=10,
         verbose=0,
     ):
         self.kernel = kernel
@@ -388,21 +411,30 @@ class IndefiniteOneClassSVM(OutlierMixin, _ProxyKernelEstimator):
         self.tol = tol
         self.step_size = step_size
         self.smoothing = smoothing
-        self.gap_interval = gap_interval
         self.verbose = verbose
+
+    _path_parameters = frozenset({"nu", "rho"})
 
     def fit(self, X, y=None):
         self._validate_params()
-        K, _ = self._fit_kernel(X)
-        n = K.shape[0]
-        ones = np.ones(n)
-        problem = ProxyKernelProblem(
-            KernelSpectrum(K), self.rho, np.zeros(n), np.arange(n), ones, ones,
-            np.full(n, 1.0 / (self.nu * n)), 1.0, _one_class_value(self.nu, self._svm_tol()),
-        )  # fmt: skip
-        self._store([self._solve(problem)], single=True)
-        self.offset_ = -float(self.intercept_[0])
+        self._fit_prepared(self._prepare(X, y), None)
         return self
+
+    def _prepare(self, X, y=None):
+        K, _ = self._fit_kernel(X)
+        return KernelSpectrum(K), [None]
+
+    def _problem(self, spectrum, task):
+        n = spectrum.K.shape[0]
+        ones = np.ones(n)
+        return ProxyKernelProblem(
+            spectrum, self.rho, np.zeros(n), np.arange(n), ones, ones, np.full(n, 1.0 / (self.nu * n)), 1.0
+        )
+
+    def _fit_prepared(self, prepared, starts):
+        solutions = super()._fit_prepared(prepared, starts)
+        self.offset_ = -float(self.intercept_[0])
+        return solutions
 
     def decision_function(self, X):
         """Positive for inliers, negative for outliers."""
@@ -414,19 +446,6 @@ class IndefiniteOneClassSVM(OutlierMixin, _ProxyKernelEstimator):
 
     def predict(self, X):
         return np.where(self.decision_function(X) >= 0, 1, -1)
-
-
-def _one_class_value(nu, tol):
-    def value(K):
-        n = K.shape[0]
-        model = _fit_libsvm(OneClassSVM(kernel="precomputed", nu=nu, tol=tol), K)
-        if model is None:
-            return np.inf, np.full(n, 1.0 / n)
-        alpha = np.zeros(n)
-        alpha[model.support_] = model.dual_coef_[0] / (nu * n)
-        return float(-0.5 * alpha @ K @ alpha), alpha
-
-    return value
 
 
 for _estimator in (IndefiniteSVC, IndefiniteSVR, IndefiniteOneClassSVM):

@@ -7,21 +7,42 @@ All three estimators of the paper (SVC, Sec. 2; SVR, Sec. 4.1; one-class SVM, Se
 with ``z = Mβ`` (``Yα`` for SVC, ``a − b`` for SVR, ``α`` for the one-class SVM) and per-sample
 penalty weights ``h`` (Theorem 3; ``h = 1`` gives problem (4)). With ``Ω = diag(√h)``,
 ``K̃₀ = ΩK₀Ω`` and ``z̃ = Ω⁻¹z`` the inner problem is the unweighted one, whose solution is the proxy
-kernel ``K̃* = (K̃₀ + z̃z̃ᵀ/4ρ)₊`` (Theorem 1; (24) after scaling back). Writing the inner value as
-``ρ‖K̃₀‖² − ρ‖(K̃₀ + z̃z̃ᵀ/4ρ)₊‖²`` (complete the square in the proof of Theorem 1) gives the
-objective of (7) as
+kernel ``K̃* = X₊``, ``X = K̃₀ + z̃z̃ᵀ/4ρ`` (Theorem 1; (24) after scaling back).
 
-    f(β) = pᵀβ + ρ (‖K̃₀‖²_F − Σᵢ max(λᵢ(X), 0)²),   X = K̃₀ + z̃z̃ᵀ/4ρ,
+**The objective without cancellation.** Theorem 1's value ``pᵀβ − ½z̃ᵀK̃*z̃ + ρ‖K̃* − K̃₀‖²`` equals
+(complete the square in its proof) ``pᵀβ + ρ(‖K̃₀‖² − ‖X₊‖²)``, but that difference of two O(ρn²)
+numbers loses every digit of the O(1) part as ρ grows (at ρ = 1e12 it reports values above the SVM
+optimum). Writing ``λᵢ`` for the eigenvalues of ``X`` and ``dᵢ`` for those of ``K̃₀``,
 
-a concave function with gradient ``∇f = p − Mᵀ(K* z)`` (Danskin; ``∂λᵢ/∂z̃ = vᵢvᵢᵀz̃/2ρ`` by (11)). In
-the eigenbasis of ``K̃₀`` each evaluation is a rank-one eigen-update (Sec. 3.1,
-:mod:`krein.optimize._rank_one`), O(n²). For a positive semidefinite ``K₀`` the projection is the
-identity and ``f`` is the fourth-order penalized SVM (22) of Sec. 4.3 (PerturbSVM), with no
-eigendecomposition at all.
+    f(β) = f₀ + pᵀβ − ρ Σᵢ (max(λᵢ, 0)² − max(dᵢ, 0)²),     f₀ = ρ‖(K̃₀)₋‖²_F = f(0),
 
-Smoothing (Sec. 3). ``λ ↦ max(λ, 0)²`` is C¹, so ``f`` is differentiable, but its gradient involves
-``max(0, λ)``, which is not: ``∇f`` is not differentiable wherever an eigenvalue of ``X`` crosses
-zero. The paper replaces ``max(0, t)`` by its Moreau–Yosida smoothing
+where every term of the sum is ≥ 0 (``λᵢ ≥ dᵢ``: a positive rank-one update) and is formed from the
+root shift ``λᵢ − dᵢ = O(‖z̃‖²/ρ)`` that the secular solver returns to full relative accuracy
+(:func:`~krein.optimize._rank_one.rank_one_positive_part`), so ``f − f₀`` keeps its digits for every
+ρ. The solvers work with ``f − f₀``; ``objective_`` is ``f₀ + (f − f₀)``. The gradient is
+``∇f = p − Mᵀ(K* z)`` (Danskin; ``∂λᵢ/∂z̃ = vᵢvᵢᵀz̃/2ρ`` by (11)). In the eigenbasis of ``K̃₀`` each
+evaluation is a rank-one eigen-update (Sec. 3.1), O(n·min(n₊, n₋)) plus two n×n matrix–vector
+products. For a positive semidefinite ``K₀`` the projection is the identity and
+``f = pᵀβ − ½z̃ᵀK̃₀z̃ − ‖z̃‖⁴/16ρ``, the fourth-order penalized SVM (22) of Sec. 4.3 (PerturbSVM), with
+no eigendecomposition at all.
+
+**The duality gap, certified and free.** ``f`` is concave and differentiable, so for every feasible β
+
+    f* ≤ f(β) + max_{β′ ∈ A} ∇f(β)ᵀ(β′ − β),      A = {sᵀβ′ = r, 0 ≤ β′ ≤ u}.
+
+This is the bound of Sec. 2.4 with one particular dual point: the inner problem of (3) at the proxy
+kernel ``K*(β)`` is an SVM whose primal point ``w = Lᵀz`` (``K* = LLᵀ``) with the best intercept has
+value ``½zᵀK*z + max_{β′∈A} (p − MᵀK*z)ᵀβ′``, and adding ``ρ‖K* − K₀‖²`` gives exactly the bound
+above, ``ρ‖K* − K₀‖²`` cancelling analytically against the same term of ``f(β)``. The linear program
+over ``A`` is solved through its one-dimensional dual ``min_ν νr + Σᵢ uᵢ(gᵢ − νsᵢ)₊`` (the optimal
+intercept), and the gap is summed as ``Σᵢ [(uᵢ − βᵢ)(tᵢ)₊ + βᵢ(tᵢ)₋]``, ``tᵢ = gᵢ − νsᵢ``: a sum of
+non-negative terms (the SVM's KKT violations), O(n log n) from the gradient the iteration already
+has, so the gap is checked at every iteration instead of by a libsvm solve every few. It is never
+negative, and it is zero exactly at a maximizer.
+
+**Smoothing** (Sec. 3). ``λ ↦ max(λ, 0)²`` is C¹, so ``f`` is differentiable, but its gradient
+involves ``max(0, λ)``, which is not: ``∇f`` is not differentiable wherever an eigenvalue of ``X``
+crosses zero. The paper replaces ``max(0, t)`` by its Moreau–Yosida smoothing
 ``φ_ε(t) = max_{0≤v≤1}(vt − εv²/2)`` (0 for t ≤ 0, t²/2ε on [0, ε], t − ε/2 for t ≥ ε) "in both
 algorithms". Here it is applied to the eigenvalue clipping: ``max(λ, 0)²`` becomes
 ``g_ε(λ) = 2∫₀^λ φ_ε`` (0, λ³/3ε, λ² − ελ + ε²/3 on the same pieces), and
@@ -36,18 +57,13 @@ convex and nondecreasing makes ``Σ g_ε(λ(·))`` a convex, Loewner-monotone sp
 
     f(β) ≤ f_ε(β) ≤ f(β) + ρε Σᵢ max(λᵢ(X), 0) = f(β) + ρε tr(X₊),
 
-so a maximizer of ``f_ε`` is within ``ρε tr(X₊)`` (at that point) of the optimum of (7). Each
-evaluation stays O(n²) (:func:`~krein.optimize._rank_one.rank_one_smoothed_part`) and returns ``f``
-from the same eigenvalues. Smoothing changes the function the projected-gradient and ACCPM iterations
-follow, not the problem: the iterate kept, ``objective_`` and the duality gap are those of ``f``.
-For a positive semidefinite ``K₀`` (PerturbSVM) ``X ⪰ 0`` for every β, (22) has no ``max{0, ·}``
-term and is a polynomial, so ``smoothing`` is not applied there. The exchange method (Sec. 3.4)
-solves (8) by a QCLP on cutting kernels, without gradients of ``f``: smoothing has no meaning for it
-and :func:`solve_proxy_problem` rejects ``smoothing > 0`` with it.
-
-The stopping rule is the duality gap of Sec. 2.4/3.2: for any PSD ``K``,
-``ω(K) + ρ‖K̃ − K̃₀‖²`` bounds the optimum from above, where ``ω(K)`` is an SVM solved by libsvm on
-the proxy kernel of the current iterate.
+so a maximizer of ``f_ε`` is within ``ρε tr(X₊)`` (at that point) of the optimum of (7). Smoothing
+changes the function the projected-gradient and ACCPM iterations follow, not the problem: the iterate
+kept, ``objective_`` and the duality gap are those of ``f`` (the gap then needs ``∇f`` as well, one
+more eigen-update per iteration). For a positive semidefinite ``K₀`` (PerturbSVM) ``X ⪰ 0`` for
+every β and (22) is a polynomial, so ``smoothing`` is not applied there. The exchange method
+(Sec. 3.4) solves (8) through QCLPs on cutting kernels, without gradients of ``f``: smoothing has no
+meaning for it and :func:`solve_proxy_problem` rejects ``smoothing > 0`` with it.
 """
 
 from __future__ import annotations
@@ -60,7 +76,7 @@ import scipy.linalg
 from ..optimize._accpm import accpm_maximize
 from ..optimize._exchange import exchange_maximize
 from ..optimize._projection import project_box_hyperplane
-from ..optimize._rank_one import rank_one_eigh, rank_one_positive_part, rank_one_smoothed_part
+from ..optimize._rank_one import rank_one_eigh, rank_one_smoothed_part
 from ..spectral import eigendecompose
 
 __all__ = [
@@ -68,6 +84,7 @@ __all__ = [
     "ProxyKernelProblem",
     "ProxySolution",
     "kkt_intercept",
+    "linear_maximum_gap",
     "solve_proxy_problem",
 ]
 
@@ -83,9 +100,9 @@ def _is_positive_semidefinite(K):
 
 
 class KernelSpectrum:
-    """The scaled training kernel ``K̃₀ = ΩK₀Ω``, its eigendecomposition (if indefinite) and ``‖K̃₀‖²``.
+    """The scaled training kernel ``K̃₀ = ΩK₀Ω``, its eigendecomposition (if indefinite) and ``‖(K̃₀)₋‖²``.
 
-    Built once and shared by every one-vs-rest task and every iteration.
+    Built once and shared by every one-vs-rest task, every iteration and every (C, ρ) of a path.
     """
 
     def __init__(self, K, penalty_weights=None):
@@ -100,12 +117,41 @@ class KernelSpectrum:
                 )
             self.omega = np.sqrt(h)
         self.K = K * self.omega[:, None] * self.omega[None, :]
-        self.norm_squared = float(np.sum(self.K**2))
         self.psd = _is_positive_semidefinite(self.K)
         if self.psd:
             self.values = self.vectors = None
+            self.negative_norm_squared = 0.0
+            self.curvature = float(np.trace(self.K))  # ≥ λ_max(K̃₀)
         else:
             self.values, self.vectors = eigendecompose(self.K)
+            negative = np.minimum(self.values, 0.0)
+            self.negative_norm_squared = float(negative @ negative)
+            self.curvature = float(np.max(np.abs(self.values)))
+
+
+def linear_maximum_gap(gradient, beta, signs, upper, rhs):
+    """``max_{β′∈A} gᵀβ′ − gᵀβ`` over ``A = {sᵀβ′ = r, 0 ≤ β′ ≤ u}`` (s = ±1), and the maximizing ν.
+
+    The LP's dual is ``min_ν h(ν) = νr + Σᵢ uᵢ(gᵢ − νsᵢ)₊``, convex and piecewise linear with
+    breakpoints ``gᵢsᵢ``: all are evaluated at once from sorted prefix sums (O(n log n)). The gap
+    ``h(ν) − gᵀβ`` is summed as ``Σᵢ[(uᵢ − βᵢ)(tᵢ)₊ + βᵢ(tᵢ)₋] + ν(r − sᵀβ)`` with ``tᵢ = gᵢ − νsᵢ``:
+    non-negative terms for β in the box, and a residual of the equality at rounding level.
+    """
+    breaks = gradient * signs
+    order = np.argsort(breaks, kind="stable")
+    a, weights, positive = breaks[order], upper[order], signs[order] > 0
+    # h(a_k) = a_k r + Σ_{s=+, i>k} u_i (a_i − a_k) + Σ_{s=−, i<k} u_i (a_k − a_i)
+    plus_u = np.where(positive, weights, 0.0)
+    minus_u = np.where(positive, 0.0, weights)
+    suffix_u = np.cumsum(plus_u[::-1])[::-1]
+    suffix_ua = np.cumsum((plus_u * a)[::-1])[::-1]
+    prefix_u = np.cumsum(minus_u)
+    prefix_ua = np.cumsum(minus_u * a)
+    values = a * rhs + (suffix_ua - a * suffix_u) + (a * prefix_u - prefix_ua)
+    nu = float(a[int(np.argmin(values))])
+    t = gradient - nu * signs
+    gap = np.sum((upper - beta) * np.maximum(t, 0.0) - beta * np.minimum(t, 0.0)) + nu * (rhs - signs @ beta)
+    return max(float(gap), 0.0), nu
 
 
 class ProxyKernelProblem:
@@ -122,72 +168,75 @@ class ProxyKernelProblem:
         ``z[z_index[j]] += z_coef[j] β[j]`` defines ``z = Mβ``.
     signs, upper, rhs
         Feasible set ``{signsᵀβ = rhs, 0 ≤ β ≤ upper}``.
-    svm_value : callable
-        ``svm_value(K) -> (ω(K), β_svm)``: the optimal value (and solution) of the plain SVM problem
-        with the PSD kernel ``K`` on the same feasible set (libsvm).
     """
 
-    def __init__(self, spectrum, rho, linear, z_index, z_coef, signs, upper, rhs, svm_value):
+    def __init__(self, spectrum, rho, linear, z_index, z_coef, signs, upper, rhs):
         self.spectrum, self.rho = spectrum, float(rho)
         self.linear, self.z_index = linear, z_index
         self.z_coef = z_coef / spectrum.omega[z_index]  # maps β to z̃ = Ω⁻¹z
         self.signs, self.upper, self.rhs = signs, upper, rhs
-        self.svm_value = svm_value
         self.n = spectrum.K.shape[0]
 
     def scaled_z(self, beta):
         return np.bincount(self.z_index, weights=self.z_coef * beta, minlength=self.n)
 
-    def _proxy_action(self, z):
-        """``(‖(K̃₀ + zzᵀ/4ρ)₊‖²_F, (K̃₀ + zzᵀ/4ρ)₊ z)`` for a scaled ``z``."""
-        spectrum, weight = self.spectrum, 1 / (4 * self.rho)
-        if spectrum.psd:
-            Kz = spectrum.K @ z
-            zz = z @ z
-            norm_squared = spectrum.norm_squared + 2 * weight * (z @ Kz) + weight**2 * zz**2
-            return norm_squared, Kz + weight * zz * z
-        V = spectrum.vectors
-        norm_squared, action = rank_one_positive_part(spectrum.values, V.T @ z, weight)
-        return norm_squared, V @ action
+    def project(self, beta):
+        """Euclidean projection on the feasible set (step 2 of Algorithm 1, O(n log n))."""
+        return project_box_hyperplane(beta, self.signs, self.upper, self.rhs)
 
     def constant(self):
-        """The constant part ``ρ(‖K̃₀‖² − ‖(K̃₀)₊‖²) = ρ‖(K̃₀)₋‖²`` of ``f`` (its value at z = 0)."""
-        norm_squared, _ = self._proxy_action(np.zeros(self.n))
-        return self.rho * (self.spectrum.norm_squared - norm_squared)
+        """``f₀ = ρ‖(K̃₀)₋‖²_F``, the value of ``f`` at z = 0 (module docstring)."""
+        return self.rho * self.spectrum.negative_norm_squared
+
+    def evaluate(self, beta, smoothing=0.0):
+        """``(f − f₀, f_ε − f₀, ∇f_ε)`` at β in the cancellation-free form of the module docstring.
+
+        One rank-one eigen-update (O(n·min(n₊, n₋)) plus two n×n products) for an indefinite ``K₀``;
+        ``smoothing = 0`` or a positive semidefinite ``K₀`` gives ``(f − f₀, f − f₀, ∇f)``.
+        """
+        spectrum, weight = self.spectrum, 1 / (4 * self.rho)
+        z = self.scaled_z(beta)
+        linear = float(self.linear @ beta)
+        if spectrum.psd:
+            Kz = spectrum.K @ z
+            zz = float(z @ z)
+            value = linear - 0.5 * float(z @ Kz) - zz**2 / (16 * self.rho)
+            action = Kz + weight * zz * z
+            return value, value, self.linear - self.z_coef * action[self.z_index]
+        V = spectrum.vectors
+        square_change, smoothed_change, action = rank_one_smoothed_part(
+            spectrum.values, V.T @ z, weight, smoothing
+        )
+        gradient = self.linear - self.z_coef * (V @ action)[self.z_index]
+        smoothed = linear - self.rho * smoothed_change
+        if smoothing > 0:  # f_ε(0) − f₀ = ρΣ(max(d, 0)² − g_ε(d)), in closed form
+            d = np.maximum(spectrum.values, 0.0)
+            smoothed += self.rho * float(
+                np.sum(
+                    np.where(d >= smoothing, smoothing * d - smoothing**2 / 3, d**2 - d**3 / (3 * smoothing))
+                )
+            )
+        return linear - self.rho * square_change, smoothed, gradient
 
     def value_and_gradient(self, beta):
-        """``f(β)`` and ``∇f(β)``: one rank-one eigen-update (O(n²)) for an indefinite ``K₀``."""
-        z = self.scaled_z(beta)
-        norm_squared, action = self._proxy_action(z)
-        value = self.linear @ beta + self.rho * (self.spectrum.norm_squared - norm_squared)
-        gradient = self.linear - self.z_coef * action[self.z_index]
-        return float(value), gradient
+        """``f(β)`` and ``∇f(β)``."""
+        value, _, gradient = self.evaluate(beta)
+        return self.constant() + value, gradient
 
     def smoothed_value_and_gradient(self, beta, smoothing):
-        """``(f(β), f_ε(β), ∇f_ε(β))`` with ε = ``smoothing`` (module docstring), in O(n²).
+        """``(f(β), f_ε(β), ∇f_ε(β))`` with ε = ``smoothing`` (module docstring), in O(n²)."""
+        value, smoothed, gradient = self.evaluate(beta, smoothing)
+        return self.constant() + value, self.constant() + smoothed, gradient
 
-        ``f`` and ``f_ε`` come from the same eigenvalues of ``K̃₀ + z̃z̃ᵀ/4ρ``. With ``smoothing = 0``
-        or a positive semidefinite ``K₀`` (nothing to smooth) this is ``(f, f, ∇f)`` from
-        :meth:`value_and_gradient`.
-        """
-        if smoothing == 0 or self.spectrum.psd:
-            value, gradient = self.value_and_gradient(beta)
-            return value, value, gradient
-        spectrum = self.spectrum
-        z = self.scaled_z(beta)
-        V = spectrum.vectors
-        sum_squares, smoothed_sum, action = rank_one_smoothed_part(
-            spectrum.values, V.T @ z, 1 / (4 * self.rho), smoothing
-        )
-        base = self.linear @ beta + self.rho * spectrum.norm_squared
-        gradient = self.linear - self.z_coef * (V @ action)[self.z_index]
-        return float(base - self.rho * sum_squares), float(base - self.rho * smoothed_sum), gradient
+    def gap(self, beta, gradient):
+        """The certified duality gap ``max_{β′∈A} ∇f(β)ᵀ(β′ − β) ≥ f* − f(β)`` (module docstring)."""
+        return linear_maximum_gap(gradient, beta, self.signs, self.upper, self.rhs)[0]
 
     def proxy(self, beta):
         """The scaled proxy kernel ``K̃*`` at β and an orthonormal basis of its range (or None if PSD).
 
         For an indefinite ``K₀`` this is one full rank-one eigen-update plus the n×n products that
-        form ``K̃*``: O(n³), done only for duality-gap checks and once after fitting.
+        form ``K̃*``: O(n³), done once after fitting (and once per cut of the exchange method).
         """
         spectrum, weight = self.spectrum, 1 / (4 * self.rho)
         z = self.scaled_z(beta)
@@ -198,18 +247,12 @@ class ProxyKernelProblem:
         basis = spectrum.vectors @ W[:, positive]
         return (basis * values[positive]) @ basis.T, basis
 
-    def penalty(self, K_scaled):
-        return self.rho * float(np.sum((K_scaled - self.spectrum.K) ** 2))
-
-    def upper_bound(self, beta):
-        """``ω(K*) + ρ‖K̃* − K̃₀‖²`` with ``K*`` the proxy kernel at β, and the SVM solution on it."""
-        K_scaled, _ = self.proxy(beta)
-        omega = self.spectrum.omega
-        svm_value, svm_beta = self.svm_value(K_scaled / omega[:, None] / omega[None, :])
-        return svm_value + self.penalty(K_scaled), svm_beta
-
     def exchange_constraint(self, beta):
-        """``(L, c)`` with ``K̃* = LLᵀ`` the optimal kernel at β and ``c = ρ‖K̃* − K̃₀‖²``."""
+        """``(L, c)``: ``K̃* = LLᵀ`` the optimal kernel at β and ``c = ρ‖K̃* − K̃₀‖² − f₀``.
+
+        ``c`` is taken as ``(f(β) − f₀) − pᵀβ + ½‖Lᵀz̃‖²`` (Theorem 1's value at β solved for the penalty
+        term), so no O(ρ) number is subtracted.
+        """
         K_scaled, basis = self.proxy(beta)
         if basis is None:
             values, vectors = scipy.linalg.eigh(K_scaled)
@@ -217,7 +260,8 @@ class ProxyKernelProblem:
             L = basis[:, keep] * np.sqrt(values[keep])
         else:
             L = basis * np.sqrt(np.maximum(np.sum(basis * (K_scaled @ basis), axis=0), 0.0))
-        return L, self.penalty(K_scaled)
+        value, _, _ = self.evaluate(beta)
+        return L, value - float(self.linear @ beta) + 0.5 * float(np.sum((L.T @ self.scaled_z(beta)) ** 2))
 
     def z_matrix(self):
         M = np.zeros((self.n, self.linear.size))
@@ -226,7 +270,7 @@ class ProxyKernelProblem:
 
     def intercept(self, beta):
         """The intercept of the model: the multiplier of ``sᵀβ = r`` (see :func:`kkt_intercept`)."""
-        _, gradient = self.value_and_gradient(beta)
+        _, _, gradient = self.evaluate(beta)
         return kkt_intercept(gradient, beta, self.signs, self.upper)
 
     def dual_coef(self, beta):
@@ -268,7 +312,7 @@ def kkt_intercept(gradient, beta, signs, upper):
 
 @dataclass
 class ProxySolution:
-    """Result of :func:`solve_proxy_problem`."""
+    """Result of :func:`solve_proxy_problem` (values of ``f``, not ``f − f₀``)."""
 
     beta: np.ndarray
     value: float
@@ -279,21 +323,41 @@ class ProxySolution:
     smoothing_excess: float = 0.0  # f_ε(β) − f(β) at the returned β: the price of smoothing there
 
 
-def _relative_gap(upper, lower, offset):
-    """Gap relative to the varying part of ``f``: ``f`` carries the constant ``ρ‖(K̃₀)₋‖²``
-    (its value at z = 0), which can dwarf the SVM terms and make any gap look small."""
-    return (upper - lower) / max(1.0, abs(lower - offset))
+class _Certificate:
+    """Best point and best upper bound ``min f(β) + gap(β)`` over the points seen (values ``f − f₀``).
+
+    The relative gap ``(upper − f)/max(1, |f − f₀|)`` is recorded at every check: ``f`` carries the
+    constant ``f₀ = ρ‖(K̃₀)₋‖²``, which can dwarf the SVM terms and make any gap look small.
+    """
+
+    def __init__(self, problem, tol, smoothing, verbose, label):
+        self.problem, self.tol, self.smoothing = problem, tol, smoothing
+        self.verbose, self.label = verbose, label
+        self.beta, self.value, self.upper = None, -np.inf, np.inf
+        self.history = []
+
+    def check(self, beta, value, gradient, extra_upper=np.inf):
+        """Record β with its true value ``f − f₀`` and the gradient of the function followed."""
+        if self.smoothing > 0 and not self.problem.spectrum.psd:
+            _, _, gradient = self.problem.evaluate(beta)  # the certificate needs ∇f, not ∇f_ε
+        if value > self.value:
+            self.beta, self.value = beta, value
+        self.upper = min(self.upper, value + self.problem.gap(beta, gradient), extra_upper)
+        gap = (self.upper - self.value) / max(1.0, abs(self.value))
+        self.history.append(gap)
+        if self.verbose:
+            print(f"[{self.label}] f - f0 = {self.value:.8g}, upper = {self.upper:.8g}, gap = {gap:.3g}")
+        return gap <= self.tol
 
 
 def solve_proxy_problem(
-    problem, *, solver, max_iter, tol, step_size="auto", gap_interval=10, smoothing=0.0, verbose=0
+    problem, *, solver, max_iter, tol, step_size="auto", smoothing=0.0, start=None, verbose=0
 ):
     """Maximize ``f`` by projected gradient, ACCPM or the exchange method.
 
     The duality gap ``min(upper bounds) − max f`` (relative to ``max(1, |f − f₀|)``, where
-    ``f₀ = ρ‖(K̃₀)₋‖²`` is the constant part of ``f``, its value at z = 0) is checked every
-    ``gap_interval`` iterations (every iteration for ACCPM and the exchange method) and recorded;
-    the method stops once it is ≤ ``tol``.
+    ``f₀ = ρ‖(K̃₀)₋‖²`` is the constant part of ``f``, its value at z = 0) is certified at every
+    iterate (module docstring) and recorded; the method stops once it is ≤ ``tol``.
 
     Parameters
     ----------
@@ -303,14 +367,16 @@ def solve_proxy_problem(
     tol : float
         Relative duality-gap tolerance.
     step_size : "auto" or float
-        ``"auto"``: backtracking on the quadratic upper model (each trial is one O(n²) eigen-update);
-        a float ``t`` gives the paper's schedule ``t/k`` (Sec. 3.2 uses 5/k).
-    gap_interval : int
-        Projected-gradient iterations between two duality-gap checks.
+        ``"auto"``: spectral projected gradient (Barzilai–Borwein steps with a nonmonotone line
+        search, see :func:`_projected_gradient`); a float ``t`` gives the paper's schedule
+        ``β_{k+1} = P_A(β_k + (t/k)∇f(β_k))`` (Sec. 3.2 uses 5/k), no line search.
     smoothing : float
         ε ≥ 0 of the Moreau–Yosida smoothing of Sec. 3 (module docstring): projected gradient and
         ACCPM follow ``f_ε`` and ``∇f_ε``, while the iterate kept, its value and the duality gap are
         those of ``f``. ``0`` is the unsmoothed method; ``> 0`` with ``solver="exchange"`` raises.
+    start : ndarray, optional
+        Warm start for projected gradient (projected on the feasible set); default: β = 0 projected
+        (α = 0 for SVC and SVR, the paper's start).
     verbose : int
 
     Returns
@@ -321,113 +387,112 @@ def solve_proxy_problem(
         raise ValueError(f"smoothing must be non-negative, got {smoothing}.")
     if smoothing > 0 and solver == "exchange":  # the estimators explain this to users
         raise ValueError("smoothing > 0 does not apply to solver='exchange'.")
+    certificate = _Certificate(problem, tol, smoothing, verbose, solver)
 
-    def oracle(beta):  # (f, f_ε, ∇f_ε)
-        return problem.smoothed_value_and_gradient(beta, smoothing)
+    def oracle(beta):  # (f − f₀, f_ε − f₀, ∇f_ε)
+        return problem.evaluate(beta, smoothing)
 
-    state = {"best_upper": np.inf, "history": [], "beta": None, "value": -np.inf}
-    offset = problem.constant()
+    beta = problem.project(np.zeros(problem.linear.size) if start is None else start)
+    if solver == "projected_gradient":
+        converged, n_iter = _projected_gradient(problem, oracle, certificate, beta, max_iter, step_size)
+    elif solver == "accpm":
 
-    def check_gap(beta, value, extra_upper=np.inf):
-        if value > state["value"]:
-            state["beta"], state["value"] = beta, value
-        upper, svm_beta = problem.upper_bound(state["beta"])
-        state["best_upper"] = min(state["best_upper"], upper, extra_upper)
-        gap = _relative_gap(state["best_upper"], state["value"], offset)
-        state["history"].append(gap)
-        if verbose:
-            print(f"[{solver}] f = {state['value']:.8g}, upper = {state['best_upper']:.8g}, gap = {gap:.3g}")
-        return gap <= tol, svm_beta
+        def accpm_oracle(beta):
+            # Cuts from ∇f_ε; ACCPM uses the value only to keep its best center, which must be
+            # the best for the true objective f. Every center is certified.
+            value, _, gradient = oracle(beta)
+            certificate.check(beta, value, gradient)
+            return value, gradient
 
-    # Start from the SVM solution on the proxy kernel at β = 0, i.e. on (K̃₀)₊ (the ρ → ∞ limit).
-    start = np.zeros(problem.linear.size)
-    if problem.rhs != 0:
-        start = project_box_hyperplane(start, problem.signs, problem.upper, problem.rhs)
-    start_value, _ = problem.value_and_gradient(start)
-    converged, svm_beta = check_gap(start, start_value)
-    svm_beta = project_box_hyperplane(svm_beta, problem.signs, problem.upper, problem.rhs)
-    if problem.value_and_gradient(svm_beta)[0] < start_value:
-        svm_beta = start
-    n_iter = 0
-    if not converged:
-        if solver == "projected_gradient":
-            converged, n_iter = _projected_gradient(
-                problem, oracle, svm_beta, max_iter, step_size, gap_interval, check_gap
-            )
-        elif solver == "accpm":
+        _, _, n_iter = accpm_maximize(
+            accpm_oracle, problem.signs, problem.upper, problem.rhs, max_iter=max_iter,
+            callback=lambda iteration, beta, value: certificate.history[-1] <= tol,
+        )  # fmt: skip
+        converged = certificate.history[-1] <= tol
+    elif solver == "exchange":
 
-            def accpm_callback(iteration, beta, value):
-                return check_gap(beta, value)[0]
+        def exchange_callback(iteration, beta, value, t_upper):
+            _, _, gradient = problem.evaluate(beta)
+            return certificate.check(beta, value, gradient, extra_upper=t_upper)
 
-            def accpm_oracle(beta):
-                # Cuts from ∇f_ε; ACCPM uses the value only to keep its best center, which must be
-                # the best for the true objective f.
-                value, _, gradient = oracle(beta)
-                return value, gradient
-
-            beta, value, n_iter = accpm_maximize(
-                accpm_oracle, problem.signs, problem.upper, problem.rhs,
-                max_iter=max_iter, callback=accpm_callback,
-            )  # fmt: skip
-            converged = state["history"][-1] <= tol
-        elif solver == "exchange":
-
-            def exchange_callback(iteration, beta, value, t_upper):
-                return check_gap(beta, value, extra_upper=t_upper)[0]
-
-            _, _, n_iter = exchange_maximize(
-                problem.linear, problem.z_matrix(), problem.signs, problem.upper, problem.rhs,
-                problem.exchange_constraint, max_iter=max_iter, tol=tol, callback=exchange_callback,
-                offset=offset,
-            )  # fmt: skip
-            converged = state["history"][-1] <= tol
-        else:  # pragma: no cover - validated by the estimators
-            raise ValueError(f"Unknown solver {solver!r}.")
+        _, _, n_iter = exchange_maximize(
+            problem.linear, problem.z_matrix(), problem.signs, problem.upper, problem.rhs,
+            problem.exchange_constraint, max_iter=max_iter, tol=tol, callback=exchange_callback,
+        )  # fmt: skip
+        converged = certificate.history[-1] <= tol
+    else:  # pragma: no cover - validated by the estimators
+        raise ValueError(f"Unknown solver {solver!r}.")
     excess = 0.0
     if smoothing > 0:
-        true_value, smoothed_value, _ = oracle(state["beta"])
+        true_value, smoothed_value, _ = oracle(certificate.beta)
         excess = smoothed_value - true_value
+    offset = problem.constant()
     return ProxySolution(
-        beta=state["beta"],
-        value=state["value"],
-        upper_bound=state["best_upper"],
-        gap_history=np.asarray(state["history"]),
-        n_iter=max(n_iter, 1),  # the SVM solve at the start counts as the first iteration
+        beta=certificate.beta,
+        value=offset + certificate.value,
+        upper_bound=offset + certificate.upper,
+        gap_history=np.asarray(certificate.history),
+        n_iter=max(n_iter, 1),
         converged=bool(converged),
         smoothing_excess=float(excess),
     )
 
 
-def _projected_gradient(problem, oracle, beta, max_iter, step_size, gap_interval, check_gap):
+#: Nonmonotone window of the spectral projected gradient (Birgin, Martínez & Raydan 2000).
+_MEMORY = 10
+_ARMIJO = 1e-4
+
+
+def _projected_gradient(problem, oracle, certificate, beta, max_iter, step_size):
     """Algorithm 1 (projected gradient ascent); returns ``(converged, n_iter)``.
 
-    ``oracle(β) -> (f, f_ε, ∇f_ε)``: the steps and the backtracking follow ``f_ε`` (``= f`` unless
-    smoothing), the duality-gap checks get the true value ``f``.
+    ``step_size`` float: the paper's ``β_{k+1} = P_A(β_k + (t/k)∇f(β_k))``. ``"auto"``: the spectral
+    projected gradient of Birgin, Martínez & Raydan (2000): the direction ``d = P_A(β + t∇f) − β``
+    with the Barzilai–Borwein step ``t = sᵀs / sᵀ(∇f_k − ∇f_{k+1})`` (the inverse curvature of ``f``
+    along the last move; > 0 by concavity), and a nonmonotone Armijo search on ``β + λd`` against the
+    worst of the last 10 values (safeguarded quadratic interpolation, usually λ = 1 at once). Each
+    trial is one rank-one eigen-update, O(n²); the certified gap costs O(n log n) per iteration.
+    ``oracle(β) -> (f, f_ε, ∇f_ε)`` (values relative to ``f₀``): the steps and the search follow
+    ``f_ε`` (``= f`` unless smoothing); the certificate gets the true value ``f``.
     """
-    project = lambda x: project_box_hyperplane(x, problem.signs, problem.upper, problem.rhs)  # noqa: E731
-    _, value, gradient = oracle(beta)
-    # Initial step 1/L with L ≥ curvature of the SVM part: max |λ(K̃₀)| times the largest |coef|².
-    spectrum = problem.spectrum
-    scale = (np.max(np.abs(spectrum.values)) if not spectrum.psd else np.linalg.norm(spectrum.K, 2)) * np.max(
-        problem.z_coef**2
-    )
-    step = 1.0 / max(scale, 1e-12)
+    value, smoothed, gradient = oracle(beta)
+    if certificate.check(beta, value, gradient):
+        return True, 0
+    scale = problem.spectrum.curvature * np.max(problem.z_coef**2)
+    step = 1.0 / max(scale, 1e-12)  # 1/L for the SVM part of f
+    step_bounds = (1e-8 * step, 1e8 * step)
+    recent = [smoothed]
     for iteration in range(1, max_iter + 1):
-        if step_size == "auto":
-            while True:
-                candidate = project(beta + step * gradient)
-                move = candidate - beta
-                candidate_true, candidate_value, candidate_gradient = oracle(candidate)
-                model = value + gradient @ move - (move @ move) / (2 * step)
-                if candidate_value >= model - 1e-12 * max(1.0, abs(value)) or step < 1e-20:
-                    break
-                step /= 2
-            step *= 1.5
+        if step_size != "auto":
+            candidate = problem.project(beta + (step_size / iteration) * gradient)
+            candidate_value, candidate_smoothed, candidate_gradient = oracle(candidate)
         else:
-            candidate = project(beta + (step_size / iteration) * gradient)
-            candidate_true, candidate_value, candidate_gradient = oracle(candidate)
-        beta, value, gradient = candidate, candidate_value, candidate_gradient
-        if iteration % gap_interval == 0 or iteration == max_iter:
-            if check_gap(beta, candidate_true)[0]:
-                return True, iteration
+            direction = problem.project(beta + step * gradient) - beta
+            # sᵀd = 0, so ∇fᵀd = (∇f − cs)ᵀd for any c: removing the mean along s keeps the slope's
+            # sign exact near the optimum, where ∇f ≈ νs is large and its projected part tiny
+            slope = float((gradient - problem.signs * (gradient @ problem.signs) / gradient.size) @ direction)
+            if slope <= 0:  # P_A(β + t∇f) = β: β is stationary to rounding
+                return certificate.history[-1] <= certificate.tol, iteration
+            reference = min(recent[-_MEMORY:])
+            fraction = 1.0
+            while True:
+                candidate = beta + fraction * direction
+                candidate_value, candidate_smoothed, candidate_gradient = oracle(candidate)
+                if candidate_smoothed >= reference + _ARMIJO * fraction * slope or fraction < 1e-12:
+                    break
+                # maximizer of the quadratic through f_ε(β), its slope and the trial, kept in [0.1, 0.5]λ
+                curvature = (smoothed + fraction * slope - candidate_smoothed) / fraction**2
+                trial = slope / (2 * curvature) if curvature > 0 else 0.5 * fraction
+                fraction = min(max(trial, 0.1 * fraction), 0.5 * fraction)
+            move = candidate - beta
+            decrease = float(move @ (gradient - candidate_gradient))
+            step = (
+                step_bounds[1]
+                if decrease <= 0
+                else min(max(move @ move / decrease, step_bounds[0]), step_bounds[1])
+            )
+        beta, value, smoothed, gradient = candidate, candidate_value, candidate_smoothed, candidate_gradient
+        recent.append(smoothed)
+        if certificate.check(beta, value, gradient):
+            return True, iteration
     return False, max_iter

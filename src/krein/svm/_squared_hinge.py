@@ -147,6 +147,10 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
         the paper's Sec. 2.5, features ``Φ = K_XZ U_Z |D|^{-1/2} S`` split by the signs ``S`` of the
         eigenvalues of ``K_ZZ``. They agree for positive definite kernels and m = n, and differ
         otherwise (see :class:`krein.least_squares.KreinRidge`).
+    landmark_rank : {"full", "validated"}, default="full"
+        Eigenpairs of ``K_ZZ`` kept: all (the paper's plain Eq. (3)), or those validated on held-out
+        kernel columns; see ``landmark_rank`` of :class:`krein.least_squares.KreinRidge` for why the
+        learning estimators keep all by default.
     rank : int, default=None
         Rank of the one-shot eigendecomposition (at most m; all resolved eigenpairs when None).
     fit_intercept : bool, default=True
@@ -178,6 +182,7 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
         "n_components": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "landmarks": [StrOptions(set(LANDMARK_METHODS))],
         "nystroem_split": [StrOptions({"approximation", "landmarks"})],
+        "landmark_rank": [StrOptions({"validated", "full"})],
         "rank": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "fit_intercept": ["boolean"],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
@@ -194,6 +199,7 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
         n_components=None,
         landmarks="uniform",
         nystroem_split="approximation",
+        landmark_rank="full",
         rank=None,
         fit_intercept=True,
         tol=1e-10,
@@ -206,6 +212,7 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
         self.n_components = n_components
         self.landmarks = landmarks
         self.nystroem_split = nystroem_split
+        self.landmark_rank = landmark_rank
         self.rank = rank
         self.fit_intercept = fit_intercept
         self.tol = tol
@@ -225,6 +232,8 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
             X,
             n_components=n_components,
             landmarks=self.landmarks,
+            landmark_rank=self.landmark_rank,
+            warn_poor=False,
             rank=self.rank,
             random_state=self.random_state,
         )

@@ -1,0 +1,171 @@
+"""Every number a docs/results/*/NOTES.md quotes with a marker agrees with the run's JSON (issue 15)."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from krein.experiments._notes import check_notes, evaluate, paper_cells, parse_notes, quoted_value
+
+RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results"
+NOTES = sorted(RESULTS.glob("**/NOTES.md"))
+
+
+@pytest.mark.parametrize("path", NOTES, ids=[str(p.parent.relative_to(RESULTS)) for p in NOTES])
+def test_notes_numbers_agree_with_json(path):
+    quotes, _ = parse_notes(path.read_text())
+    if not quotes:
+        pytest.skip(f"{path} quotes no number with a marker (see krein.experiments._notes)")
+    assert check_notes(path) == []
+
+
+def test_quoted_value_precision():
+    assert quoted_value("0.0050") == pytest.approx((0.005, 5e-5))
+    assert quoted_value("−7.8·10⁴") == pytest.approx((-7.8e4, 500.0))
+    assert quoted_value("1e-6") == pytest.approx((1e-6, 0.5e-6))
+    assert quoted_value("2261") == pytest.approx((2261.0, 0.5))
+    assert quoted_value("1800") == pytest.approx((1800.0, 50.0))
+    assert quoted_value("10⁴") == (1e4, 0.0)
+    assert quoted_value("0") == pytest.approx((0.0, 0.5))
+    with pytest.raises(ValueError, match="Cannot read"):
+        quoted_value("1.2.3")
+
+
+@pytest.fixture
+def folder(tmp_path):
+    data = {
+        "provenance": {"seed": 0},
+        "rows": [
+            {"task": "pima", "n": 768, "ours": "25.66 (± 4.10)", "error": 0.2566},
+            {"task": "wage", "n": 3000, "ours": "10.93 (± 2.13)", "error": 0.1093},
+        ],
+        "curve": {"PG-1": [1.0, 0.5, 0.25]},
+    }
+    (tmp_path / "run.json").write_text(json.dumps(data))
+    return tmp_path
+
+
+def test_evaluate_paths_selectors_and_arithmetic(folder):
+    assert evaluate("run.json:rows[task=pima].error", folder) == 0.2566
+    assert evaluate("rows[n=3000].ours.1", folder, "run.json") == 2.13
+    assert evaluate("rows.1.error * 100", folder, "run.json") == pytest.approx(10.93)
+    assert evaluate('mean(curve."PG-1") / (curve."PG-1".2 - 0.125)', folder, "run.json") == pytest.approx(
+        (1.75 / 3) / 0.125
+    )
+    assert evaluate("max(run.json:rows.*.n) - min(run.json:rows.*.error)", folder) == pytest.approx(
+        3000 - 0.1093
+    )
+    assert evaluate("sum(run.json:rows*[task=wage].n) + len(run.json:rows*[task=pima].error)", folder) == 3001
+    with pytest.raises(ValueError, match="matches 0 records"):
+        evaluate("run.json:rows[task=heart].error", folder)
+    with pytest.raises(ValueError, match="no key"):
+        evaluate("run.json:rows.0.accuracy", folder)
+    with pytest.raises(ValueError, match="is a list"):
+        evaluate('run.json:curve."PG-1"', folder)
+
+
+def test_check_notes_reports_a_wrong_number(folder):
+    notes = folder / "NOTES.md"
+    notes.write_text(
+        "# run\n<!--json run.json -->\n"
+        "Pima: 25.66<!--= rows[task=pima].ours.0 ~ 27.08 ± 4.61 --> (± 4.1<!--= rows[task=pima].ours.1 -->),\n"
+        "wage 10.9 %<!--= rows[task=wage].error * 100 ~ 9.95 ± 0.50 -->.\n"
+    )
+    assert check_notes(notes) == []
+    assert paper_cells(notes) == [(25.66, 27.08, 4.61), (pytest.approx(10.93), 9.95, 0.5)]
+    notes.write_text(notes.read_text().replace("25.66<", "25.67<").replace("4.1<", "4.2<"))
+    problems = check_notes(notes)
+    assert len(problems) == 2
+    assert "the notes say 25.67, the JSON gives 25.66" in problems[0]
+    assert ":3:" in problems[1]
+
+
+def test_marker_without_number_is_an_error(folder):
+    with pytest.raises(ValueError, match="does not follow a number"):
+        parse_notes("the best<!--= rows.0.error --> method")
+    with pytest.raises(ValueError, match="MEAN ± STD"):
+        parse_notes("0.26<!--= rows.0.error ~ 0.3 -->")
+
+
+def test_fidelity_table_is_current():
+    from krein.experiments._fidelity import fidelity_markdown
+
+    committed = (RESULTS / "fidelity.md").read_text()
+    assert committed == fidelity_markdown(RESULTS), (
+        "run `krein results --write` and commit docs/results/fidelity.md"
+    )
+
+
+def test_fidelity_rows_count_cells_and_read_the_form(folder):
+    from krein.experiments._fidelity import fidelity_rows
+
+    run = folder / "oglic2018-demo"
+    run.mkdir()
+    (run / "run.json").write_text((folder / "run.json").read_text().replace('"seed": 0', '"quick": true'))
+    (run / "demo-vs-paper.json").write_text(
+        json.dumps({"rows": [{"inside the paper's ± 1 std": "yes"}, {"inside the paper's ± 1 std": "no"}]})
+    )
+    (run / "NOTES.md").write_text(
+        "# demo\n<!--json run.json -->\n<!--fidelity\ndata: the paper's\nverdict: partly:\n  see below\n-->\n"
+        "25.66<!--= rows[task=pima].ours.0 ~ 27.08 ± 1.00 --> and 10.93<!--= rows[task=wage].ours.0 ~ 10 ± 1 -->\n"
+    )
+    (row,) = fidelity_rows(folder)
+    assert row["paper"] == "Oglic & Gärtner, ICML 2018"
+    assert row["form"] == "quick"
+    assert row["within ± 1 std / compared"] == "2 / 4"  # 10.93 and the vs-paper "yes"
+    assert row["verdict"] == "partly: see below"
+    assert row["data"] == "the paper's"
+
+
+def test_krein_results_command_checks_and_writes(folder):
+    from krein.cli import main
+
+    run = folder / "demo"
+    run.mkdir()
+    (run / "run.json").write_text((folder / "run.json").read_text())
+    (run / "NOTES.md").write_text("# demo\n<!--json run.json -->\n25.66<!--= rows[task=pima].ours.0 -->\n")
+    assert main(["results", "--dir", str(folder), "--write"]) == 0
+    assert "| demo |" in (folder / "fidelity.md").read_text()
+    (run / "NOTES.md").write_text("# demo\n<!--json run.json -->\n25.7<!--= rows[task=pima].ours.1 -->\n")
+    assert main(["results", "--dir", str(folder)]) == 1
+
+
+# luss2009-figure1: the table of the notes is figure1_summary of the run's gaps.
+
+
+def _figure1():
+    data = json.loads((RESULTS / "luss2009-figure1" / "figure1_gap.json").read_text())
+    return data, (RESULTS / "luss2009-figure1" / "NOTES.md").read_text()
+
+
+@pytest.mark.parametrize(
+    "label,row",
+    [
+        ("ACCPM", "ACCPM"),
+        ("projected gradient, step 5/k (paper)", "PG, step 5/k (paper)"),
+        ("projected gradient, BB steps (krein default)", "PG, BB steps (krein)"),
+    ],
+)
+def test_figure1_notes_table_is_the_run(label, row):
+    from krein.experiments.luss2009 import figure1_summary
+
+    data, notes = _figure1()
+    assert (data["n"], data["C"], data["rho"], data["iterations"]) == (200, 10.0, 1.0, 300)
+    summary = figure1_summary(data["gaps"][label])
+    cells = [f"{10 ** summary['mean_log10'][k]:.1e}" for k in (10, 50, 150, 300)]
+    cells.append(f"{summary['final_median']:.1e}")
+    assert f"| {row} | " + " | ".join(cells) + " |" in notes
+
+
+def test_figure1_notes_first_iterations_below_1e_3():
+    from krein.experiments.luss2009 import figure1_summary
+
+    data, notes = _figure1()
+    first = {
+        label: int(np.argmax(figure1_summary(runs)["mean_log10"] < -3))
+        for label, runs in data["gaps"].items()
+    }
+    assert first["projected gradient, step 5/k (paper)"] == 123 and "iteration 123" in notes
+    assert first["projected gradient, BB steps (krein default)"] == 22 and "1e-3 in 22 iterations" in notes
+    assert np.all(figure1_summary(data["gaps"]["ACCPM"])["mean_log10"] > -3)
