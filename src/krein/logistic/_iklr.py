@@ -10,10 +10,12 @@ from scipy.special import expit, log_expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._base import KernelEstimatorMixin, decision_to_labels, one_vs_rest_targets
-from ..kernels import Kernel
+from .._validation import check_precomputed_test_kernel, check_square_kernel
+from ..kernels import Kernel, make_kernel
+from ..nystroem import LANDMARK_METHODS, nystroem_representation
 from ..optimize._cccp import DCObjective, concave_convex_procedure
 from ..spectral import SpectralRepresentation
 
@@ -104,6 +106,22 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
     iterations from a small start reach. With a positive semidefinite kernel the shift is ``0``,
     ``K₋ = 0`` and the model is ordinary kernel logistic regression (1).
 
+    **Low rank** (``n_components=m``). The kernel matrix is replaced by the one-shot Nyström
+    eigendecomposition ``K̃ = Ũ Λ Ũᵀ`` (Oglic & Gärtner 2019, Sec. 2.2; ``Ũ = K_XZ E`` n×r orthonormal,
+    ``r ≤ m`` landmarks ``Z``, :func:`krein.nystroem.nystroem_representation`) and objective (6) is
+    minimized over ``α = Ũ c``:
+
+        F̃(c) = (1/n) Σᵢ ln(1 + exp(−yᵢ (Ũ Λ c)ᵢ)) + (λ/2) cᵀ Λ c,
+
+    with the positive decomposition ``K̃₊ = Ũ diag(Λ⁺ + τ) Ũᵀ``, ``K̃₋ = Ũ diag(Λ⁻ + τ) Ũᵀ`` (``τ`` by the
+    same rule as the exact path, from the eigenvalues of ``K̃``; the shift acts on the span of ``Ũ``,
+    the only directions ``α`` moves in). This is the exact model's algorithm in r coordinates instead of
+    n: a CCCP/CCICP step costs ``O(n r)`` and the fit holds ``O(n r)`` memory, never an n×n array (the
+    landmark columns are reduced in blocks of ``working_memory`` MiB). A new point is mapped by the
+    representation's out-of-sample extension, ``f(x) = k_Z(x) E Λ c = k_Z(x) β`` with the dual
+    coefficients ``β`` on the landmarks. With every point a landmark (``n_components = n``,
+    ``landmark_rank="full"``), ``K̃ = K`` and the model is the exact one.
+
     Parameters
     ----------
     kernel : Kernel, str or "precomputed", default="tl1"
@@ -111,6 +129,19 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
         ``ρ = 0.7·d`` (Huang et al. 2018), the indefinite kernel of the paper's experiments.
     lam : float, default=1e-2
         Regularization ``λ > 0``.
+    n_components : int or None, default=None
+        None: the exact eigendecomposition of the n×n training kernel. Otherwise the number of Nyström
+        landmarks m of the low-rank model above (a value above n_samples is clamped to n_samples with a
+        warning).
+    landmarks : {"uniform", "leverage", "kmeans++"}, default="uniform"
+        Only with ``n_components``: landmark sampler (see :mod:`krein.nystroem`).
+    landmark_rank : {"full", "validated"}, default="full"
+        Only with ``n_components``: eigenpairs of the landmark block ``K_ZZ`` kept, all (the plain
+        Nyström Eq. (3)) or those validated on held-out kernel columns; as in
+        :class:`krein.least_squares.KreinRidge`.
+    working_memory : float or None, default=None
+        Only with ``n_components``: MiB per block of landmark kernel columns in the streamed fit (None:
+        scikit-learn's ``working_memory`` setting).
     solver : {"cccp", "ccicp", "ccicp-sgd"}, default="ccicp"
         Algorithm 1 with exact subproblems (CCCP-GD), early termination (CCICP-GD) or stochastic
         gradients (CCICP-SGD).
@@ -177,15 +208,16 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
     init : {"zeros", "ones", "minus_ones", "random"}, default="zeros"
         ``α⁽⁰⁾`` (Table VI): 0, 1, −1 or uniform on (0, 1).
     random_state : int, RandomState instance or None, default=None
-        Random initialization and SGD sampling.
+        Landmark sampling (low rank), then the random initialization and SGD sampling.
     verbose : int, default=0
         Print the objective after each outer iteration.
 
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
-    dual_coef_ : ndarray of shape (n_samples, n_tasks)
-        ``α`` of each one-vs-rest task (one task for binary problems).
+    dual_coef_ : ndarray of shape (n_points, n_tasks)
+        ``β`` with ``f(x) = K(x, P) β`` per one-vs-rest task (one task for binary problems); ``P`` the
+        training points (exact, ``β = α``) or the landmarks ``landmark_indices_`` (low rank).
     objective_history_ : list of ndarray
         Per task, objective (6) at ``α⁽⁰⁾`` and after each outer iteration.
     n_iter_ : ndarray of shape (n_tasks,)
@@ -195,10 +227,14 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
     tau_ : float
         Shift used in the positive decomposition.
     eigenvalues_ : ndarray of shape (rank,)
-        Non-zero eigenvalues of the training kernel (ascending).
+        Non-zero eigenvalues of the training kernel, or of its Nyström approximation ``K̃`` (ascending).
+    representation_ : SpectralRepresentation
+        The (exact or Nyström) spectral representation the model was fitted in.
+    landmark_indices_ : ndarray of shape (m,) or None
+        Training indices of the landmarks (low rank); None for the exact model.
     kernel_ : Kernel or "precomputed"
-    X_fit_ : ndarray of shape (n_samples, n_features)
-        Training inputs (not for precomputed kernels).
+    X_fit_ : ndarray of shape (n_points, n_features)
+        The points ``P``: training inputs, or the landmarks (not for precomputed kernels).
     n_features_in_ : int
 
     References
@@ -210,6 +246,10 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
     _parameter_constraints = {
         "kernel": [Kernel, str],
         "lam": [Interval(numbers.Real, 0, None, closed="neither")],
+        "n_components": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "landmarks": [StrOptions(set(LANDMARK_METHODS))],
+        "landmark_rank": [StrOptions({"validated", "full"})],
+        "working_memory": [Interval(numbers.Real, 0, None, closed="neither"), None],
         "solver": [StrOptions({"cccp", "ccicp", "ccicp-sgd"})],
         "inexact_tol": [Interval(numbers.Real, 0, None, closed="left"), None],
         "max_outer_iter": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -229,7 +269,11 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
     def __init__(
         self,
         kernel="tl1",
+        *,
         lam=1e-2,
+        n_components=None,
+        landmarks="uniform",
+        landmark_rank="full",
         solver="ccicp",
         inexact_tol=None,
         max_outer_iter=20,
@@ -243,10 +287,14 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
         batch_size=1,
         init="zeros",
         random_state=None,
+        working_memory=None,
         verbose=0,
     ):
         self.kernel = kernel
         self.lam = lam
+        self.n_components = n_components
+        self.landmarks = landmarks
+        self.landmark_rank = landmark_rank
         self.solver = solver
         self.inexact_tol = inexact_tol
         self.max_outer_iter = max_outer_iter
@@ -260,6 +308,7 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
         self.batch_size = batch_size
         self.init = init
         self.random_state = random_state
+        self.working_memory = working_memory
         self.verbose = verbose
 
     def _inexact_tol(self):
@@ -281,40 +330,41 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
     def fit(self, X, y):
         """Fit the model on training data ``X`` (or an n×n kernel) and labels ``y``."""
         self._validate_params()
-        K, y = self._fit_kernel(X, y)
+        rng = check_random_state(self.random_state)
+        spectrum, y = self._representation(X, y, rng)
         self.classes_, Y = one_vs_rest_targets(y)
-        spectrum = SpectralRepresentation.exact(K, name="the training kernel")
         values, vectors = spectrum.values, spectrum.vectors
-        self.eigenvalues_ = values
+        self.representation_ = spectrum
+        self.eigenvalues_ = np.sort(values)
+        smallest, largest = self.eigenvalues_[0], self.eigenvalues_[-1]
         if self.tau is None:
-            self.tau_ = self.max_outer_iter * max(-float(values[0]), 0.0)
+            self.tau_ = self.max_outer_iter * max(-float(smallest), 0.0)
         else:
             self.tau_ = float(self.tau)
-        if values[0] < 0 and self.tau_ == 0:
+        if smallest < 0 and self.tau_ == 0:
             raise ValueError(
                 "tau must be positive for an indefinite kernel (the training kernel has the eigenvalue "
-                f"{values[0]:.3g}): with tau = 0 the CCCP subproblems are not strongly convex."
+                f"{smallest:.3g}): with tau = 0 the CCCP subproblems are not strongly convex."
             )
         positive_share = float(np.sum(np.maximum(values, 0.0)) / np.sum(np.abs(values)))
         if positive_share < _VANISHING_POSITIVE_SHARE:
             warnings.warn(
                 "The positive part K₊ of the positive decomposition K = K₊ − K₋ vanishes: the training "
-                f"kernel's largest eigenvalue is {values[-1]:.3g} and its positive share Σμ⁺/Σ|μ| is "
+                f"kernel's largest eigenvalue is {largest:.3g} and its positive share Σμ⁺/Σ|μ| is "
                 f"{positive_share:.3g}, so K₊ is only the shift τI and objective (6) decreases without "
                 "bound along every eigendirection; the fit is wherever max_outer_iter iterations stop. "
                 "Check the kernel's sign (a dissimilarity passed as a similarity?).",
                 UserWarning,
                 stacklevel=2,
             )
-        rng = check_random_state(self.random_state)
         inner = "sgd" if self.solver == "ccicp-sgd" else "gd"
         learning_rate = self.learning_rate
         if learning_rate is None:
             learning_rate = _DEFAULT_LEARNING_RATE[self.step]
-        coefficients, histories, n_iter, n_inner = [], [], [], []
+        coefficients, eigen_coef, histories, n_iter, n_inner = [], [], [], [], []
         for task in range(Y.shape[1]):
             problem = _LogisticDC(vectors, values, Y[:, task], float(self.lam), self.tau_)
-            start = vectors.T @ self._initial_alpha(K.shape[0], rng)
+            start = vectors.T @ self._initial_alpha(vectors.shape[0], rng)
             result = concave_convex_procedure(
                 problem,
                 start,
@@ -331,14 +381,55 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
                 callback=self._progress_printer(task, problem),
             )
             coefficients.append(spectrum.dual_coef(result.x))
+            eigen_coef.append(result.x)
             histories.append(result.objective_history)
             n_iter.append(result.n_iter)
             n_inner.append(result.n_inner_iter)
         self.dual_coef_ = np.column_stack(coefficients)
+        self._eigen_coef = np.column_stack(eigen_coef)
         self.objective_history_ = histories
         self.n_iter_ = np.asarray(n_iter)
         self.n_inner_iter_ = np.asarray(n_inner)
         return self
+
+    def _representation(self, X, y, rng):
+        """The exact spectral representation of the training kernel, or its Nyström one (low rank)."""
+        if self.n_components is None:
+            K, y = self._fit_kernel(X, y)
+            self.landmark_indices_ = None
+            return SpectralRepresentation.exact(K, name="the training kernel"), y
+        self.kernel_ = make_kernel(self.kernel)
+        X, y = validate_data(self, X, y, reset=True, dtype=np.float64)
+        if self.kernel_ == "precomputed":
+            X = check_square_kernel(X, "X")
+        n_components = self.n_components
+        if n_components > X.shape[0]:
+            warnings.warn(
+                f"n_components={n_components} exceeds n_samples={X.shape[0]}: every training point is a "
+                f"landmark (n_components={X.shape[0]} is used).",
+                UserWarning,
+                stacklevel=3,
+            )
+            n_components = X.shape[0]
+        representation, self.landmark_indices_ = nystroem_representation(
+            self.kernel_,
+            X,
+            n_components=n_components,
+            landmarks=self.landmarks,
+            landmark_rank=self.landmark_rank,
+            warn_poor=False,
+            random_state=rng,
+            working_memory=self.working_memory,
+        )
+        if self.kernel_ != "precomputed":
+            self.X_fit_ = X[self.landmark_indices_]
+        return representation, y
+
+    def _decision_rows(self, X):
+        """Kernel rows of test points against the points ``P`` carrying ``dual_coef_``."""
+        if self.kernel_ == "precomputed" and self.landmark_indices_ is not None:
+            return check_precomputed_test_kernel(X, self)[:, self.landmark_indices_]
+        return self._test_kernel(X)
 
     def _progress_printer(self, task, problem):
         if not self.verbose:
@@ -350,9 +441,10 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
         return report
 
     def decision_function(self, X):
-        """``f(x) = K(x, X_train) α`` per task: shape (n_samples,) for binary problems."""
+        """``f(x) = K(x, P) β`` per task (``P`` training points or landmarks): shape (n_samples,) for binary
+        problems."""
         check_is_fitted(self)
-        scores = self._test_kernel(X) @ self.dual_coef_
+        scores = self._decision_rows(X) @ self.dual_coef_
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict(self, X):
@@ -375,11 +467,21 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
     def objective_gradient_norm(self, X, y):
         """Norm of the gradient of objective (6) at the fitted ``α`` for each task, on the training data.
 
-        ``X`` and ``y`` must be the training data the model was fitted on.
+        ``X`` and ``y`` must be the training data the model was fitted on. For the low-rank model, the
+        gradient of ``F̃`` on the span of ``Ũ``: ``‖K̃(λα − (y ⊙ β)/n)‖ = ‖Λ(λc − Ũᵀ(y ⊙ β)/n)‖``.
         """
         check_is_fitted(self)
-        K = self._test_kernel(X)
         _, Y = one_vs_rest_targets(np.asarray(y))
+        if self.landmark_indices_ is not None:
+            rows = self._decision_rows(X)
+            vectors, values = self.representation_.coordinates(rows), self.representation_.values
+            norms = []
+            for task in range(Y.shape[1]):
+                weights = Y[:, task] * expit(-Y[:, task] * (rows @ self.dual_coef_[:, task]))
+                step = self.lam * self._eigen_coef[:, task] - vectors.T @ weights / rows.shape[0]
+                norms.append(np.linalg.norm(values * step))
+            return np.asarray(norms)
+        K = self._test_kernel(X)
         norms = []
         for task in range(Y.shape[1]):
             alpha = self.dual_coef_[:, task]
