@@ -5,6 +5,7 @@ import pytest
 from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 from sklearn.linear_model import LogisticRegression
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from krein.dissimilarity import covariance_descriptors, spd_distances
 from krein.dissimilarity._geodesic_kernel import geodesic_gaussian_kernel
@@ -412,3 +413,9 @@ def test_low_rank_fit_never_allocates_an_n_by_n_array():
     # below the 72 MB of one n×n float64 array
     assert peak < 8 * n**2 / 4
     assert model.representation_.vectors.shape == (n, model.eigenvalues_.size)
+
+
+@parametrize_with_checks([IndefiniteLogisticRegression(n_components=10, max_outer_iter=5, random_state=0)])
+def test_low_rank_model_passes_the_sklearn_checks(estimator, check):
+    """tests/test_common.py checks the default (exact) instance; this one the low-rank path."""
+    check(estimator)
