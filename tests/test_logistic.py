@@ -390,7 +390,7 @@ def test_quarter_landmarks_accuracy_close_to_exact(kernel):
 
 def test_n_components_above_n_samples_warns_and_uses_every_point(tl1_problem):
     X, y, _ = tl1_problem
-    with pytest.warns(UserWarning, match="n_components=500 exceeds n_samples=80"):
+    with pytest.warns(UserWarning, match="n_components=500 > n_samples=80"):
         model = IndefiniteLogisticRegression(n_components=500, max_outer_iter=3).fit(X, y)
     np.testing.assert_array_equal(model.landmark_indices_, np.arange(80))
 

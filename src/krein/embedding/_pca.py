@@ -17,7 +17,7 @@ from .._validation import check_precomputed_test_kernel
 from ..dissimilarity import DoubleCentering
 from ..kernels import Kernel, make_kernel
 from ..least_squares._spectral import center_kernel
-from ..nystroem import LANDMARK_METHODS, nystroem_representation
+from ..nystroem import LANDMARK_METHODS, clamp_n_components, nystroem_representation
 from ..spectral import SpectralRepresentation, indefiniteness
 
 __all__ = ["KreinPCA"]
@@ -234,14 +234,7 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
         else:
             self.kernel_ = make_kernel(self.kernel)
             data = validate_data(self, X, reset=True, dtype=np.float64)
-        n_components = self.n_components
-        if n_components > data.shape[0]:
-            warnings.warn(
-                f"n_components={n_components} > n_samples={data.shape[0]}: using every sample as a landmark.",
-                UserWarning,
-                stacklevel=3,
-            )
-            n_components = data.shape[0]
+        n_components = clamp_n_components(self.n_components, data.shape[0], stacklevel=3)
         representation, self.landmark_indices_ = nystroem_representation(
             self.kernel_,
             data,

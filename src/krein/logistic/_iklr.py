@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._base import KernelEstimatorMixin, decision_to_labels, one_vs_rest_targets
 from .._validation import check_precomputed_test_kernel, check_square_kernel
 from ..kernels import Kernel, make_kernel
-from ..nystroem import LANDMARK_METHODS, nystroem_representation
+from ..nystroem import LANDMARK_METHODS, clamp_n_components, nystroem_representation
 from ..optimize._cccp import DCObjective, concave_convex_procedure
 from ..spectral import SpectralRepresentation
 
@@ -402,19 +402,10 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
         X, y = validate_data(self, X, y, reset=True, dtype=np.float64)
         if self.kernel_ == "precomputed":
             X = check_square_kernel(X, "X")
-        n_components = self.n_components
-        if n_components > X.shape[0]:
-            warnings.warn(
-                f"n_components={n_components} exceeds n_samples={X.shape[0]}: every training point is a "
-                f"landmark (n_components={X.shape[0]} is used).",
-                UserWarning,
-                stacklevel=3,
-            )
-            n_components = X.shape[0]
         representation, self.landmark_indices_ = nystroem_representation(
             self.kernel_,
             X,
-            n_components=n_components,
+            n_components=clamp_n_components(self.n_components, X.shape[0], stacklevel=3),
             landmarks=self.landmarks,
             landmark_rank=self.landmark_rank,
             warn_poor=False,

@@ -23,6 +23,7 @@ from ._approximation import (
 from ._error import PROBE_COLUMNS, probe_error, validated_rank
 from ._landmarks import (
     LANDMARK_METHODS,
+    clamp_n_components,
     kmeanspp_landmarks,
     leverage_landmarks,
     select_landmarks,
@@ -51,6 +52,7 @@ __all__ = [
     "OneShotEigendecomposition",
     "StreamedRepresentation",
     "chunk_moments",
+    "clamp_n_components",
     "combine_moments",
     "gisbrecht_schleif_eigendecomposition",
     "kmeanspp_landmarks",

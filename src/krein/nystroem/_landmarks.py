@@ -25,6 +25,8 @@ can exceed uniform sampling's by a few tens of percent at small m.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from sklearn.utils import check_random_state
 
@@ -145,6 +147,21 @@ def _sample_distinct(weights, size, rng, exclude=()):
     rest = np.setdiff1d(np.arange(weights.size), np.concatenate([positive, np.asarray(exclude, dtype=int)]))
     extra = rng.choice(rest, size=size - positive.size, replace=False)
     return np.sort(np.concatenate([positive, extra]))
+
+
+def clamp_n_components(n_components, n_samples, *, stacklevel=2):
+    """The library's rule for more landmarks than samples: warn and use every sample as a landmark.
+
+    ``stacklevel`` counts from the caller of this function (as in :func:`warnings.warn`).
+    """
+    if n_components <= n_samples:
+        return n_components
+    warnings.warn(
+        f"n_components={n_components} > n_samples={n_samples}: using every sample as a landmark.",
+        UserWarning,
+        stacklevel=stacklevel + 1,
+    )
+    return n_samples
 
 
 def select_landmarks(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numbers
-import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
@@ -13,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._base import KernelEstimatorMixin
 from .._validation import check_test_kernel
 from ..kernels import Kernel, make_kernel
-from ._landmarks import LANDMARK_METHODS
+from ._landmarks import LANDMARK_METHODS, clamp_n_components
 from ._representation import LANDMARK_RANKS, nystroem_representation
 
 __all__ = ["IndefiniteNystroem"]
@@ -119,14 +118,7 @@ class IndefiniteNystroem(
         self._validate_params()
         self.kernel_ = make_kernel(self.kernel)
         X = validate_data(self, X, reset=True, dtype=np.float64)
-        n_components = self.n_components
-        if n_components > X.shape[0]:
-            warnings.warn(
-                f"n_components={n_components} > n_samples={X.shape[0]}: using every sample as a landmark.",
-                UserWarning,
-                stacklevel=2,
-            )
-            n_components = X.shape[0]
+        n_components = clamp_n_components(self.n_components, X.shape[0], stacklevel=2)
         representation, indices = nystroem_representation(
             self.kernel_,
             X,
