@@ -36,3 +36,23 @@ def test_memory_guard_names_the_low_rank_alternative(monkeypatch):
 def test_zero_kernel_is_rejected():
     with pytest.raises(ValueError, match="all zero"):
         _Dummy(kernel="precomputed")._fit_kernel(np.zeros((4, 4)))
+
+
+def test_test_points_unrelated_to_every_training_point_are_named():
+    """A compact-support kernel (TL1, ρ = 0.5) gives far test points all-zero kernel rows: their
+    predictions are a constant of the model, and the estimator says so; near points draw no warning."""
+    import warnings
+
+    from krein.kernels import TruncatedL1
+    from krein.least_squares import KreinRidgeClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 3))
+    y = (X[:, 0] > 0).astype(int)
+    model = KreinRidgeClassifier(TruncatedL1(rho=0.5)).fit(X, y)
+    far = np.vstack([X[:3] + 100.0, X[3:5]])
+    with pytest.warns(UserWarning, match="3 of 5 test points have an all-zero kernel row"):
+        model.predict(far)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.predict(X[:5])  # each row holds the point's own training column at least

@@ -9,6 +9,8 @@ correctly.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
@@ -114,11 +116,29 @@ class KernelEstimatorMixin:
         return K, y
 
     def _test_kernel(self, X):
-        """Validate test data and return the t×n test-versus-train kernel rows."""
+        """Validate test data and return the t×n test-versus-train kernel rows.
+
+        Warns when some rows are all zero: such a point is unrelated to every training point under
+        the kernel (a compact-support kernel such as TL1 or EPANECHNIKOV with too small a bandwidth,
+        or a Gaussian that underflows far from the data), so its prediction is a constant of the
+        model (the intercept, or the centring's correction), not something learned from the data.
+        """
         if self.kernel_ == "precomputed":
-            return check_precomputed_test_kernel(X, self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return self.kernel_(X, self.X_fit_)
+            K = check_precomputed_test_kernel(X, self)
+        else:
+            X = validate_data(self, X, reset=False, dtype=np.float64)
+            K = self.kernel_(X, self.X_fit_)
+        unrelated = np.count_nonzero(~np.any(K, axis=1))
+        if unrelated:
+            warnings.warn(
+                f"{type(self).__name__}: {unrelated} of {K.shape[0]} test points have an all-zero kernel "
+                "row (no training point or landmark is similar to them), so their predictions carry no "
+                "information from the data; widen the kernel (e.g. a larger bandwidth or rho) or check "
+                "that the test data are scaled like the training data.",
+                UserWarning,
+                stacklevel=3,
+            )
+        return K
 
 
 def one_vs_rest_targets(y):
