@@ -80,7 +80,10 @@ def test_qclp_matches_cvxpy():
     kernels, Q, constants, y = _qclp(20, 3, seed=2)
     C, n = 1.5, 20
     beta, t = cp.Variable(n), cp.Variable()
-    cuts = [t <= cp.sum(beta) - 0.5 * cp.quad_form(beta, cp.psd_wrap(Qj)) + c for Qj, c in zip(Q, constants)]
+    cuts = [
+        t <= cp.sum(beta) - 0.5 * cp.quad_form(beta, cp.psd_wrap(Qj)) + c
+        for Qj, c in zip(Q, constants, strict=True)
+    ]
     problem = cp.Problem(cp.Maximize(t), [y @ beta == 0, beta >= 0, beta <= C, *cuts])
     problem.solve()
 

@@ -98,6 +98,93 @@ def _step_to_boundary(values, steps):
     return float(min(1.0, _TO_BOUNDARY * np.min(values[shrinking] / -steps[shrinking])))
 
 
+class _InteriorPoint:
+    """State ``(β, t, w, θ, μ, ω, ν)`` of the primal–dual method for (13) on the variables with u > 0."""
+
+    def __init__(self, Q, constants, p, s, u, rhs):
+        m, k = constants.size, p.size
+        self.constants, self.p, self.s, self.u, self.rhs = constants, p, s, u, rhs
+        self.stacked, self.flat = Q.reshape(m * k, k), Q.reshape(m, k * k)  # for Q_jβ and Σθ_jQ_j
+        self.beta, self.lam = u / 2, np.full(m, 1.0 / m)
+        A, phi = self.cuts(self.beta)
+        self.t = float(phi.min()) - 1.0
+        self.w = phi - self.t
+        scale = max(1.0, float(np.max(np.abs(self.lam @ A))))
+        self.mu, self.omega, self.nu = np.full(k, scale), np.full(k, scale), 0.0
+
+    def cuts(self, beta):
+        """Gradients ``A`` (rows ``p − Q_jβ``) and values ``φ_j(β)`` of the cuts."""
+        Qb = (self.stacked @ beta).reshape(self.constants.size, beta.size)
+        return self.p - Qb, self.p @ beta - 0.5 * (Qb @ beta) + self.constants
+
+    def complementarity(self):
+        return float(self.lam @ self.w + self.mu @ self.beta + self.omega @ (self.u - self.beta))
+
+    def linearize(self):
+        """Residuals and the Cholesky factor of the reduced Newton matrix (module docstring)."""
+        beta, lam, w = self.beta, self.lam, self.w
+        self.A, phi = self.cuts(beta)
+        self.slack = self.u - beta
+        self.r_w = phi - self.t - w
+        self.r_t = lam.sum() - 1.0
+        self.r_b = -(lam @ self.A) - self.mu + self.omega + self.nu * self.s
+        self.r_e = self.s @ beta - self.rhs
+        self.d = lam / w
+        self.d_sum = self.d.sum()
+        self.g = self.A.T @ self.d
+        k = beta.size
+        H = (
+            (lam @ self.flat).reshape(k, k)
+            + (self.A.T * self.d) @ self.A
+            - np.outer(self.g / self.d_sum, self.g)
+        )
+        H[np.diag_indices_from(H)] += self.mu / beta + self.omega / self.slack
+        self.factor = scipy.linalg.cho_factor(H, lower=True, check_finite=False)
+        self.Hs = scipy.linalg.cho_solve(self.factor, self.s, check_finite=False)
+
+    def direction(self, rho_lam, rho_mu, rho_omega):
+        """Newton direction for the complementarity targets ``θw = ρ_θ, μβ = ρ_μ, ω(u − β) = ρ_ω``
+        (linearized), and the step that keeps the iterate ``τ``-interior."""
+        beta, slack, w = self.beta, self.slack, self.w
+        e = rho_lam / w - self.d * self.r_w
+        R = -self.r_b + self.A.T @ e + rho_mu / beta - rho_omega / slack
+        R += self.g * ((-self.r_t - e.sum()) / self.d_sum)
+        HR = scipy.linalg.cho_solve(self.factor, R, check_finite=False)
+        d_nu = (self.s @ HR + self.r_e) / (self.s @ self.Hs)
+        d_beta = HR - d_nu * self.Hs
+        d_t = (-self.r_t - e.sum() + self.g @ d_beta) / self.d_sum
+        d_w = self.r_w + self.A @ d_beta - d_t
+        d_lam = (rho_lam - self.lam * d_w) / w
+        d_mu = (rho_mu - self.mu * d_beta) / beta
+        d_omega = (rho_omega + self.omega * d_beta) / slack
+        step = _step_to_boundary(
+            np.concatenate([beta, slack, w, self.lam, self.mu, self.omega]),
+            np.concatenate([d_beta, -d_beta, d_w, d_lam, d_mu, d_omega]),
+        )
+        return step, (d_beta, d_t, d_w, d_lam, d_mu, d_omega, d_nu)
+
+    def step(self):
+        """One Mehrotra predictor–corrector step."""
+        self.linearize()
+        lam, w, mu, omega, beta, slack = self.lam, self.w, self.mu, self.omega, self.beta, self.slack
+        a, (d_beta, _, d_w, d_lam, d_mu, d_omega, _) = self.direction(-lam * w, -mu * beta, -omega * slack)
+        current = self.complementarity()
+        predicted = (
+            (lam + a * d_lam) @ (w + a * d_w)
+            + (mu + a * d_mu) @ (beta + a * d_beta)
+            + (omega + a * d_omega) @ (slack - a * d_beta)
+        )
+        target = (predicted / current) ** 3 * current / (lam.size + 2 * beta.size)
+        a, (d_beta, d_t, d_w, d_lam, d_mu, d_omega, d_nu) = self.direction(
+            target - lam * w - d_lam * d_w,
+            target - mu * beta - d_mu * d_beta,
+            target - omega * slack + d_omega * d_beta,
+        )
+        self.beta, self.t, self.w = beta + a * d_beta, self.t + a * d_t, w + a * d_w
+        self.lam, self.mu, self.omega = lam + a * d_lam, mu + a * d_mu, omega + a * d_omega
+        self.nu += a * d_nu
+
+
 def solve_qclp(quadratics, constants, linear, signs, upper, rhs, gap, *, tol, max_iter=100):
     """Solve the QCLP (13) by a primal–dual interior-point method (module docstring).
 
@@ -122,94 +209,40 @@ def solve_qclp(quadratics, constants, linear, signs, upper, rhs, gap, *, tol, ma
     QCLPSolution
         ``lower ≤ value of (13) ≤ upper`` hold whatever the number of steps taken.
     """
-    m, n = constants.size, linear.size
     active = upper > 0  # variables with u_i = 0 are fixed at 0
-    if np.all(active):
-        Q, p, s, u = quadratics, linear, signs, upper
-    else:
-        Q = quadratics[:, active][:, :, active]
-        p, s, u = linear[active], signs[active], upper[active]
-    k = p.size
-    Q = np.ascontiguousarray(Q)
-    stacked, flat = Q.reshape(m * k, k), Q.reshape(m, k * k)  # for Q_jβ and Σθ_jQ_j
+    Q = quadratics if np.all(active) else quadratics[:, active][:, :, active]
+    method = _InteriorPoint(
+        np.ascontiguousarray(Q), constants, linear[active], signs[active], upper[active], rhs
+    )
 
-    def certify(beta_active, lam, iteration):
-        beta = np.zeros(n)
-        beta[active] = beta_active
+    def certify(iteration):
+        beta = np.zeros(linear.size)
+        beta[active] = method.beta
         beta = project_box_hyperplane(beta, signs, upper, rhs)
-        theta = lam / lam.sum()
-        Qb = (stacked @ beta[active]).reshape(m, k)
-        cuts = linear @ beta - 0.5 * (Qb @ beta[active]) + constants
-        gradient = linear.copy()
-        gradient[active] -= theta @ Qb
-        bound = float(theta @ cuts + gap(beta, gradient))
-        return QCLPSolution(beta, theta, float(cuts.min()), bound, iteration)
+        theta = method.lam / method.lam.sum()
+        A, phi = method.cuts(beta[active])
+        gradient = np.zeros(linear.size)
+        gradient[active] = theta @ A
+        bound = float(theta @ phi + gap(beta, gradient))
+        return QCLPSolution(beta, theta, float(phi.min()), bound, iteration)
 
-    beta, lam = u / 2, np.full(m, 1.0 / m)
-    Qb = (stacked @ beta).reshape(m, k)
-    phi = p @ beta - 0.5 * (Qb @ beta) + constants
-    t = float(phi.min()) - 1.0
-    w = phi - t
-    scale = max(1.0, float(np.max(np.abs(p - lam @ Qb))))
-    mu, omega, nu = np.full(k, scale), np.full(k, scale), 0.0
     best = None
-    for iteration in range(1, max_iter + 1):
-        Qb = (stacked @ beta).reshape(m, k)
-        A = p - Qb  # rows ∇φ_j(β)
-        phi = p @ beta - 0.5 * (Qb @ beta) + constants
-        slack = u - beta
-        r_w = phi - t - w
-        r_t = lam.sum() - 1.0
-        r_b = -(lam @ A) - mu + omega + nu * s
-        r_e = s @ beta - rhs
-        complementarity = lam @ w + mu @ beta + omega @ slack
-        if complementarity <= tol or iteration == max_iter:
-            candidate = certify(beta, lam, iteration - 1)
+    for iteration in range(max_iter + 1):
+        if method.complementarity() <= tol or iteration == max_iter:
+            candidate = certify(iteration)
             if best is None or candidate.upper - candidate.lower < best.upper - best.lower:
                 best = candidate
-            if best.upper - best.lower <= tol:
+            if best.upper - best.lower <= tol or iteration == max_iter:
                 break
-        d = lam / w
-        d_sum = d.sum()
-        g = A.T @ d
-        H = (lam @ flat).reshape(k, k) + (A.T * d) @ A - np.outer(g / d_sum, g)
-        H[np.diag_indices_from(H)] += mu / beta + omega / slack
-        factor = scipy.linalg.cho_factor(H, lower=True, check_finite=False)
-        Hs = scipy.linalg.cho_solve(factor, s, check_finite=False)
-        sHs = s @ Hs
-
-        def direction(rho_lam, rho_mu, rho_omega):
-            e = rho_lam / w - d * r_w  # noqa: B023
-            R = -r_b + A.T @ e + rho_mu / beta - rho_omega / slack  # noqa: B023
-            R += g * ((-r_t - e.sum()) / d_sum)  # noqa: B023
-            HR = scipy.linalg.cho_solve(factor, R, check_finite=False)  # noqa: B023
-            d_nu = (s @ HR + r_e) / sHs  # noqa: B023
-            d_beta = HR - d_nu * Hs  # noqa: B023
-            d_t = (-r_t - e.sum() + g @ d_beta) / d_sum  # noqa: B023
-            d_w = r_w + A @ d_beta - d_t  # noqa: B023
-            d_lam = (rho_lam - lam * d_w) / w
-            d_mu = (rho_mu - mu * d_beta) / beta
-            d_omega = (rho_omega + omega * d_beta) / slack  # noqa: B023
-            step = _step_to_boundary(
-                np.concatenate([beta, slack, w, lam, mu, omega]),  # noqa: B023
-                np.concatenate([d_beta, -d_beta, d_w, d_lam, d_mu, d_omega]),
+        try:
+            method.step()
+        except np.linalg.LinAlgError:  # the Newton matrix lost definiteness to rounding: stop here
+            candidate = certify(iteration)
+            return (
+                candidate
+                if best is None or candidate.upper - candidate.lower < best.upper - best.lower
+                else best
             )
-            return step, d_beta, d_t, d_w, d_lam, d_mu, d_omega, d_nu
-
-        a, d_beta, _, d_w, d_lam, d_mu, d_omega, _ = direction(-lam * w, -mu * beta, -omega * slack)
-        predicted = (
-            (lam + a * d_lam) @ (w + a * d_w)
-            + (mu + a * d_mu) @ (beta + a * d_beta)
-            + (omega + a * d_omega) @ (slack - a * d_beta)
-        )
-        target = (predicted / complementarity) ** 3 * complementarity / (m + 2 * k)
-        a, d_beta, d_t, d_w, d_lam, d_mu, d_omega, d_nu = direction(
-            target - lam * w - d_lam * d_w,
-            target - mu * beta - d_mu * d_beta,
-            target - omega * slack + d_omega * d_beta,
-        )
-        beta, t, w, lam = beta + a * d_beta, t + a * d_t, w + a * d_w, lam + a * d_lam
-        mu, omega, nu = mu + a * d_mu, omega + a * d_omega, nu + a * d_nu
     return best
 
 
@@ -262,7 +295,7 @@ def exchange_maximize(linear, z_map, signs, upper, rhs, constraint_at, gap, *, m
             np.stack(quadratics), np.array(constants), linear, signs, upper, rhs, gap, tol=accuracy
         )
         gap_now = qclp.upper - f_best
-        keep = qclp.weights > 1e-6 * qclp.weights.max()  # prune the cuts inactive at the QCLP solution (Chen & Ye)
+        keep = qclp.weights > 1e-6 * qclp.weights.max()  # prune the cuts inactive at β_k (Chen & Ye)
         quadratics[:] = [q for q, k in zip(quadratics, keep, strict=True) if k]
         constants[:] = [c for c, k in zip(constants, keep, strict=True) if k]
         value = add_cut(qclp.beta)
