@@ -77,6 +77,8 @@ __all__ = ["QCLPSolution", "exchange_maximize", "solve_qclp"]
 _TO_BOUNDARY = 0.995
 #: Each QCLP is solved until its certified gap is below this fraction of the exchange method's gap.
 _INEXACT = 0.5
+#: A cut is dropped when its weight θ_j falls below this fraction of the largest.
+_PRUNE = 1e-4
 
 
 @dataclass
@@ -246,6 +248,30 @@ def solve_qclp(quadratics, constants, linear, signs, upper, rhs, gap, *, tol, ma
     return best
 
 
+class _CutBank:
+    """The cuts ``(Q_j, c_j)`` in one preallocated array (no copy of all of them per iteration)."""
+
+    def __init__(self, n_var):
+        self.quadratics, self.constants, self.count = np.empty((8, n_var, n_var)), np.empty(8), 0
+
+    def add(self, quadratic, constant):
+        if self.count == self.constants.size:
+            self.quadratics = np.concatenate([self.quadratics, np.empty_like(self.quadratics)])
+            self.constants = np.concatenate([self.constants, np.empty_like(self.constants)])
+        self.quadratics[self.count], self.constants[self.count] = quadratic, constant
+        self.count += 1
+
+    def keep(self, mask):
+        if not np.all(mask):
+            kept = np.flatnonzero(mask)
+            self.quadratics[: kept.size] = self.quadratics[kept]
+            self.constants[: kept.size] = self.constants[kept]
+            self.count = kept.size
+
+    def arrays(self):
+        return self.quadratics[: self.count], self.constants[: self.count]
+
+
 def exchange_maximize(linear, z_map, signs, upper, rhs, constraint_at, gap, *, max_iter, tol, callback):
     """Solve the semi-infinite QCLP (8) by the exchange method (Algorithm 3, module docstring).
 
@@ -274,13 +300,12 @@ def exchange_maximize(linear, z_map, signs, upper, rhs, constraint_at, gap, *, m
     beta_best, f_best, n_iter
     """
     n_var = linear.size
-    quadratics, constants = [], []
+    cuts = _CutBank(n_var)
 
     def add_cut(beta):
         L, c = constraint_at(beta)
         G = L.T @ z_map
-        quadratics.append(G.T @ G)
-        constants.append(c)
+        cuts.add(G.T @ G, c)
         z = z_map @ beta
         return float(linear @ beta - 0.5 * np.sum((L.T @ z) ** 2) + c)
 
@@ -291,13 +316,9 @@ def exchange_maximize(linear, z_map, signs, upper, rhs, constraint_at, gap, *, m
     for iteration in range(1, max_iter + 1):
         scale = max(1.0, abs(f_best)) if np.isfinite(f_best) else 1.0
         accuracy = max(0.1 * tol * scale, _INEXACT * gap_now)
-        qclp = solve_qclp(
-            np.stack(quadratics), np.array(constants), linear, signs, upper, rhs, gap, tol=accuracy
-        )
+        qclp = solve_qclp(*cuts.arrays(), linear, signs, upper, rhs, gap, tol=accuracy)
         gap_now = qclp.upper - f_best
-        keep = qclp.weights > 1e-6 * qclp.weights.max()  # prune the cuts inactive at β_k (Chen & Ye)
-        quadratics[:] = [q for q, k in zip(quadratics, keep, strict=True) if k]
-        constants[:] = [c for c, k in zip(constants, keep, strict=True) if k]
+        cuts.keep(qclp.weights > _PRUNE * qclp.weights.max())  # drop the cuts inactive at β_k (Chen & Ye)
         value = add_cut(qclp.beta)
         if value > f_best:
             beta_best, f_best = qclp.beta, value
