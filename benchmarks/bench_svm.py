@@ -135,25 +135,34 @@ def simpson_problem(n, seed=0):
 
 
 def exchange_vs_projected_gradient(n, rhos, max_iter):
-    """Both solvers from scratch on the same kernel, C = 10, tol = 1e-3 (eigendecomposition included)."""
+    """Both solvers from scratch on the same kernel, C = 10, tol = 1e-3 (eigendecomposition included).
+
+    Times are the best of 3 fits (projected gradient) and of 2 (exchange, 1 when a fit takes over
+    10 s): on a shared machine the best of several is the least disturbed.
+    """
     print(f"[3] exchange method / projected gradient, Simpson kernel on digits 3 vs 5, n = {n},")
     print(f"    C = 10, tol = 1e-3 (exchange: at most {max_iter} cuts); target ratio <= 20")
     print("    rho     PG (s)  PG iter  exchange (s)  cuts  gap      ratio")
     K, y = simpson_problem(n, seed=3)
     for rho in rhos:
         times, models = {}, {}
-        for solver in ["projected_gradient", "exchange"]:
-            start = time.perf_counter()
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                models[solver] = IndefiniteSVC(
-                    kernel="precomputed", C=10.0, rho=rho, tol=1e-3, solver=solver, max_iter=max_iter
-                ).fit(K, y)
-            times[solver] = time.perf_counter() - start
+        for solver, repeat in [("projected_gradient", 3), ("exchange", 2)]:
+            times[solver] = np.inf
+            for _ in range(repeat):
+                start = time.perf_counter()
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    models[solver] = IndefiniteSVC(
+                        kernel="precomputed", C=10.0, rho=rho, tol=1e-3, solver=solver, max_iter=max_iter
+                    ).fit(K, y)
+                times[solver] = min(times[solver], time.perf_counter() - start)
+                if times[solver] > 10:
+                    break
         pg, ex = models["projected_gradient"], models["exchange"]
         print(
             f"    {rho:<7g} {times['projected_gradient']:6.3f}  {pg.n_iter_:7d}  {times['exchange']:12.2f}  "
-            f"{ex.n_iter_:4d}  {ex.gap_history_[-1]:.1e}  {times['exchange'] / times['projected_gradient']:5.0f}"
+            f"{ex.n_iter_:4d}  {ex.gap_history_[-1]:.1e}  {times['exchange'] / times['projected_gradient']:5.0f}",
+            flush=True,
         )
     print("    cuts: exchange iterations (one QCLP each); gap: its certified relative gap at the end")
 
