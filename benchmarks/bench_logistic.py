@@ -50,7 +50,7 @@ from krein.datasets import load_dataset
 from krein.kernels import TruncatedL1
 from krein.logistic import IndefiniteLogisticRegression
 from krein.logistic._iklr import _LogisticDC
-from krein.optimize._cccp import concave_convex_procedure
+from krein.optimize import concave_convex_procedure
 from krein.spectral import SpectralRepresentation, indefiniteness
 
 #: The paper's absolute learning rate η (Algorithm 1, line 1), for the plain gradient step.

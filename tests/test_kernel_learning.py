@@ -13,9 +13,9 @@ from sklearn.svm import SVC
 from krein.kernel_learning import KernelLearningRidge, KernelLearningSVC
 from krein.kernel_learning._combination import KernelCombination
 from krein.kernel_learning._objectives import RidgeObjective, SVMObjective
-from krein.kernel_learning._projection import project_onto_ball_orthant
 from krein.kernel_learning._solvers import projected_gradient
 from krein.kernels import Gaussian, Polynomial, Sigmoid
+from krein.optimize import project_onto_ball_orthant
 
 
 def _data(n=40, d=3, seed=0):

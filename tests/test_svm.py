@@ -8,7 +8,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.svm import SVC
 
 from krein.kernels import Gaussian, Sigmoid
-from krein.optimize._rank_one import smoothed_positive_part, smoothed_square
+from krein.optimize import smoothed_positive_part, smoothed_square
 from krein.spectral import SpectrumTransformer
 from krein.svm import DCASVC, IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR, KreinSVC, ModifiedSVC
 from krein.svm._proxy import KernelSpectrum, ProxyKernelProblem, solve_proxy_problem

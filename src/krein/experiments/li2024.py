@@ -40,9 +40,7 @@ from sklearn.utils.validation import validate_data
 from .._base import decision_to_labels, one_vs_rest_targets
 from .._threads import single_threaded_blas
 from ..datasets import load_dataset
-from ..kernel_learning import KernelLearningRidge, KernelLearningSVC
-from ..kernel_learning._combination import KernelCombination
-from ..kernel_learning._objectives import SVMObjective
+from ..kernel_learning import KernelCombination, KernelLearningRidge, KernelLearningSVC, SVMObjective
 from ..kernels import Gaussian, Polynomial
 from ._framework import ResultTable, experiment
 

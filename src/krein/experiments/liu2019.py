@@ -29,8 +29,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import MinMaxScaler
 
 from ..kernels import TruncatedL1
-from ..logistic import IndefiniteLogisticRegression
-from ..logistic._iklr import _DEFAULT_LEARNING_RATE
+from ..logistic import DEFAULT_LEARNING_RATE, IndefiniteLogisticRegression
 from ..spectral import SpectrumTransformer, spectrum_summary
 from ._framework import ResultTable, experiment
 
@@ -577,7 +576,7 @@ def run_figure3(ctx):
             "lam": 1e-2,
             "n_train": sizes,
             "curvature_L": curvatures,
-            "paper_learning_rate": _DEFAULT_LEARNING_RATE["paper"],
+            "paper_learning_rate": DEFAULT_LEARNING_RATE["paper"],
             "curves": {
                 step: {k: {m: h.tolist() for m, h in v.items()} for k, v in by_task.items()}
                 for step, by_task in curves.items()

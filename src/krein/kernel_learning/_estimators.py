@@ -30,9 +30,9 @@ from .._base import check_kernel_memory, decision_to_labels, is_precomputed, one
 from .._threads import single_threaded_blas
 from .._validation import LIBSVM_MAX_KERNEL, check_kernel_magnitude, check_square_kernel, check_test_kernel
 from ..kernels import Gaussian, make_kernel
+from ..optimize import project_onto_ball_orthant
 from ._combination import KernelCombination
 from ._objectives import RidgeObjective, SVMObjective
-from ._projection import project_onto_ball_orthant
 from ._solvers import interpolated_iteration, projected_gradient, riemannian_trust_region
 
 __all__ = ["KernelLearningRidge", "KernelLearningSVC"]

@@ -25,9 +25,8 @@ from ..kernels import (
     initial_kernel,
     make_kernel,
 )
-from ..nystroem import nystroem_representation
-from ..nystroem._source import check_finite_chunk
-from ..nystroem._source import is_dask_array as _is_dask
+from ..nystroem import check_finite_chunk, nystroem_representation
+from ..nystroem import is_dask_array as _is_dask
 from ..spectral import SpectralRepresentation, indefiniteness
 from ._spectral import SpectralProblem, center_kernel
 

@@ -16,7 +16,7 @@ from .._base import KernelEstimatorMixin, decision_to_labels, one_vs_rest_target
 from .._validation import check_precomputed_test_kernel, check_square_kernel
 from ..kernels import Kernel, make_kernel
 from ..nystroem import LANDMARK_METHODS, clamp_n_components, nystroem_representation
-from ..optimize._cccp import DCObjective, concave_convex_procedure
+from ..optimize import DCObjective, concave_convex_procedure
 from ..spectral import SpectralRepresentation
 
 __all__ = ["IndefiniteLogisticRegression"]
@@ -26,7 +26,7 @@ _DEFAULT_INEXACT_TOL = {"cccp": 1e-10, "ccicp": 1.0, "ccicp-sgd": 1e-4}
 #: ``ε`` of CCICP-SGD-I (Sec. V-G).
 _SGD_INEXACT_TOL = 1.0
 #: Default learning rate per step rule: the majorization-minimization step, and the paper's ``η = 0.02``.
-_DEFAULT_LEARNING_RATE = {"majorizer": 1.0, "plain": 0.02, "paper": 0.02}
+DEFAULT_LEARNING_RATE = {"majorizer": 1.0, "plain": 0.02, "paper": 0.02}
 #: Share Σμ⁺/Σ|μ| of the spectrum below which the positive part K₊ of the decomposition counts as vanished.
 _VANISHING_POSITIVE_SHARE = 1e-8
 
@@ -161,7 +161,7 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
         eigenvectors of ``K`` (plain steps there are plain steps in ``α``, since ``V`` is orthonormal):
 
         - ``"majorizer"``: preconditioned by the diagonal majorizer ``P = λ(μ⁺+τ) + μ²/(4n) ⪰ ∇²F_k``
-          (see :mod:`krein.optimize._cccp`), ``α ← α − η P⁻¹ ∇F_k(α)`` with a relative ``η``; scale
+          (see :mod:`krein.optimize`), ``α ← α − η P⁻¹ ∇F_k(α)`` with a relative ``η``; scale
           free, and one step nearly solves a subproblem, so CCCP and CCICP cost about the same.
         - ``"plain"``: the paper's step, Algorithm 1 line 9 (GD) ``α ← α − η ∇F_k(α)`` with the
           gradient (10) and an absolute ``η``, and Eq. (12) (SGD) ``α ← α − η_e ĝ`` on each mini-batch.
@@ -360,7 +360,7 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
         inner = "sgd" if self.solver == "ccicp-sgd" else "gd"
         learning_rate = self.learning_rate
         if learning_rate is None:
-            learning_rate = _DEFAULT_LEARNING_RATE[self.step]
+            learning_rate = DEFAULT_LEARNING_RATE[self.step]
         coefficients, eigen_coef, histories, n_iter, n_inner = [], [], [], [], []
         for task in range(Y.shape[1]):
             problem = _LogisticDC(vectors, values, Y[:, task], float(self.lam), self.tau_)

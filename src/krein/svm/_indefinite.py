@@ -202,7 +202,7 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
     solver : {"projected_gradient", "accpm", "exchange"}, default="projected_gradient"
         Algorithm 1 (O(n²) per iteration by rank-one eigen-updates), Algorithm 2 (ACCPM) or
         Algorithm 3 (exchange method of Chen & Ye; its QCLPs go to cvxpy, see
-        :mod:`krein.optimize._exchange`).
+        :func:`krein.optimize.exchange_maximize`).
     max_iter : int, default=1000
     tol : float, default=1e-3
         Relative duality-gap tolerance (Sec. 2.4; the gap is certified at every iterate).
