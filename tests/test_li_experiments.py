@@ -46,7 +46,7 @@ def test_base_kernel_stack_is_symmetric_with_unit_scale():
 
 def test_fixed_combination_ridge_is_kernel_ridge_on_the_sum():
     stack, y = base_kernel_stack("sonar")
-    unif = FixedCombinationRidge(lam=0.5).fit(stack[:100, :100], y[:100])
+    unif = FixedCombinationRidge(alpha=0.5).fit(stack[:100, :100], y[:100])
     from sklearn.kernel_ridge import KernelRidge
 
     reference = KernelRidge(kernel="precomputed", alpha=0.5).fit(stack[:100, :100].sum(axis=2), y[:100])
@@ -137,8 +137,8 @@ def test_ridge_learned_svc_is_the_2_norm_svm_on_the_ridge_kernel():
     stack, y = base_kernel_stack("sonar")
     train, test = np.arange(0, 208, 2), np.arange(1, 208, 2)
     X, X_test = stack[np.ix_(train, train)], stack[np.ix_(test, train)]
-    model = RidgeLearnedSVC(degree=2, lam=0.5, Lambda=1.0, max_iter=10).fit(X, y[train])
-    ridge = KernelLearningRidge(kernels="precomputed", degree=2, lam=0.5, Lambda=1.0, max_iter=10, tol=1e-4)
+    model = RidgeLearnedSVC(degree=2, alpha=0.5, Lambda=1.0, max_iter=10).fit(X, y[train])
+    ridge = KernelLearningRidge(kernels="precomputed", degree=2, alpha=0.5, Lambda=1.0, max_iter=10, tol=1e-4)
     np.testing.assert_allclose(model.weights_, ridge.fit(X, y[train]).weights_)
     K = np.tensordot(X, model.weights_, axes=(2, 0)) ** 2
     svc = SVC(kernel="precomputed", C=1e6, tol=1e-8).fit(K + 0.5 * np.eye(len(train)), y[train])

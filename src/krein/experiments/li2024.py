@@ -79,10 +79,10 @@ def base_kernel_stack(name):
 class FixedCombinationRidge(RegressorMixin, BaseEstimator):
     """Kernel ridge regression on a fixed combination of a precomputed (n, n, p) stack (BM, UNIF)."""
 
-    def __init__(self, weights=None, kernel_index=None, lam=1.0):
+    def __init__(self, weights=None, kernel_index=None, alpha=1.0):
         self.weights = weights
         self.kernel_index = kernel_index
-        self.lam = lam
+        self.alpha = alpha
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -97,7 +97,7 @@ class FixedCombinationRidge(RegressorMixin, BaseEstimator):
 
     def fit(self, X, y):
         X, y = validate_data(self, X, y, allow_nd=True, y_numeric=True)
-        self.model_ = KernelRidge(kernel="precomputed", alpha=self.lam).fit(self._combine(X), y)
+        self.model_ = KernelRidge(kernel="precomputed", alpha=self.alpha).fit(self._combine(X), y)
         return self
 
     def predict(self, X):
@@ -155,7 +155,7 @@ class TablesConfig:
 
 def _methods(config, n_kernels):
     common = dict(kernels="precomputed", max_iter=config.max_iter, tol=1e-4)
-    lam = {"lam": list(config.lams)}
+    lam = {"alpha": list(config.lams)}
     ball = {**lam, "Lambda": list(config.Lambdas)}
     sphere = {**lam, "Lambda": [v for v in config.Lambdas if v <= 1.0]}  # Λ ≤ min μ₀ = 1
     if not sphere["Lambda"]:
@@ -251,7 +251,7 @@ def weights_against_radius(stack, y, degree, lam, radii, max_iter):
             kernels="precomputed",
             solver="pgd",
             degree=degree,
-            lam=lam,
+            alpha=lam,
             Lambda=radius,
             max_iter=max_iter,
             tol=1e-4,
@@ -281,7 +281,7 @@ def learned_weight_rows(results):
             {
                 "data": name,
                 "method": method,
-                "λ": f"{chosen['lam']:g}",
+                "λ": f"{chosen['alpha']:g}",
                 "Λ or β": f"{'Λ' if 'Lambda' in chosen else 'β'}={radius:g}",
                 "‖μ−𝟏‖/‖𝟏‖": f"{learned['distance_from_mu0']:.3f}",
                 "shape": f"{learned['shape_change']:.3f}",
@@ -458,9 +458,9 @@ class RidgeLearnedSVC(ClassifierMixin, BaseEstimator):
     solved once with K_μ fixed. Binary problems, precomputed (n, n, p) stacks.
     """
 
-    def __init__(self, degree=1, lam=1.0, Lambda=1.0, max_iter=50):
+    def __init__(self, degree=1, alpha=1.0, Lambda=1.0, max_iter=50):
         self.degree = degree
-        self.lam = lam
+        self.alpha = alpha
         self.Lambda = Lambda
         self.max_iter = max_iter
 
@@ -478,14 +478,14 @@ class RidgeLearnedSVC(ClassifierMixin, BaseEstimator):
             kernels="precomputed",
             solver="pgd",
             degree=self.degree,
-            lam=self.lam,
+            alpha=self.alpha,
             Lambda=self.Lambda,
             max_iter=self.max_iter,
             tol=1e-4,
         ).fit(X, Y[:, 0])
         self.weights_ = ridge.weights_
         combination = KernelCombination(np.ascontiguousarray(np.moveaxis(X, 2, 0)), self.degree)
-        state = SVMObjective(combination, Y, self.lam).evaluate(self.weights_)
+        state = SVMObjective(combination, Y, self.alpha).evaluate(self.weights_)
         self.dual_coef_, self.intercept_ = state.dual_coef, state.intercept
         return self
 
@@ -598,7 +598,7 @@ def run_figures(ctx, config):
             kernels="precomputed",
             solver="pgd",
             degree=degree,
-            lam=lam,
+            alpha=lam,
             Lambda=config.Lambda,
             max_iter=config.max_iter,
             tol=1e-4,
@@ -658,11 +658,11 @@ def run_svm_figures(ctx, config):
 
     def algorithm7(degree):
         return lambda lam: KernelLearningSVC(
-            kernels="precomputed", solver="pgd", degree=degree, lam=lam, **common
+            kernels="precomputed", solver="pgd", degree=degree, alpha=lam, **common
         )
 
     def from_ridge(degree):
-        return lambda lam: RidgeLearnedSVC(degree=degree, lam=lam, **common)
+        return lambda lam: RidgeLearnedSVC(degree=degree, alpha=lam, **common)
 
     methods = {}
     for degree in (1, 2):

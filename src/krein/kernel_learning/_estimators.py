@@ -73,7 +73,7 @@ class _KernelCombinationMixin:
     _common_constraints = {
         "kernels": [None, list, tuple, StrOptions({"precomputed"})],
         "degree": [Interval(numbers.Integral, 1, None, closed="left")],
-        "lam": [Interval(numbers.Real, 0, None, closed="neither")],
+        "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
         "Lambda": [Interval(numbers.Real, 0, None, closed="neither")],
         "mu0": [None, numbers.Real, "array-like"],
         "mu_init": [None, numbers.Real, "array-like"],
@@ -135,7 +135,7 @@ class _KernelCombinationMixin:
         if indefinite:
             warnings.warn(
                 f"Base kernel(s) {', '.join(indefinite)} are not positive semidefinite: the weights are "
-                "restricted to where K_mu + lam * I stays positive definite (the objective is +inf "
+                "restricted to where K_mu + alpha * I stays positive definite (the objective is +inf "
                 "elsewhere; the default start moves into that region, towards smaller weights).",
                 UserWarning,
                 stacklevel=3,
@@ -194,7 +194,7 @@ class _KernelCombinationMixin:
                 return project_onto_ball_orthant(mu, mu0, self.Lambda, self.q)
 
         start = mu0 if mu_init is None else mu_init
-        # The default start may lie where K_mu + lam*I is indefinite (F = +inf): it then moves towards
+        # The default start may lie where K_mu + alpha*I is indefinite (F = +inf): it then moves towards
         # a point of M without the indefinite base kernels, or the smallest weights of M, P(0). A start
         # the user gave is kept (or refused).
         fallbacks = ()
@@ -254,7 +254,7 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
         - ``"riia"``: regularized IIA, fixed point ``μ_k = v_k/2β`` of Theorem 2.2 (Algorithm 4; d = 1).
         - ``"trust_region"``: Riemannian trust region on the sphere ``‖μ − μ₀‖₂ = Λ`` (Appendix A.3,
           Algorithm 8; requires q = 2 and Λ ≤ min μ₀ so that the sphere stays in μ ≥ 0).
-    lam : float, default=1.0
+    alpha : float, default=1.0
         The ridge λ > 0 of Eq. (2)–(4), shared by the kernel-learning problem and the final KRR.
     Lambda : float, default=1.0
         Radius Λ of the feasible set M (solvers "pgd", "iia", "trust_region").
@@ -320,7 +320,7 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
         kernels=None,
         degree=1,
         solver="pgd",
-        lam=1.0,
+        alpha=1.0,
         Lambda=1.0,
         mu0=None,
         mu_init=None,
@@ -334,7 +334,7 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
         self.kernels = kernels
         self.degree = degree
         self.solver = solver
-        self.lam = lam
+        self.alpha = alpha
         self.Lambda = Lambda
         self.mu0 = mu0
         self.mu_init = mu_init
@@ -374,7 +374,7 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
         combination = KernelCombination(stack, self.degree)
         mu0, mu_init = self._weight_vectors(combination.n_kernels)
         regularized = solver in ("rpgd", "riia")
-        objective = RidgeObjective(combination, y, self.lam, self.beta if regularized else 0.0)
+        objective = RidgeObjective(combination, y, self.alpha, self.beta if regularized else 0.0)
         with _blas_threads(len(y)):
             if solver in ("pgd", "rpgd"):
                 step = 1.0 if self.step_size is None else self.step_size
@@ -468,7 +468,7 @@ class KernelLearningSVC(_KernelCombinationMixin, ClassifierMixin, BaseEstimator)
     solver : {"pgd", "rpgd"}, default="pgd"
         ``"pgd"``: projection onto ``M = {μ ≥ 0 : ‖μ − μ₀‖_q ≤ Λ}``; ``"rpgd"``: ``r(μ) = β‖μ‖²`` and
         projection onto μ ≥ 0.
-    lam : float, default=1.0
+    alpha : float, default=1.0
         λ = 1/C of the 2-norm soft margin.
     Lambda, mu0, mu_init, q, beta : see :class:`KernelLearningRidge`.
     step_size : float, default=None
@@ -499,7 +499,7 @@ class KernelLearningSVC(_KernelCombinationMixin, ClassifierMixin, BaseEstimator)
         kernels=None,
         degree=1,
         solver="pgd",
-        lam=1.0,
+        alpha=1.0,
         Lambda=1.0,
         mu0=None,
         mu_init=None,
@@ -513,7 +513,7 @@ class KernelLearningSVC(_KernelCombinationMixin, ClassifierMixin, BaseEstimator)
         self.kernels = kernels
         self.degree = degree
         self.solver = solver
-        self.lam = lam
+        self.alpha = alpha
         self.Lambda = Lambda
         self.mu0 = mu0
         self.mu_init = mu_init
@@ -533,7 +533,7 @@ class KernelLearningSVC(_KernelCombinationMixin, ClassifierMixin, BaseEstimator)
         combination = KernelCombination(stack, self.degree)
         mu0, mu_init = self._weight_vectors(combination.n_kernels)
         regularized = self.solver == "rpgd"
-        objective = SVMObjective(combination, Y, self.lam, self.beta if regularized else 0.0)
+        objective = SVMObjective(combination, Y, self.alpha, self.beta if regularized else 0.0)
         step = 1.0 if self.step_size is None else self.step_size
         with _blas_threads(len(Y)):
             result = self._pgd(objective, mu0, mu_init, regularized, step)

@@ -127,7 +127,7 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
     kernel : Kernel, str or "precomputed", default="tl1"
         The kernel; the default is the truncated ℓ₁ kernel ``max(ρ − ‖x − x'‖₁, 0)`` with
         ``ρ = 0.7·d`` (Huang et al. 2018), the indefinite kernel of the paper's experiments.
-    lam : float, default=1e-2
+    alpha : float, default=1e-2
         Regularization ``λ > 0``.
     n_components : int or None, default=None
         None: the exact eigendecomposition of the n×n training kernel. Otherwise the number of Nyström
@@ -245,7 +245,7 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
 
     _parameter_constraints = {
         "kernel": [Kernel, str],
-        "lam": [Interval(numbers.Real, 0, None, closed="neither")],
+        "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
         "n_components": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "landmarks": [StrOptions(set(LANDMARK_METHODS))],
         "landmark_rank": [StrOptions({"validated", "full"})],
@@ -270,7 +270,7 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
         self,
         kernel="tl1",
         *,
-        lam=1e-2,
+        alpha=1e-2,
         n_components=None,
         landmarks="uniform",
         landmark_rank="full",
@@ -291,7 +291,7 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
         verbose=0,
     ):
         self.kernel = kernel
-        self.lam = lam
+        self.alpha = alpha
         self.n_components = n_components
         self.landmarks = landmarks
         self.landmark_rank = landmark_rank
@@ -363,7 +363,7 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
             learning_rate = DEFAULT_LEARNING_RATE[self.step]
         coefficients, eigen_coef, histories, n_iter, n_inner = [], [], [], [], []
         for task in range(Y.shape[1]):
-            problem = _LogisticDC(vectors, values, Y[:, task], float(self.lam), self.tau_)
+            problem = _LogisticDC(vectors, values, Y[:, task], float(self.alpha), self.tau_)
             start = vectors.T @ self._initial_alpha(vectors.shape[0], rng)
             result = concave_convex_procedure(
                 problem,
@@ -469,7 +469,7 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
             norms = []
             for task in range(Y.shape[1]):
                 weights = Y[:, task] * expit(-Y[:, task] * (rows @ self.dual_coef_[:, task]))
-                step = self.lam * self._eigen_coef[:, task] - vectors.T @ weights / rows.shape[0]
+                step = self.alpha * self._eigen_coef[:, task] - vectors.T @ weights / rows.shape[0]
                 norms.append(np.linalg.norm(values * step))
             return np.asarray(norms)
         K = self._test_kernel(X)
@@ -478,5 +478,5 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
             alpha = self.dual_coef_[:, task]
             f = K @ alpha
             weights = Y[:, task] * expit(-Y[:, task] * f)
-            norms.append(np.linalg.norm(K @ (self.lam * alpha - weights / K.shape[0])))
+            norms.append(np.linalg.norm(K @ (self.alpha * alpha - weights / K.shape[0])))
         return np.asarray(norms)
