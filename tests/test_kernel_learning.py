@@ -190,7 +190,7 @@ def test_iia_fixed_point_satisfies_theorem_2_1():
     X, y = _data()
     stack = _stack(X)
     model = KernelLearningRidge(
-        kernels=_kernels(), solver="iia", alpha=0.3, Lambda=0.8, tol=1e-13, max_iter=2000
+        kernels=_kernels(), solver="iia", alpha=0.3, radius=0.8, tol=1e-13, max_iter=2000
     )
     model.fit(X, y)
     mu0 = np.ones(4)
@@ -278,7 +278,7 @@ def test_pgd_iia_and_trust_region_reach_the_minimum_of_problem_6():
     X, y = _data()
     stack = _stack(X)
     lam, radius = 0.3, 0.8
-    common = dict(kernels=_kernels(), alpha=lam, Lambda=radius, max_iter=3000)
+    common = dict(kernels=_kernels(), alpha=lam, radius=radius, max_iter=3000)
     pgd = KernelLearningRidge(solver="pgd", tol=1e-12, **common).fit(X, y)
     iia = KernelLearningRidge(solver="iia", tol=1e-13, **common).fit(X, y)
     trust = KernelLearningRidge(solver="trust_region", tol=1e-10, **common).fit(X, y)
@@ -308,7 +308,7 @@ def test_trust_region_quadratic_combination_is_a_riemannian_stationary_point():
     X, y = _data()
     stack = _stack(X)
     model = KernelLearningRidge(
-        kernels=_kernels(), degree=2, solver="trust_region", alpha=0.5, Lambda=0.7, tol=1e-11, max_iter=200
+        kernels=_kernels(), degree=2, solver="trust_region", alpha=0.5, radius=0.7, tol=1e-11, max_iter=200
     ).fit(X, y)
     objective = RidgeObjective(KernelCombination(stack, 2), y, lam=0.5)
     state = objective.evaluate(model.weights_)
@@ -319,7 +319,7 @@ def test_trust_region_quadratic_combination_is_a_riemannian_stationary_point():
     assert np.all(np.diff(model.objective_history_) <= 0)
     # and it is at least as good as PGD from the same centre
     pgd = KernelLearningRidge(
-        kernels=_kernels(), degree=2, solver="qpgd", alpha=0.5, Lambda=0.7, tol=1e-10, max_iter=2000
+        kernels=_kernels(), degree=2, solver="qpgd", alpha=0.5, radius=0.7, tol=1e-10, max_iter=2000
     ).fit(X, y)
     assert model.objective_history_[-1] <= pgd.objective_history_[-1] * (1 + 1e-6)
 
@@ -447,7 +447,7 @@ def test_indefinite_base_kernel_is_reported():
         (dict(solver="riia", degree=2), "linear combinations only"),
         (dict(solver="qpgd", degree=1), "degree >= 2"),
         (dict(solver="iia", q=1.5), "q must be 2"),
-        (dict(solver="trust_region", Lambda=2.0), "must not exceed min"),
+        (dict(solver="trust_region", radius=2.0), "must not exceed min"),
         (dict(mu0=[1.0, 2.0]), "one entry per base kernel"),
         (dict(mu0=-1.0), "non-negative"),
         (dict(solver="iia", step_size=1.5), r"interpolation η in \(0, 1\)"),

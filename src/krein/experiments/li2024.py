@@ -156,9 +156,9 @@ class TablesConfig:
 def _methods(config, n_kernels):
     common = dict(kernels="precomputed", max_iter=config.max_iter, tol=1e-4)
     lam = {"alpha": list(config.lams)}
-    ball = {**lam, "Lambda": list(config.Lambdas)}
-    sphere = {**lam, "Lambda": [v for v in config.Lambdas if v <= 1.0]}  # Λ ≤ min μ₀ = 1
-    if not sphere["Lambda"]:
+    ball = {**lam, "radius": list(config.Lambdas)}
+    sphere = {**lam, "radius": [v for v in config.Lambdas if v <= 1.0]}  # Λ ≤ min μ₀ = 1
+    if not sphere["radius"]:
         raise ValueError(f"Lambdas must hold a radius <= 1 for the trust region, got {config.Lambdas}.")
     ridge = {**lam, "beta": list(config.betas)}
     methods = {}
@@ -252,7 +252,7 @@ def weights_against_radius(stack, y, degree, lam, radii, max_iter):
             solver="pgd",
             degree=degree,
             alpha=lam,
-            Lambda=radius,
+            radius=radius,
             max_iter=max_iter,
             tol=1e-4,
         ).fit(stack, y)
@@ -276,13 +276,13 @@ def learned_weight_rows(results):
     for key, learned in results["learned_weights"].items():
         name, method = key.split("/")
         chosen = results["selected_parameters"][key]
-        radius = chosen.get("Lambda", chosen.get("beta"))
+        radius = chosen.get("radius", chosen.get("beta"))
         rows.append(
             {
                 "data": name,
                 "method": method,
                 "λ": f"{chosen['alpha']:g}",
-                "Λ or β": f"{'Λ' if 'Lambda' in chosen else 'β'}={radius:g}",
+                "Λ or β": f"{'Λ' if 'radius' in chosen else 'β'}={radius:g}",
                 "‖μ−𝟏‖/‖𝟏‖": f"{learned['distance_from_mu0']:.3f}",
                 "shape": f"{learned['shape_change']:.3f}",
                 "iterations": f"{learned['n_iter_mean']:.1f}",
@@ -458,10 +458,10 @@ class RidgeLearnedSVC(ClassifierMixin, BaseEstimator):
     solved once with K_μ fixed. Binary problems, precomputed (n, n, p) stacks.
     """
 
-    def __init__(self, degree=1, alpha=1.0, Lambda=1.0, max_iter=50):
+    def __init__(self, degree=1, alpha=1.0, radius=1.0, max_iter=50):
         self.degree = degree
         self.alpha = alpha
-        self.Lambda = Lambda
+        self.radius = radius
         self.max_iter = max_iter
 
     def __sklearn_tags__(self):
@@ -479,7 +479,7 @@ class RidgeLearnedSVC(ClassifierMixin, BaseEstimator):
             solver="pgd",
             degree=self.degree,
             alpha=self.alpha,
-            Lambda=self.Lambda,
+            radius=self.radius,
             max_iter=self.max_iter,
             tol=1e-4,
         ).fit(X, Y[:, 0])
@@ -599,7 +599,7 @@ def run_figures(ctx, config):
             solver="pgd",
             degree=degree,
             alpha=lam,
-            Lambda=config.Lambda,
+            radius=config.Lambda,
             max_iter=config.max_iter,
             tol=1e-4,
         )
@@ -654,7 +654,7 @@ def run_svm_figures(ctx, config):
     dual optimum J(μ)) and the paper's Sec. 3 question, μ learned by KRR PGD then used in the same
     2-norm soft-margin SVM (:class:`RidgeLearnedSVC`). Λ and μ₀ = 𝟏 as in ``li-figures``.
     """
-    common = dict(Lambda=config.Lambda, max_iter=config.max_iter)
+    common = dict(radius=config.Lambda, max_iter=config.max_iter)
 
     def algorithm7(degree):
         return lambda lam: KernelLearningSVC(

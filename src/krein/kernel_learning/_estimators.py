@@ -74,7 +74,7 @@ class _KernelCombinationMixin:
         "kernels": [None, list, tuple, StrOptions({"precomputed"})],
         "degree": [Interval(numbers.Integral, 1, None, closed="left")],
         "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
-        "Lambda": [Interval(numbers.Real, 0, None, closed="neither")],
+        "radius": [Interval(numbers.Real, 0, None, closed="neither")],
         "mu0": [None, numbers.Real, "array-like"],
         "mu_init": [None, numbers.Real, "array-like"],
         "q": [Interval(numbers.Real, 1, None, closed="left")],
@@ -191,7 +191,7 @@ class _KernelCombinationMixin:
         else:
 
             def project(mu):
-                return project_onto_ball_orthant(mu, mu0, self.Lambda, self.q)
+                return project_onto_ball_orthant(mu, mu0, self.radius, self.q)
 
         start = mu0 if mu_init is None else mu_init
         # The default start may lie where K_mu + alpha*I is indefinite (F = +inf): it then moves towards
@@ -256,7 +256,7 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
           Algorithm 8; requires q = 2 and Λ ≤ min μ₀ so that the sphere stays in μ ≥ 0).
     alpha : float, default=1.0
         The ridge λ > 0 of Eq. (2)–(4), shared by the kernel-learning problem and the final KRR.
-    Lambda : float, default=1.0
+    radius : float, default=1.0
         Radius Λ of the feasible set M (solvers "pgd", "iia", "trust_region").
     mu0 : array-like of shape (p,) or float, default=None
         Centre μ₀ ≥ 0 of M; ``None`` means 𝟏 (the paper's choice).
@@ -321,7 +321,7 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
         degree=1,
         solver="pgd",
         alpha=1.0,
-        Lambda=1.0,
+        radius=1.0,
         mu0=None,
         mu_init=None,
         q=2.0,
@@ -335,7 +335,7 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
         self.degree = degree
         self.solver = solver
         self.alpha = alpha
-        self.Lambda = Lambda
+        self.radius = radius
         self.mu0 = mu0
         self.mu_init = mu_init
         self.q = q
@@ -400,7 +400,7 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
                 return (
                     mu0
                     if norm == 0
-                    else project_onto_ball_orthant(mu0 + self.Lambda * v / norm, mu0, self.Lambda, 2.0)
+                    else project_onto_ball_orthant(mu0 + self.radius * v / norm, mu0, self.radius, 2.0)
                 )
         else:
 
@@ -421,22 +421,22 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
 
     def _trust_region(self, objective, mu0, mu_init):
         p = objective.combination.n_kernels
-        if self.Lambda > np.min(mu0):
+        if self.radius > np.min(mu0):
             raise ValueError(
-                "solver='trust_region' optimizes on the sphere ||mu - mu0|| = Lambda, which must stay in "
-                f"mu >= 0: Lambda={self.Lambda} must not exceed min(mu0)={np.min(mu0)}."
+                "solver='trust_region' optimizes on the sphere ||mu - mu0|| = radius, which must stay in "
+                f"mu >= 0: radius={self.radius} must not exceed min(mu0)={np.min(mu0)}."
             )
-        start = mu0 + self.Lambda / np.sqrt(p) if mu_init is None else mu_init
+        start = mu0 + self.radius / np.sqrt(p) if mu_init is None else mu_init
         if np.linalg.norm(start - mu0) == 0:
             raise ValueError(
                 "mu_init must differ from mu0 for solver='trust_region' (it is retracted onto the sphere)."
             )
-        initial_radius = self.Lambda / 4 if self.step_size is None else self.step_size
+        initial_radius = self.radius / 4 if self.step_size is None else self.step_size
         return riemannian_trust_region(
             objective,
             start,
             mu0,
-            float(self.Lambda),
+            float(self.radius),
             initial_radius=initial_radius,
             tol=self.tol,
             max_iter=self.max_iter,
@@ -470,7 +470,7 @@ class KernelLearningSVC(_KernelCombinationMixin, ClassifierMixin, BaseEstimator)
         projection onto μ ≥ 0.
     alpha : float, default=1.0
         λ = 1/C of the 2-norm soft margin.
-    Lambda, mu0, mu_init, q, beta : see :class:`KernelLearningRidge`.
+    radius, mu0, mu_init, q, beta : see :class:`KernelLearningRidge`.
     step_size : float, default=None
         Initial step η (default 1).
     tol : float, default=1e-4
@@ -500,7 +500,7 @@ class KernelLearningSVC(_KernelCombinationMixin, ClassifierMixin, BaseEstimator)
         degree=1,
         solver="pgd",
         alpha=1.0,
-        Lambda=1.0,
+        radius=1.0,
         mu0=None,
         mu_init=None,
         q=2.0,
@@ -514,7 +514,7 @@ class KernelLearningSVC(_KernelCombinationMixin, ClassifierMixin, BaseEstimator)
         self.degree = degree
         self.solver = solver
         self.alpha = alpha
-        self.Lambda = Lambda
+        self.radius = radius
         self.mu0 = mu0
         self.mu_init = mu_init
         self.q = q
