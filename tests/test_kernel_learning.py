@@ -247,7 +247,7 @@ def test_pgd_iterates_are_feasible_and_objective_decreases(q):
     def project(mu):
         return project_onto_ball_orthant(mu, mu0, radius, q)
 
-    result = projected_gradient(objective, mu0, project, step_size=1.0, tol=1e-10, max_iter=60)
+    result = projected_gradient(objective, mu0, project, learning_rate=1.0, tol=1e-10, max_iter=60)
     assert len(evaluated) > 5
     for mu in evaluated:
         assert np.all(mu >= 0)
@@ -261,7 +261,7 @@ def test_pgd_iterates_are_feasible_and_objective_decreases(q):
 def test_estimator_objective_history_is_monotone(degree):
     X, y = _data()
     model = KernelLearningRidge(
-        kernels=_kernels(), degree=degree, solver="pgd", alpha=0.1, step_size=5.0, max_iter=40, tol=1e-9
+        kernels=_kernels(), degree=degree, solver="pgd", alpha=0.1, learning_rate=5.0, max_iter=40, tol=1e-9
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -450,7 +450,7 @@ def test_indefinite_base_kernel_is_reported():
         (dict(solver="trust_region", radius=2.0), "must not exceed min"),
         (dict(mu0=[1.0, 2.0]), "one entry per base kernel"),
         (dict(mu0=-1.0), "non-negative"),
-        (dict(solver="iia", step_size=1.5), r"interpolation η in \(0, 1\)"),
+        (dict(solver="iia", interpolation=1.5), "'interpolation' parameter"),
         (dict(kernels=[]), "at least one base kernel"),
         (dict(kernels=["gaussian", "precomputed"]), "cannot be one entry"),
     ],

@@ -94,7 +94,7 @@ def test_projected_gradient_reaches_the_svm_dual_optimum(rule):
         return kkt_residual(x) <= 1e-10
 
     result = projected_gradient(
-        oracle, start, project, step_size=1.0 / lipschitz, rule=rule, max_iter=20000, tol=1e-14,
+        oracle, start, project, learning_rate=1.0 / lipschitz, rule=rule, max_iter=20000, tol=1e-14,
         callback=stop, normal=y if rule == "spectral" else None,
     )  # fmt: skip
     assert result.converged
@@ -116,7 +116,7 @@ def test_projected_gradient_diminishing_rule_is_the_papers_schedule():
 
     _, y, _, oracle, project, _ = _svm_dual_problem(n=10)
     x = project(np.zeros(y.size))
-    result = projected_gradient(oracle, x, project, step_size=0.5, rule="diminishing", max_iter=3)
+    result = projected_gradient(oracle, x, project, learning_rate=0.5, rule="diminishing", max_iter=3)
     for k in (1, 2, 3):  # x_{k+1} = P(x_k − (t/k)∇f(x_k)), every iterate accepted
         x = project(x - (0.5 / k) * oracle(x)[1])
     np.testing.assert_array_equal(result.x, x)
@@ -128,6 +128,6 @@ def test_projected_gradient_rejects_bad_arguments():
 
     _, y, _, oracle, project, _ = _svm_dual_problem(n=10)
     with pytest.raises(ValueError, match="rule"):
-        projected_gradient(oracle, np.zeros(10), project, step_size=1.0, rule="newton")
-    with pytest.raises(ValueError, match="step_size"):
-        projected_gradient(oracle, np.zeros(10), project, step_size=0.0)
+        projected_gradient(oracle, np.zeros(10), project, learning_rate=1.0, rule="newton")
+    with pytest.raises(ValueError, match="learning_rate"):
+        projected_gradient(oracle, np.zeros(10), project, learning_rate=0.0)

@@ -79,7 +79,7 @@ class _KernelCombinationMixin:
         "mu_init": [None, numbers.Real, "array-like"],
         "q": [Interval(numbers.Real, 1, None, closed="left")],
         "beta": [Interval(numbers.Real, 0, None, closed="neither")],
-        "step_size": [None, Interval(numbers.Real, 0, None, closed="neither")],
+        "learning_rate": [None, Interval(numbers.Real, 0, None, closed="neither")],
         "tol": [Interval(numbers.Real, 0, None, closed="neither")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "verbose": ["verbose"],
@@ -182,7 +182,7 @@ class _KernelCombinationMixin:
             raise ValueError(f"{name} must be finite and non-negative, got {value}.")
         return value
 
-    def _pgd(self, objective, mu0, mu_init, regularized, step_size):
+    def _pgd(self, objective, mu0, mu_init, regularized, learning_rate):
         """Algorithms 2/5 (projection onto M) or 6 (regularized, projection onto μ ≥ 0)."""
         if regularized:
 
@@ -205,7 +205,7 @@ class _KernelCombinationMixin:
             start,
             project,
             fallbacks=fallbacks,
-            step_size=step_size,
+            learning_rate=learning_rate,
             tol=self.tol,
             max_iter=self.max_iter,
             verbose=self.verbose,
@@ -266,10 +266,13 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
         The norm of M, q ≥ 1 (q = 2 for "iia" and "trust_region").
     beta : float, default=1.0
         Weight β of ``r(μ) = β‖μ‖²`` (solvers "rpgd" and "riia").
-    step_size : float, default=None
-        PGD: initial step η (default 1; multiplied by 0.8 whenever the objective would increase,
-        Sec. 2.3.2). IIA/rIIA: interpolation η ∈ (0, 1) (default ½). Trust region: initial radius Δ₀
-        (default Λ/4).
+    learning_rate : float, default=None
+        PGD/rPGD: the first step η (default 1; multiplied by 0.8 whenever the objective would
+        increase, Sec. 2.3.2).
+    interpolation : float, default=None
+        IIA/rIIA: the interpolation η ∈ (0, 1) of ``α' = ηα + (1 − η)(K_μ + λI)⁻¹y`` (default ½).
+    initial_radius : float, default=None
+        Trust region: the first radius Δ₀ (default Λ/4).
     tol : float, default=1e-6
         Relative stopping tolerance on the change of μ (PGD), of α (IIA) or on the Riemannian
         gradient norm (trust region).
@@ -313,6 +316,8 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
     _parameter_constraints = {
         **_KernelCombinationMixin._common_constraints,
         "solver": [StrOptions(_RIDGE_SOLVERS)],
+        "interpolation": [None, Interval(numbers.Real, 0, 1, closed="neither")],
+        "initial_radius": [None, Interval(numbers.Real, 0, None, closed="neither")],
     }
 
     def __init__(
@@ -326,7 +331,9 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
         mu_init=None,
         q=2.0,
         beta=1.0,
-        step_size=None,
+        learning_rate=None,
+        interpolation=None,
+        initial_radius=None,
         tol=1e-6,
         max_iter=100,
         verbose=0,
@@ -340,7 +347,9 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
         self.mu_init = mu_init
         self.q = q
         self.beta = beta
-        self.step_size = step_size
+        self.learning_rate = learning_rate
+        self.interpolation = interpolation
+        self.initial_radius = initial_radius
         self.tol = tol
         self.max_iter = max_iter
         self.verbose = verbose
@@ -377,7 +386,7 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
         objective = RidgeObjective(combination, y, self.alpha, self.beta if regularized else 0.0)
         with _blas_threads(len(y)):
             if solver in ("pgd", "rpgd"):
-                step = 1.0 if self.step_size is None else self.step_size
+                step = 1.0 if self.learning_rate is None else self.learning_rate
                 result = self._pgd(objective, mu0, mu_init, regularized, step)
             elif solver in ("iia", "riia"):
                 result = self._interpolated(objective, solver, mu0, mu_init)
@@ -388,11 +397,7 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
         return self
 
     def _interpolated(self, objective, solver, mu0, mu_init):
-        interpolation = 0.5 if self.step_size is None else self.step_size
-        if not 0 < interpolation < 1:
-            raise ValueError(
-                f"For solver={solver!r}, step_size is the interpolation η in (0, 1), got {interpolation}."
-            )
+        interpolation = 0.5 if self.interpolation is None else self.interpolation
         if solver == "iia":
 
             def weights(v):  # Theorem 2.1, projected onto M (a no-op when every v_k ≥ 0)
@@ -431,7 +436,7 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
             raise ValueError(
                 "mu_init must differ from mu0 for solver='trust_region' (it is retracted onto the sphere)."
             )
-        initial_radius = self.radius / 4 if self.step_size is None else self.step_size
+        initial_radius = self.radius / 4 if self.initial_radius is None else self.initial_radius
         return riemannian_trust_region(
             objective,
             start,
@@ -471,8 +476,8 @@ class KernelLearningSVC(_KernelCombinationMixin, ClassifierMixin, BaseEstimator)
     alpha : float, default=1.0
         λ = 1/C of the 2-norm soft margin.
     radius, mu0, mu_init, q, beta : see :class:`KernelLearningRidge`.
-    step_size : float, default=None
-        Initial step η (default 1).
+    learning_rate : float, default=None
+        The first step η of PGD (default 1; multiplied by 0.8 whenever the objective would increase).
     tol : float, default=1e-4
         Relative tolerance on the change of μ.
     max_iter : int, default=50
@@ -505,7 +510,7 @@ class KernelLearningSVC(_KernelCombinationMixin, ClassifierMixin, BaseEstimator)
         mu_init=None,
         q=2.0,
         beta=1.0,
-        step_size=None,
+        learning_rate=None,
         tol=1e-4,
         max_iter=50,
         verbose=0,
@@ -519,7 +524,7 @@ class KernelLearningSVC(_KernelCombinationMixin, ClassifierMixin, BaseEstimator)
         self.mu_init = mu_init
         self.q = q
         self.beta = beta
-        self.step_size = step_size
+        self.learning_rate = learning_rate
         self.tol = tol
         self.max_iter = max_iter
         self.verbose = verbose
@@ -534,7 +539,7 @@ class KernelLearningSVC(_KernelCombinationMixin, ClassifierMixin, BaseEstimator)
         mu0, mu_init = self._weight_vectors(combination.n_kernels)
         regularized = self.solver == "rpgd"
         objective = SVMObjective(combination, Y, self.alpha, self.beta if regularized else 0.0)
-        step = 1.0 if self.step_size is None else self.step_size
+        step = 1.0 if self.learning_rate is None else self.learning_rate
         with _blas_threads(len(Y)):
             result = self._pgd(objective, mu0, mu_init, regularized, step)
         self.dual_coef_ = result.state.dual_coef

@@ -76,7 +76,7 @@ def _log(verbose, name, iteration, value, extra=""):
 
 
 def projected_gradient(
-    objective, mu, project, *, step_size, tol, max_iter, verbose=0, name="pgd", fallbacks=()
+    objective, mu, project, *, learning_rate, tol, max_iter, verbose=0, name="pgd", fallbacks=()
 ):
     """Projected gradient descent ``μ' = P_M(μ − η∇F(μ))`` with the step rule of Sec. 2.3.2.
 
@@ -101,8 +101,8 @@ def projected_gradient(
         return False
 
     found = optimize.projected_gradient(
-        oracle, state.mu, project, step_size=step_size, rule="backtracking", max_iter=max_iter, tol=tol,
-        callback=record, initial=(state.value, state.gradient, state), decrease=STEP_DECREASE,
+        oracle, state.mu, project, learning_rate=learning_rate, rule="backtracking", max_iter=max_iter,
+        tol=tol, callback=record, initial=(state.value, state.gradient, state), decrease=STEP_DECREASE,
     )  # fmt: skip
     return SolverResult(found.state[2], history, found.n_iter, found.converged)
 

@@ -58,7 +58,7 @@ def projected_gradient(
     x,
     project,
     *,
-    step_size,
+    learning_rate,
     rule="backtracking",
     max_iter=1000,
     tol=0.0,
@@ -78,7 +78,7 @@ def projected_gradient(
         Start, a point of the set (not projected again).
     project : callable
         Euclidean projection ``P`` onto the set.
-    step_size : float
+    learning_rate : float
         ``t``: the first step (``"backtracking"``, ``"spectral"``), the numerator of ``t/k``
         (``"diminishing"``) or the fixed step ``1/L`` (``"accelerated"``).
     rule : {"backtracking", "diminishing", "spectral", "accelerated"}, default="backtracking"
@@ -104,20 +104,20 @@ def projected_gradient(
     """
     if rule not in STEP_RULES:
         raise ValueError(f"rule must be one of {STEP_RULES}, got {rule!r}.")
-    if not step_size > 0:
-        raise ValueError(f"step_size must be positive, got {step_size}.")
+    if not learning_rate > 0:
+        raise ValueError(f"learning_rate must be positive, got {learning_rate}.")
     callback = callback if callback is not None else (lambda iteration, x, state, step: False)
     if rule == "accelerated":
-        return _accelerated(oracle, x, project, float(step_size), max_iter, callback)
+        return _accelerated(oracle, x, project, float(learning_rate), max_iter, callback)
     state = oracle(x) if initial is None else initial
-    if callback(0, x, state, step_size):
+    if callback(0, x, state, learning_rate):
         return ProjectedGradientResult(x, state, 0, True)
     if rule == "spectral":
-        return _spectral(oracle, x, state, project, float(step_size), max_iter, callback, normal)
-    step = float(step_size)
+        return _spectral(oracle, x, state, project, float(learning_rate), max_iter, callback, normal)
+    step = float(learning_rate)
     for iteration in range(1, max_iter + 1):
         if rule == "diminishing":
-            step = step_size / iteration
+            step = learning_rate / iteration
             candidate = project(x - step * state[1])
             trial = oracle(candidate)
         else:

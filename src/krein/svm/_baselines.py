@@ -279,5 +279,5 @@ class DCASVC(_OneVsRestKernelSVC):
 
         return projected_gradient(
             descent_oracle, start, lambda alpha: project_box_hyperplane(alpha, labels, upper),
-            step_size=1.0 / self._lipschitz, rule="accelerated", max_iter=max_inner, callback=small_move,
+            learning_rate=1.0 / self._lipschitz, rule="accelerated", max_iter=max_inner, callback=small_move,
         ).x  # fmt: skip

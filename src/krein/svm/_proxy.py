@@ -355,7 +355,7 @@ class _Certificate:
 
 
 def solve_proxy_problem(
-    problem, *, solver, max_iter, tol, step_size="auto", smoothing=0.0, start=None, verbose=0
+    problem, *, solver, max_iter, tol, learning_rate="auto", smoothing=0.0, start=None, verbose=0
 ):
     """Maximize ``f`` by projected gradient, ACCPM or the exchange method.
 
@@ -370,7 +370,7 @@ def solve_proxy_problem(
     max_iter : int
     tol : float
         Relative duality-gap tolerance.
-    step_size : "auto" or float
+    learning_rate : "auto" or float
         ``"auto"``: spectral projected gradient (Barzilai–Borwein steps with a nonmonotone line
         search, see :func:`_projected_gradient`); a float ``t`` gives the paper's schedule
         ``β_{k+1} = P_A(β_k + (t/k)∇f(β_k))`` (Sec. 3.2 uses 5/k), no line search.
@@ -398,7 +398,7 @@ def solve_proxy_problem(
 
     beta = problem.project(np.zeros(problem.linear.size) if start is None else start)
     if solver == "projected_gradient":
-        converged, n_iter = _projected_gradient(problem, oracle, certificate, beta, max_iter, step_size)
+        converged, n_iter = _projected_gradient(problem, oracle, certificate, beta, max_iter, learning_rate)
     elif solver == "accpm":
 
         def accpm_oracle(beta):
@@ -442,11 +442,11 @@ def solve_proxy_problem(
     )
 
 
-def _projected_gradient(problem, oracle, certificate, beta, max_iter, step_size):
+def _projected_gradient(problem, oracle, certificate, beta, max_iter, learning_rate):
     """Algorithm 1 (projected gradient ascent) by :func:`krein.optimize.projected_gradient` on ``−f_ε``;
     returns ``(converged, n_iter)``.
 
-    ``step_size`` float ``t``: the paper's ``β_{k+1} = P_A(β_k + (t/k)∇f(β_k))`` (rule
+    ``learning_rate`` float ``t``: the paper's ``β_{k+1} = P_A(β_k + (t/k)∇f(β_k))`` (rule
     ``"diminishing"``). ``"auto"``: the spectral projected gradient (rule ``"spectral"``, Barzilai–Borwein
     steps from ``1/L`` for the SVM part of ``f``, nonmonotone line search; ``normal = s``, since every
     feasible move keeps ``sᵀβ``). Each trial is one rank-one eigen-update, O(n²); the certified gap
@@ -462,13 +462,13 @@ def _projected_gradient(problem, oracle, certificate, beta, max_iter, step_size)
     def check(iteration, beta, state, step):
         return certificate.check(beta, state[2], state[3])
 
-    if step_size == "auto":
+    if learning_rate == "auto":
         scale = problem.spectrum.curvature * np.max(problem.z_coef**2)
-        rule, step_size = "spectral", 1.0 / max(scale, 1e-12)
+        rule, learning_rate = "spectral", 1.0 / max(scale, 1e-12)
     else:
         rule = "diminishing"
     result = projected_gradient(
-        descent_oracle, beta, problem.project, step_size=step_size, rule=rule, max_iter=max_iter,
+        descent_oracle, beta, problem.project, learning_rate=learning_rate, rule=rule, max_iter=max_iter,
         callback=check, normal=problem.signs,
     )  # fmt: skip
     return result.converged, result.n_iter
