@@ -323,6 +323,7 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
     def __init__(
         self,
         kernels=None,
+        *,
         degree=1,
         solver="pgd",
         alpha=1.0,
@@ -502,6 +503,7 @@ class KernelLearningSVC(_KernelCombinationMixin, ClassifierMixin, BaseEstimator)
     def __init__(
         self,
         kernels=None,
+        *,
         degree=1,
         solver="pgd",
         alpha=1.0,

@@ -111,7 +111,7 @@ class _LibsvmBaseline(_OneVsRestKernelSVC):
     }
 
     def __init__(
-        self, kernel="gaussian", C=1.0, class_weight=None, tol=1e-3, max_iter=LIBSVM_MAX_ITER, verbose=0
+        self, kernel="gaussian", *, C=1.0, class_weight=None, tol=1e-3, max_iter=LIBSVM_MAX_ITER, verbose=0
     ):
         self.kernel = kernel
         self.C = C
@@ -226,7 +226,7 @@ class DCASVC(_OneVsRestKernelSVC):
         "verbose": ["verbose"],
     }
 
-    def __init__(self, kernel="gaussian", C=1.0, class_weight=None, max_iter=100, tol=1e-6, verbose=0):
+    def __init__(self, kernel="gaussian", *, C=1.0, class_weight=None, max_iter=100, tol=1e-6, verbose=0):
         self.kernel = kernel
         self.C = C
         self.class_weight = class_weight

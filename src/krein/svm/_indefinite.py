@@ -239,6 +239,7 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
     def __init__(
         self,
         kernel="gaussian",
+        *,
         C=1.0,
         rho=10.0,
         solver="projected_gradient",
@@ -324,6 +325,7 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
     def __init__(
         self,
         kernel="gaussian",
+        *,
         C=1.0,
         epsilon=0.1,
         rho=10.0,
@@ -394,6 +396,7 @@ class IndefiniteOneClassSVM(OutlierMixin, _ProxyKernelEstimator):
     def __init__(
         self,
         kernel="gaussian",
+        *,
         nu=0.5,
         rho=10.0,
         solver="projected_gradient",

@@ -1,0 +1,46 @@
+"""The naming table of docs/developer.md, checked over every public estimator."""
+
+import inspect
+
+import pytest
+from sklearn.base import BaseEstimator
+
+from krein import embedding, kernel_learning, least_squares, logistic, model_selection, nystroem, svm
+
+ESTIMATORS = sorted(
+    {
+        obj
+        for module in (least_squares, svm, logistic, kernel_learning, embedding, nystroem, model_selection)
+        for obj in vars(module).values()
+        if inspect.isclass(obj) and issubclass(obj, BaseEstimator) and obj.__module__.startswith("krein.")
+    },
+    key=lambda cls: cls.__name__,
+)
+
+#: Names the table retired, with the name that replaced each.
+RETIRED = {"lam": "alpha", "Lambda": "radius", "step_size": "learning_rate"}
+
+
+def _parameters(cls):
+    return list(inspect.signature(cls.__init__).parameters.values())[1:]
+
+
+def test_every_public_estimator_is_listed():
+    names = {cls.__name__ for cls in ESTIMATORS}
+    assert {"KreinRidge", "IndefiniteSVC", "KernelLearningRidge", "IndefiniteLogisticRegression"} <= names
+    assert "HypergradientSearchCV" in names and "IndefiniteNystroem" in names
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda cls: cls.__name__)
+def test_every_parameter_after_the_first_is_keyword_only(cls):
+    parameters = _parameters(cls)
+    assert parameters[0].name in ("kernel", "kernels", "n_clusters", "estimator")
+    positional = [p.name for p in parameters[1:] if p.kind != inspect.Parameter.KEYWORD_ONLY]
+    assert not positional, f"{cls.__name__}: {positional} should be keyword-only"
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda cls: cls.__name__)
+def test_no_estimator_uses_a_retired_name(cls):
+    names = {p.name for p in _parameters(cls)}
+    assert not names & set(RETIRED), {name: RETIRED[name] for name in names & set(RETIRED)}
+
