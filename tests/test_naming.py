@@ -44,3 +44,28 @@ def test_no_estimator_uses_a_retired_name(cls):
     names = {p.name for p in _parameters(cls)}
     assert not names & set(RETIRED), {name: RETIRED[name] for name in names & set(RETIRED)}
 
+
+LOW_RANK = [cls for cls in ESTIMATORS if "n_components" in {p.name for p in _parameters(cls)}]
+
+
+@pytest.mark.parametrize("cls", LOW_RANK, ids=lambda cls: cls.__name__)
+def test_more_landmarks_than_samples_warn_and_use_every_sample(cls):
+    import numpy as np
+    from sklearn.base import is_classifier, is_regressor
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((30, 3))
+    y = (X[:, 0] > 0).astype(int) if is_classifier(cls()) else X[:, 0] + 0.1 * rng.standard_normal(30)
+    supervised = is_classifier(cls()) or is_regressor(cls())
+    extra = {"random_state": 0} if "random_state" in {p.name for p in _parameters(cls)} else {}
+
+    def output(n_components):
+        model = cls(n_components=n_components, **extra)
+        model.fit(X, y) if supervised else model.fit(X)
+        if supervised:
+            return model.decision_function(X) if hasattr(model, "decision_function") else model.predict(X)
+        return model.transform(X) if hasattr(model, "transform") else model.labels_
+
+    with pytest.warns(UserWarning, match="n_components=45 > n_samples=30"):
+        clamped = output(45)
+    np.testing.assert_allclose(np.abs(clamped), np.abs(output(30)), rtol=1e-6, atol=1e-8)

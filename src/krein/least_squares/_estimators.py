@@ -25,7 +25,7 @@ from ..kernels import (
     initial_kernel,
     make_kernel,
 )
-from ..nystroem import check_finite_chunk, nystroem_representation
+from ..nystroem import check_finite_chunk, clamp_n_components, nystroem_representation
 from ..nystroem import is_dask_array as _is_dask
 from ..spectral import SpectralRepresentation, indefiniteness
 from ._spectral import SpectralProblem, center_kernel
@@ -206,7 +206,7 @@ class _KreinLeastSquares(KernelEstimatorMixin):
         representation, self.landmark_indices_ = nystroem_representation(
             self.kernel_,
             X,
-            n_components=self.n_components,
+            n_components=clamp_n_components(self.n_components, X.shape[0], stacklevel=3),
             landmarks=self.landmarks,
             landmark_rank=self.landmark_rank,
             warn_poor=False,
@@ -589,7 +589,8 @@ _COMMON_PARAMETERS_DOC = """kernel : Kernel, str or "precomputed", default="gaus
         approximation is centred (``H K̃ H``, column means of ``K_XZ`` from the same streamed pass).
     n_components : int or None, default=None
         None: exact eigendecomposition. Otherwise the rank of a Nyström one-shot eigendecomposition
-        (Oglic & Gärtner 2019, Sec. 2.2) computed by :mod:`krein.nystroem`.
+        (Oglic & Gärtner 2019, Sec. 2.2) computed by :mod:`krein.nystroem`; more than the training
+        points warns and uses every point as a landmark.
     landmarks : str, default="uniform"
         Landmark sampler of the Nyström model (see :mod:`krein.nystroem`).
     landmark_rank : {"full", "validated"}, default="full"

@@ -35,7 +35,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._base import KernelEstimatorMixin, decision_to_labels, one_vs_rest_targets
 from .._validation import check_test_kernel
 from ..kernels import Kernel, make_kernel
-from ..nystroem import LANDMARK_METHODS, nystroem_representation
+from ..nystroem import LANDMARK_METHODS, clamp_n_components, nystroem_representation
 from ..spectral import SpectralRepresentation
 
 __all__ = ["KreinSquaredHingeSVC", "squared_hinge_newton"]
@@ -139,6 +139,7 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
         Regularization of the positive and negative decomposition components ``λ₊``, ``λ₋``.
     n_components : int, default=None
         Number of Nyström landmarks m; None uses the exact eigendecomposition of the training kernel.
+        More than the training points warns and uses every point as a landmark.
     landmarks : {"uniform", "leverage", "kmeans++"}, default="uniform"
         Landmark sampler (Sec. 2.3).
     nystroem_split : {"approximation", "landmarks"}, default="approximation"
@@ -226,7 +227,7 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
             return SpectralRepresentation.exact(K), y
         self.kernel_ = make_kernel(self.kernel)
         X, y = validate_data(self, X, y, reset=True, dtype=np.float64)
-        n_components = min(self.n_components, X.shape[0])
+        n_components = clamp_n_components(self.n_components, X.shape[0], stacklevel=3)
         representation, indices = nystroem_representation(
             self.kernel_,
             X,
