@@ -424,7 +424,7 @@ def test_svc_multiclass_one_vs_rest():
     X = np.vstack([c + rng.standard_normal((20, 2)) for c in centers])
     y = np.repeat(["a", "b", "c"], 20)
     model = KernelLearningSVC(max_iter=5).fit(X, y)
-    assert model.dual_coef_.shape == (60, 3)
+    assert model.dual_coef_.shape == (3, 60)
     assert model.score(X, y) > 0.9
 
 

@@ -58,7 +58,7 @@ def test_cccp_converges_to_a_stationary_point(local_minimum_problem):
     assert model.objective_gradient_norm(K, y)[0] <= 1e-6
     assert model.n_iter_[0] < 2000  # stopped by convergence, not by the cap
     # stationarity of (5) checked against a finite-difference gradient of the paper's formula
-    alpha, y_pm = model.dual_coef_[:, 0], 2.0 * y - 1
+    alpha, y_pm = model.dual_coef_[0], 2.0 * y - 1
     steps = 1e-6 * np.eye(K.shape[0])
     numeric = [
         (objective(K, y_pm, alpha + e, 1e-3) - objective(K, y_pm, alpha - e, 1e-3)) / 2e-6 for e in steps
@@ -85,7 +85,7 @@ def test_deterministic_solvers_decrease_the_objective_monotonically(tl1_problem,
     assert np.all(np.diff(history) <= 1e-12)
     assert history[-1] < history[0] - 0.1
     # the recorded values are objective (5) itself
-    alpha = model.dual_coef_[:, 0]
+    alpha = model.dual_coef_[0]
     assert history[-1] == pytest.approx(objective(K, 2.0 * y - 1, alpha, 1e-2), rel=1e-10, abs=1e-12)
 
 
@@ -180,7 +180,7 @@ def test_multiclass_is_one_vs_rest_on_a_shared_decomposition():
     y = np.argmax(X, axis=1)
     model = IndefiniteLogisticRegression(alpha=1e-2, max_outer_iter=5).fit(X, y)
     scores = model.decision_function(X)
-    assert scores.shape == (60, 3) and model.dual_coef_.shape == (60, 3)
+    assert scores.shape == (60, 3) and model.dual_coef_.shape == (3, 60)
     for k in range(3):
         binary = IndefiniteLogisticRegression(alpha=1e-2, max_outer_iter=5, tau=model.tau_).fit(X, y == k)
         np.testing.assert_allclose(scores[:, k], binary.decision_function(X), atol=1e-10)
@@ -223,14 +223,14 @@ def test_plain_step_decreases_the_objective_monotonically(tl1_problem):
             assert history.size == 31
             assert np.all(np.diff(history) <= 1e-12)
             assert history[-1] < history[0] - 0.05
-            alpha = model.dual_coef_[:, 0]
+            alpha = model.dual_coef_[0]
             assert history[-1] == pytest.approx(objective(K, 2.0 * y - 1, alpha, 1e-2), rel=1e-10)
     # ε = 1: one plain gradient step per subproblem, i.e. α₁ = −0.02 ∇F(0) = 0.02 K y/(2n) (gradient (10))
     y_pm = 2.0 * y - 1
     one = IndefiniteLogisticRegression(kernel="precomputed", solver="ccicp", step="plain", max_outer_iter=1)
     one.fit(K, y)
     assert one.n_inner_iter_[0] == 1
-    np.testing.assert_allclose(one.dual_coef_[:, 0], 0.02 * K @ y_pm / (2 * 80), atol=1e-12)
+    np.testing.assert_allclose(one.dual_coef_[0], 0.02 * K @ y_pm / (2 * 80), atol=1e-12)
 
 
 def test_paper_step_is_algorithm_1_in_alpha(tl1_problem):
@@ -248,7 +248,7 @@ def test_paper_step_is_algorithm_1_in_alpha(tl1_problem):
     for eta in (0.02, 0.016):
         alpha = alpha - eta * (lam * K_plus @ alpha - K @ (y_pm * expit(-y_pm * (K @ alpha))) / n)
     assert model.n_inner_iter_[0] == 2 and model.tau_ > 0
-    np.testing.assert_allclose(model.dual_coef_[:, 0], alpha, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(model.dual_coef_[0], alpha, rtol=1e-9, atol=1e-12)
 
 
 def test_plain_step_cccp_reaches_the_default_stationary_point():
@@ -279,7 +279,7 @@ def test_plain_step_cccp_reaches_the_default_stationary_point():
         return objective(K, y_pm, alpha, 0.1), gradient
 
     reference = minimize(fun, np.zeros(n), jac=True, method="L-BFGS-B", options={"gtol": 1e-12, "ftol": 0})
-    np.testing.assert_allclose(plain.dual_coef_[:, 0], reference.x, atol=1e-6)
+    np.testing.assert_allclose(plain.dual_coef_[0], reference.x, atol=1e-6)
 
 
 def test_errors_name_the_argument(tl1_problem):
@@ -364,7 +364,7 @@ def test_low_rank_kernel_object_and_precomputed_agree(tl1_problem):
     direct = IndefiniteLogisticRegression(kernel=TruncatedL1(), **common).fit(X, y)
     precomputed = IndefiniteLogisticRegression(kernel="precomputed", **common).fit(K, y)
     np.testing.assert_array_equal(direct.landmark_indices_, precomputed.landmark_indices_)
-    assert direct.dual_coef_.shape == (30, 1) and direct.X_fit_.shape == (30, 2)
+    assert direct.dual_coef_.shape == (1, 30) and direct.X_fit_.shape == (30, 2)
     np.testing.assert_allclose(
         direct.decision_function(X[:20]), precomputed.decision_function(K[:20]), atol=1e-10
     )

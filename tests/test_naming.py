@@ -3,7 +3,7 @@
 import inspect
 
 import pytest
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, is_classifier
 
 from krein import embedding, kernel_learning, least_squares, logistic, model_selection, nystroem, svm
 
@@ -69,3 +69,24 @@ def test_more_landmarks_than_samples_warn_and_use_every_sample(cls):
     with pytest.warns(UserWarning, match="n_components=45 > n_samples=30"):
         clamped = output(45)
     np.testing.assert_allclose(np.abs(clamped), np.abs(output(30)), rtol=1e-6, atol=1e-8)
+
+
+CLASSIFIERS = [cls for cls in ESTIMATORS if is_classifier(cls())]
+
+
+@pytest.mark.parametrize("cls", CLASSIFIERS, ids=lambda cls: cls.__name__)
+def test_dual_coef_is_tasks_by_points(cls):
+    import warnings
+
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((30, 2))
+    y = np.digitize(X[:, 0], [-0.4, 0.4])  # three classes
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = cls().fit(X, y)
+    if hasattr(model, "dual_coef_"):  # (the similarity-features models have coef_ on features)
+        assert model.dual_coef_.shape == (3, 30)
+        if hasattr(model, "intercept_"):  # (IKLR has no bias)
+            assert np.shape(model.intercept_) == (3,)

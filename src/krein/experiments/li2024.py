@@ -486,13 +486,13 @@ class RidgeLearnedSVC(ClassifierMixin, BaseEstimator):
         self.weights_ = ridge.weights_
         combination = KernelCombination(np.ascontiguousarray(np.moveaxis(X, 2, 0)), self.degree)
         state = SVMObjective(combination, Y, self.alpha).evaluate(self.weights_)
-        self.dual_coef_, self.intercept_ = state.dual_coef, state.intercept
+        self.dual_coef_, self.intercept_ = state.dual_coef.T, state.intercept
         return self
 
     def decision_function(self, X):
         X = validate_data(self, X, allow_nd=True, reset=False)
         kernel = np.tensordot(X, self.weights_, axes=(2, 0)) ** self.degree
-        return (kernel @ self.dual_coef_ + self.intercept_).ravel()
+        return (kernel @ self.dual_coef_.T + self.intercept_).ravel()
 
     def predict(self, X):
         return decision_to_labels(self.decision_function(X), self.classes_)

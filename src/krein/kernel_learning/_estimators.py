@@ -147,7 +147,7 @@ class _KernelCombinationMixin:
     def _test_combination(self, X):
         """``S = Σ_k μ_k K_k(X, X_fit)`` (t, n) for validated test data."""
         check_is_fitted(self)
-        n_train = self.dual_coef_.shape[0]
+        n_train = self.dual_coef_.shape[-1]
         if self.kernels_ == "precomputed":
             X = validate_data(self, X, reset=False, dtype=np.float64, allow_nd=True)
             if X.ndim != 3 or X.shape[2] != self.n_kernels_:
@@ -488,7 +488,7 @@ class KernelLearningSVC(_KernelCombinationMixin, ClassifierMixin, BaseEstimator)
     ----------
     classes_ : ndarray
     weights_ : ndarray of shape (p,)
-    dual_coef_ : ndarray of shape (n_samples, n_tasks)
+    dual_coef_ : ndarray of shape (n_tasks, n_samples)
         Signed SVM coefficients ``y_i α_i`` (one column per one-vs-rest task; one for binary).
     intercept_ : ndarray of shape (n_tasks,)
     objective_history_ : ndarray
@@ -544,7 +544,7 @@ class KernelLearningSVC(_KernelCombinationMixin, ClassifierMixin, BaseEstimator)
         step = 1.0 if self.learning_rate is None else self.learning_rate
         with _blas_threads(len(Y)):
             result = self._pgd(objective, mu0, mu_init, regularized, step)
-        self.dual_coef_ = result.state.dual_coef
+        self.dual_coef_ = result.state.dual_coef.T
         self.intercept_ = result.state.intercept
         self._store_result(result)
         return self
@@ -552,7 +552,7 @@ class KernelLearningSVC(_KernelCombinationMixin, ClassifierMixin, BaseEstimator)
     def decision_function(self, X):
         """``Σ_i y_iα_i K_μ(x, x_i) + b`` per one-vs-rest task (a vector for binary problems)."""
         S = self._test_combination(X)
-        scores = (S if self.degree == 1 else S**self.degree) @ self.dual_coef_ + self.intercept_
+        scores = (S if self.degree == 1 else S**self.degree) @ self.dual_coef_.T + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict(self, X):

@@ -215,7 +215,7 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
-    dual_coef_ : ndarray of shape (n_points, n_tasks)
+    dual_coef_ : ndarray of shape (n_tasks, n_points)
         ``β`` with ``f(x) = K(x, P) β`` per one-vs-rest task (one task for binary problems); ``P`` the
         training points (exact, ``β = α``) or the landmarks ``landmark_indices_`` (low rank).
     objective_history_ : list of ndarray
@@ -385,7 +385,7 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
             histories.append(result.objective_history)
             n_iter.append(result.n_iter)
             n_inner.append(result.n_inner_iter)
-        self.dual_coef_ = np.column_stack(coefficients)
+        self.dual_coef_ = np.vstack(coefficients)
         self._eigen_coef = np.column_stack(eigen_coef)
         self.objective_history_ = histories
         self.n_iter_ = np.asarray(n_iter)
@@ -435,7 +435,7 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
         """``f(x) = K(x, P) β`` per task (``P`` training points or landmarks): shape (n_samples,) for binary
         problems."""
         check_is_fitted(self)
-        scores = self._decision_rows(X) @ self.dual_coef_
+        scores = self._decision_rows(X) @ self.dual_coef_.T
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict(self, X):
@@ -468,14 +468,14 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
             vectors, values = self.representation_.coordinates(rows), self.representation_.values
             norms = []
             for task in range(Y.shape[1]):
-                weights = Y[:, task] * expit(-Y[:, task] * (rows @ self.dual_coef_[:, task]))
+                weights = Y[:, task] * expit(-Y[:, task] * (rows @ self.dual_coef_[task]))
                 step = self.alpha * self._eigen_coef[:, task] - vectors.T @ weights / rows.shape[0]
                 norms.append(np.linalg.norm(values * step))
             return np.asarray(norms)
         K = self._test_kernel(X)
         norms = []
         for task in range(Y.shape[1]):
-            alpha = self.dual_coef_[:, task]
+            alpha = self.dual_coef_[task]
             f = K @ alpha
             weights = Y[:, task] * expit(-Y[:, task] * f)
             norms.append(np.linalg.norm(K @ (self.alpha * alpha - weights / K.shape[0])))

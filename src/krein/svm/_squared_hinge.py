@@ -167,7 +167,7 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
     classes_ : ndarray of shape (n_classes,)
     representation_ : SpectralRepresentation
     landmark_indices_ : ndarray of shape (m,) or None
-    dual_coef_ : ndarray of shape (n_points, n_tasks)
+    dual_coef_ : ndarray of shape (n_tasks, n_points)
         ``β`` with ``f(x) = K(x, P) β + b`` (``P`` the training points, or the landmarks).
     coef_ : ndarray of shape (r, n_tasks)
         ``z`` in the features ``Φ`` (``Ũ |Λ|^{1/2} sign(Λ)``, or ``K_XZ U_Z |D|^{-1/2} S`` with
@@ -284,7 +284,7 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
         u = to_eigen @ coef if landmark_split else to_eigen[:, None] * coef
         self.coef_ = C @ u if landmark_split else coef
         self.representation_ = representation
-        self.dual_coef_ = representation.dual_coef(u / values[:, None])
+        self.dual_coef_ = representation.dual_coef(u / values[:, None]).T
         return self
 
     def decision_function(self, X):
@@ -297,7 +297,7 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
                 rows = rows[:, self.landmark_indices_]
         else:
             rows = self._test_kernel(X)
-        scores = rows @ self.dual_coef_ + self.intercept_
+        scores = rows @ self.dual_coef_.T + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict(self, X):
