@@ -7,8 +7,10 @@ from sklearn.datasets import make_classification
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from krein.kernels import DeltaGaussian
+from krein.optimize import squared_hinge_newton
+from krein.optimize._squared_hinge import _line_search
 from krein.spectral import krein_decomposition
-from krein.svm._squared_hinge import KreinSquaredHingeSVC, _line_search, squared_hinge_newton
+from krein.svm import KreinSquaredHingeSVC
 
 KERNEL = DeltaGaussian(1.5, 3.0)
 
