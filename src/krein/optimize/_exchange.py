@@ -30,7 +30,7 @@ Eliminating the multipliers leaves one symmetric positive-definite system in β 
 
 ``D = diag(μ/β + ω/(u − β))``, ``A`` the m × n matrix of cut gradients ``∇φ_j = p − Q_jβ``,
 ``w_j = φ_j − t``, ``g = Aᵀ(θ/w)``: one Cholesky factorization serves predictor and corrector.
-An interior-point method takes a number of steps nearly independent of n (about 10 here) and
+An interior-point method takes a number of steps nearly independent of n (10–15 here) and
 reaches any accuracy, which a cutting-plane method needs of its subproblems near the end (the
 generic conic solver called through cvxpy before did the same with far more overhead).
 
@@ -54,8 +54,9 @@ as its lower bound: the gap is certified even if a subproblem is solved inexactl
 
 **Cost per iteration** (n_β variables, m cuts kept after pruning, r the rank of the new
 kernel): the new cut is one proxy kernel (the caller's rank-one eigen-update plus one n × n product,
-O(n³)) and ``Q = (LᵀM)ᵀ(LᵀM)``, O(r n_β²); the QCLP costs about 10 interior-point steps of
-``O(n_β³/3 + m n_β²)`` each (the Cholesky factorization and forming ``Σθ_jQ_j``, ``Q_jβ``). A
+O(n³)) and ``Q = (LᵀM)ᵀ(LᵀM)``, O(r n_β²); the QCLP costs 6–8 interior-point steps (warm-started
+from the previous (β, θ)) of ``O(n_β³/3 + m n_β²)`` each (the Cholesky factorization and forming
+``Σθ_jQ_j``, ``Q_jβ``). A
 projected-gradient iteration costs O(n²), so one exchange iteration is worth some hundreds of them.
 How many cuts the method needs depends on ρ: each cut carries the curvature ``Q_j`` of f along
 ``z_j`` only, while the rank-one term ``zzᵀ/4ρ`` of Theorem 1 curves f in every direction, so the
@@ -81,6 +82,8 @@ _TO_BOUNDARY = 0.995
 _INEXACT = 0.5
 #: A cut is dropped when its weight θ_j falls below this fraction of the largest.
 _PRUNE = 1e-4
+#: Warm start of each QCLP: this much of the previous solution (β, θ), the rest of the cold start.
+_WARM = 0.95
 
 
 @dataclass
@@ -105,11 +108,14 @@ def _step_to_boundary(values, steps):
 class _InteriorPoint:
     """State ``(β, t, w, θ, μ, ω, ν)`` of the primal–dual method for (13) on the variables with u > 0."""
 
-    def __init__(self, Q, constants, p, s, u, rhs):
+    def __init__(self, Q, constants, p, s, u, rhs, start=None):
         m, k = constants.size, p.size
         self.constants, self.p, self.s, self.u, self.rhs = constants, p, s, u, rhs
         self.stacked, self.flat = Q.reshape(m * k, k), Q.reshape(m, k * k)  # for Q_jβ and Σθ_jQ_j
         self.beta, self.lam = u / 2, np.full(m, 1.0 / m)
+        if start is not None:  # the previous solution, a little towards the centre: strictly interior
+            self.beta = _WARM * start[0] + (1 - _WARM) * self.beta
+            self.lam = _WARM * start[1] + (1 - _WARM) * self.lam
         A, phi = self.cuts(self.beta)
         self.t = float(phi.min()) - 1.0
         self.w = phi - self.t
@@ -189,7 +195,7 @@ class _InteriorPoint:
         self.nu += a * d_nu
 
 
-def solve_qclp(quadratics, constants, linear, signs, upper, rhs, gap, *, tol, max_iter=100):
+def solve_qclp(quadratics, constants, linear, signs, upper, rhs, gap, *, tol, max_iter=100, start=None):
     """Solve the QCLP (13) by a primal–dual interior-point method (module docstring).
 
     Parameters
@@ -207,6 +213,9 @@ def solve_qclp(quadratics, constants, linear, signs, upper, rhs, gap, *, tol, ma
     tol : float
         Absolute tolerance on the certified bound gap ``U − min_j φ_j(β̂)``.
     max_iter : int
+    start : (ndarray of shape (n,), ndarray of shape (m,)), optional
+        A previous solution ``(β, θ)`` (a new cut with weight 0): the method starts from
+        ``0.95·start + 0.05·(u/2, 1/m)``, which saves about a third of the steps in the exchange method.
 
     Returns
     -------
@@ -216,7 +225,13 @@ def solve_qclp(quadratics, constants, linear, signs, upper, rhs, gap, *, tol, ma
     active = upper > 0  # variables with u_i = 0 are fixed at 0
     Q = quadratics if np.all(active) else quadratics[:, active][:, :, active]
     method = _InteriorPoint(
-        np.ascontiguousarray(Q), constants, linear[active], signs[active], upper[active], rhs
+        np.ascontiguousarray(Q),
+        constants,
+        linear[active],
+        signs[active],
+        upper[active],
+        rhs,
+        None if start is None else (start[0][active], start[1]),
     )
 
     def certify(iteration):
@@ -315,13 +330,16 @@ def exchange_maximize(linear, z_map, signs, upper, rhs, constraint_at, gap, *, m
     beta_best, f_best = None, -np.inf
     gap_now = 0.0  # the first QCLP (one cut, the SVM on (K₀)₊) is solved to full accuracy
     iteration = 0
+    warm = None
     for iteration in range(1, max_iter + 1):
         scale = max(1.0, abs(f_best)) if np.isfinite(f_best) else 1.0
         accuracy = max(0.1 * tol * scale, _INEXACT * gap_now)
-        qclp = solve_qclp(*cuts.arrays(), linear, signs, upper, rhs, gap, tol=accuracy)
+        qclp = solve_qclp(*cuts.arrays(), linear, signs, upper, rhs, gap, tol=accuracy, start=warm)
         gap_now = qclp.upper - f_best
-        cuts.keep(qclp.weights > _PRUNE * qclp.weights.max())  # drop the cuts inactive at β_k (Chen & Ye)
+        keep = qclp.weights > _PRUNE * qclp.weights.max()
+        cuts.keep(keep)  # drop the cuts inactive at β_k (Chen & Ye)
         value = add_cut(qclp.beta)
+        warm = (qclp.beta, np.append(qclp.weights[keep] / qclp.weights[keep].sum(), 0.0))  # new cut: θ = 0
         if value > f_best:
             beta_best, f_best = qclp.beta, value
         if callback(iteration, beta_best, f_best, qclp.upper):
