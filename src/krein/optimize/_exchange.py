@@ -61,8 +61,8 @@ from the previous (β, θ)) of ``O(n_β³/3 + m n_β²)`` each (the Cholesky fac
 projected-gradient iteration costs O(n²), so one exchange iteration is worth some hundreds of them.
 How many cuts the method needs depends on ρ: each cut carries the curvature ``Q_j`` of f along
 ``z_j`` only, while the rank-one term ``zzᵀ/4ρ`` of Theorem 1 curves f in every direction, so the
-count falls as ρ grows: on the paper's Fig. 2 problem at n = 200 (C = 10, tol = 1e-3) 214 cuts at
-ρ = 10, 45 at ρ = 100 and 12 at ρ = 1000, against 30–60 projected-gradient iterations
+count falls as ρ grows: on the paper's Fig. 2 problem at n = 200 (C = 10, tol = 1e-3) 153 cuts at
+ρ = 10, 39 at ρ = 100 and 10 at ρ = 1000, against 30–60 projected-gradient iterations
 (``python benchmarks/bench_svm.py --part 3`` prints the times and their ratio).
 """
 
