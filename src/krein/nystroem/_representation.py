@@ -25,7 +25,14 @@ from sklearn.utils import check_random_state
 
 from ..spectral import SpectralRepresentation
 from ._approximation import eigen_from_gram, landmark_factor
-from ._error import PROBE_COLUMNS, probe_error, validated_rank
+from ._error import (
+    PROBE_COLUMNS,
+    RANK_TOLERANCE,
+    parsimonious_rank,
+    probe_error,
+    truncation_errors,
+    validated_rank,
+)
 from ._landmarks import select_landmarks
 from ._source import KernelColumns
 
@@ -237,10 +244,25 @@ def nystroem_representation(
     return representation, indices
 
 
-def one_shot(columns, indices, rng, *, y=None, rank=None, rcond=None, landmark_rank, center, working_memory):
+def one_shot(
+    columns,
+    indices,
+    rng,
+    *,
+    y=None,
+    rank=None,
+    rcond=None,
+    landmark_rank,
+    center,
+    working_memory,
+    rank_tolerance=RANK_TOLERANCE,
+):
     """The representation of :func:`nystroem_representation` for given landmarks, without warnings.
 
-    Draws the probe columns from ``rng``. Returns the representation and the number of eigenpairs of
+    Draws the probe columns from ``rng``. With ``landmark_rank="validated"``, ``rank=None``, no
+    centring and probe columns, the one-shot eigendecomposition is truncated to the smallest rank whose
+    estimated error is within ``rank_tolerance`` of the least (:func:`parsimonious_rank`; ``None``
+    keeps every resolved eigenpair). Returns the representation and the number of eigenpairs of
     ``K_ZZ`` above the ``rcond`` cutoff (before the validated truncation).
     """
     if center and columns.n < 2:
@@ -260,6 +282,11 @@ def one_shot(columns, indices, rng, *, y=None, rank=None, rcond=None, landmark_r
     gram = moments.scatter if center else moments.gram
     values, W = eigen_from_gram(R.T @ gram @ R, factor.signature, rank=rank)
     extension = R @ W
+    truncate = landmark_rank == "validated" and rank is None and rank_tolerance is not None
+    if truncate and not center and probes.size:
+        errors = truncation_errors(values, extension, moments, K_ZZ, K_ZV, columns.n)
+        kept = parsimonious_rank(errors, rank_tolerance)
+        values, W, extension = values[:kept], W[:, :kept], extension[:, :kept]
     core = (R * factor.signature) @ R.T if center else (extension * values) @ extension.T
     representation = NystroemRepresentation(
         values,
@@ -291,7 +318,8 @@ def _warn_poor(representation, n_components, full_rank, landmarks, landmark_rank
     warnings.warn(
         "The Nyström approximation is poor: its relative Frobenius error ‖K − K̃‖/‖K‖ is estimated at "
         f"{representation.approximation_error:.3g} from {representation.n_probes} held-out kernel columns "
-        f"(it keeps {kept} of the {full_rank} eigenpairs of K_ZZ). Use " + ", ".join(advice) + ".",
+        f"(it keeps {kept} of the {full_rank} eigenpairs of K_ZZ; rank {representation.values.size}). "
+        "Use " + ", ".join(advice) + ".",
         UserWarning,
         stacklevel=3,
     )
