@@ -36,16 +36,17 @@ sum over k, now of diagonal terms only (:func:`truncation_errors`):
 
     ‖K_XZ − K̃_k(:, Z)‖² = tr G − 2 Σ_{j≤k} λⱼ (Eᵀ G)ⱼ (K_ZZ E)ⱼ + Σ_{j≤k} λⱼ² ‖(K_ZZ E)ⱼ‖²,
 
-and likewise for the probe columns with ``T`` and ``K_ZV``. When the rank is not given the default
-keeps the smallest k whose estimated error is within ``RANK_TOLERANCE`` (25 %) of the least one
-(:func:`parsimonious_rank`). The near-optimal directions of a Nyström approximation are its leading
-eigenvectors, not the leading eigenvectors of ``K_ZZ``: with a fast-decaying spectrum (a Gaussian
-kernel) the validated ``K̃`` is as accurate with a fifth of its rank, and its error at full rank is
-hundreds of times the Eckart–Young optimum of that rank. ``benchmarks/bench_nystroem.py``, case 4,
-measures the trade on the kernels of issue 17 (n = 1000, m = 50 … 400, median of 5 seeds): the
-error over the Eckart–Young optimum at the delivered rank falls from up to 9.4·10³ (minimum rule) to
-at most 4 (2 outside RL-GAUSS with m ≥ 200, where the errors are below 10⁻⁴), at an error at most
-31 % above that of the validated ``K̃`` (10 %: at most 14 %, but ratios up to 7.5).
+and likewise for the probe columns with ``T`` and ``K_ZV``. When the rank is not given,
+:class:`~krein.nystroem.IndefiniteNystroem` keeps the smallest k whose estimated error is within
+``RANK_TOLERANCE`` (25 %) of the least one (:func:`parsimonious_rank`). The near-optimal directions of a
+Nyström approximation are its leading eigenvectors, not the leading eigenvectors of ``K_ZZ``: with a
+fast-decaying spectrum (a Gaussian kernel) the validated ``K̃`` is as accurate with a fifth of its rank,
+and its error at full rank is hundreds of times the Eckart–Young optimum of that rank.
+``benchmarks/bench_nystroem.py``, case 4, measures the trade on the kernels of issue 17 (n = 1000, m =
+50 … 400, median of 5 seeds): the error over the Eckart–Young optimum at the delivered rank falls from
+up to 9.4·10³ (minimum rule) to at most 4 (2 outside RL-GAUSS with m ≥ 200, where the errors are below
+10⁻⁴), at an error at most 31 % above that of the validated ``K̃`` (10 %: at most 14 %, but ratios up to
+7.5).
 
 **Heavy tails.** The probe columns are drawn uniformly. When a few points are far from every
 landmark (outliers of MAGIC under a Gaussian kernel) their columns carry most of the error, and 64

@@ -65,7 +65,6 @@ def _sketch_features(columns, sketch_size, rank, rng, working_memory):
         landmark_rank="validated",
         center=False,
         working_memory=working_memory,
-        rank_tolerance=None,
     )
     return sketch, representation.values, representation.extension
 

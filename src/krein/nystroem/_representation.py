@@ -27,7 +27,6 @@ from ..spectral import SpectralRepresentation
 from ._approximation import eigen_from_gram, landmark_factor
 from ._error import (
     PROBE_COLUMNS,
-    RANK_TOLERANCE,
     parsimonious_rank,
     probe_error,
     truncation_errors,
@@ -169,6 +168,7 @@ def nystroem_representation(
     working_memory=None,
     y=None,
     warn_poor=True,
+    rank_tolerance=None,
 ):
     """One-shot Nyström eigendecomposition of the kernel matrix of ``X`` (Oglic & Gärtner 2019, Sec. 2.2).
 
@@ -206,6 +206,11 @@ def nystroem_representation(
         Warn when the estimated error exceeds ``POOR_APPROXIMATION``. Callers whose product is the
         approximation ``K̃`` itself (:class:`IndefiniteNystroem`, ``KreinPCA``) warn; the learning
         estimators do not, because their model is judged by its predictions, not by ``K̃``.
+    rank_tolerance : float, default=None
+        With ``landmark_rank="validated"``, ``rank=None`` and ``center=False``: truncate the one-shot
+        eigendecomposition to the smallest rank whose estimated error is within this relative
+        tolerance of the least (:func:`~krein.nystroem._error.parsimonious_rank`;
+        :class:`IndefiniteNystroem` uses ``RANK_TOLERANCE``). None keeps every resolved eigenpair.
 
     Returns
     -------
@@ -238,6 +243,7 @@ def nystroem_representation(
         landmark_rank=landmark_rank,
         center=center,
         working_memory=working_memory,
+        rank_tolerance=rank_tolerance,
     )
     if warn_poor and representation.approximation_error > POOR_APPROXIMATION:
         _warn_poor(representation, n_components, full_rank, landmarks, landmark_rank, rank)
@@ -255,14 +261,14 @@ def one_shot(
     landmark_rank,
     center,
     working_memory,
-    rank_tolerance=RANK_TOLERANCE,
+    rank_tolerance=None,
 ):
     """The representation of :func:`nystroem_representation` for given landmarks, without warnings.
 
     Draws the probe columns from ``rng``. With ``landmark_rank="validated"``, ``rank=None``, no
     centring and probe columns, the one-shot eigendecomposition is truncated to the smallest rank whose
-    estimated error is within ``rank_tolerance`` of the least (:func:`parsimonious_rank`; ``None``
-    keeps every resolved eigenpair). Returns the representation and the number of eigenpairs of
+    estimated error is within ``rank_tolerance`` of the least (:func:`parsimonious_rank`; ``None``,
+    the default, keeps every resolved eigenpair). Returns the representation and the number of eigenpairs of
     ``K_ZZ`` above the ``rcond`` cutoff (before the validated truncation).
     """
     if center and columns.n < 2:

@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._base import KernelEstimatorMixin
 from .._validation import check_test_kernel
 from ..kernels import Kernel, make_kernel
+from ._error import RANK_TOLERANCE
 from ._landmarks import LANDMARK_METHODS, clamp_n_components
 from ._representation import LANDMARK_RANKS, nystroem_representation
 
@@ -131,6 +132,7 @@ class IndefiniteNystroem(
             rcond=self.rcond,
             landmark_rank=self.landmark_rank,
             random_state=self.random_state,
+            rank_tolerance=RANK_TOLERANCE,
         )
         if self.rank is None and self.landmark_rank == "full":
             factor = representation.landmark_factor
