@@ -246,11 +246,11 @@ def block_treatment_errors(kernel, X, K, m, seed, landmarks="uniform"):
     results, indices = {}, None
     for treatment in settings if landmarks == "uniform" else ("default",):
         model = IndefiniteNystroem(kernel, n_components=m, landmarks=landmarks, random_state=seed)
-        with warnings.catch_warnings():
+        with warnings.catch_warnings():  # poor approximations and all-zero kernel rows are measured
             warnings.simplefilter("ignore")
             model.set_params(**settings[treatment]).fit(X)
+            features = model.transform(X if kernel != "precomputed" else K)
         indices = model.component_indices_ if indices is None else indices
-        features = model.transform(X if kernel != "precomputed" else K)
         error = np.linalg.norm(K - (features * model.signature_) @ features.T) / norm
         results[treatment] = (error, features.shape[1], model.approximation_error_)
     if landmarks == "uniform":

@@ -261,6 +261,19 @@ def test_error_estimate_within_a_factor_1_5_of_the_true_error(rank):
             assert 1 / 1.5 < nystroem.approximation_error_ / true < 1.5, (name, seed, true)
 
 
+@pytest.mark.filterwarnings("ignore:The Nyström approximation is poor")
+@pytest.mark.parametrize("name", ["aural-sonar", "chen-protein", "splice-strings"])
+def test_error_estimate_within_a_factor_1_5_on_similarity_data(name):
+    """The estimate on structured similarities (precomputed, 40 landmarks); with the default rank."""
+    from krein.datasets import natural_kernel
+
+    K, _, _ = natural_kernel(name, max_samples=400)
+    for seed in range(3):
+        nystroem = IndefiniteNystroem("precomputed", n_components=40, random_state=seed).fit(K)
+        true = relative_error(nystroem.approximate_kernel(K), K)
+        assert 1 / 1.5 < nystroem.approximation_error_ / true < 1.5, (seed, true)
+
+
 def test_sigmoid_regression_no_worse_than_zero_and_warned_with_plain_eq3():
     """Issue 17: Sigmoid(η=1) on 1500 N(0, I₆) points, 100 landmarks. The plain Eq. (3) inverts the
     near-zero eigenvalues of K_ZZ (error 2.6–5, worse than K̃ = 0); the default is within 1.3× the

@@ -321,6 +321,8 @@ def _warn_poor(representation, n_components, full_rank, landmarks, landmark_rank
         advice.append("a lower rank of the landmark block (landmark_rank='validated')")
     if rank is not None:
         advice.append(f"another rank than rank={rank}")
+    elif representation.values.size < kept:  # the error-controlled truncation chose the rank
+        advice.append(f"a larger rank (rank > {representation.values.size}, at most 25 % less error)")
     warnings.warn(
         "The Nyström approximation is poor: its relative Frobenius error ‖K − K̃‖/‖K‖ is estimated at "
         f"{representation.approximation_error:.3g} from {representation.n_probes} held-out kernel columns "
