@@ -302,11 +302,12 @@ def test_sigmoid_regression_no_worse_than_zero_and_warned_with_plain_eq3():
 
 
 @pytest.mark.filterwarnings("ignore:The Nyström approximation is poor")
-def test_error_controlled_truncation_is_the_smallest_rank_within_tolerance():
-    """IndefiniteNystroem truncates the one-shot eigendecomposition of the validated K̃ to the smallest rank
-    whose estimated error is within RANK_TOLERANCE of the least; ``truncation_errors`` at that rank
-    is ``probe_error`` of the truncated core, and the estimate tracks the true error of each rank."""
-    from krein.nystroem._error import RANK_TOLERANCE, probe_error, truncation_errors
+def test_error_controlled_truncation_is_the_one_standard_error_rank():
+    """IndefiniteNystroem truncates the one-shot eigendecomposition of the validated K̃ to the smallest
+    rank whose estimated squared error is within one standard error (over the probe columns) of the
+    least; ``truncation_errors`` is ``probe_error`` of each truncated core, its spread the standard
+    error of the per-column estimate, and the estimate tracks the true error of each rank."""
+    from krein.nystroem._error import probe_error, truncation_errors
     from krein.nystroem._representation import one_shot
 
     X = np.random.default_rng(5).standard_normal((400, 6))
@@ -319,23 +320,29 @@ def test_error_controlled_truncation_is_the_smallest_rank_within_tolerance():
     state = rng.get_state()
     untruncated, _ = one_shot(columns, indices, rng, **options)
     rng.set_state(state)  # the same probe columns
-    default, _ = one_shot(columns, indices, rng, rank_tolerance=RANK_TOLERANCE, **options)
+    default, _ = one_shot(columns, indices, rng, error_controlled=True, **options)
     rng.set_state(state)  # the probe columns one_shot drew
-    probes = np.sort(rng.choice(np.setdiff1d(np.arange(400), indices), size=64, replace=False))
+    others = np.setdiff1d(np.arange(400), indices)
+    probes = np.sort(rng.choice(others, size=64, replace=False))
     moments = columns.moments(indices, probes=probes)
     K_ZZ, K_ZV = K[np.ix_(indices, indices)], K[np.ix_(indices, probes)]
-    errors = truncation_errors(untruncated.values, untruncated.extension, moments, K_ZZ, K_ZV, 400)
+    errors, spread = truncation_errors(untruncated.values, untruncated.extension, moments, K_ZZ, K_ZV, 400)
     rank = default.values.size
+    best = np.argmin(errors)
     assert rank < untruncated.values.size
-    assert rank == np.flatnonzero(errors <= (1 + RANK_TOLERANCE) * errors.min())[0] + 1
+    assert rank == np.flatnonzero(errors**2 <= errors[best] ** 2 + spread[best])[0] + 1
     np.testing.assert_allclose(default.values, untruncated.values[:rank])
     assert np.isclose(default.approximation_error, errors[rank - 1], rtol=1e-8)
+    norm = np.sum(K[:, indices] ** 2) + (400 - 60) / 64 * np.sum(K[:, probes] ** 2)
     for k in (1, rank, untruncated.values.size):
         E, values = untruncated.extension[:, :k], untruncated.values[:k]
         core = (E * values) @ E.T
         assert np.isclose(probe_error(core, moments, K_ZZ, K_ZV, 400), errors[k - 1], rtol=1e-8)
         true = relative_error(K[:, indices] @ core @ K[indices], K)
         assert 1 / 1.5 < errors[k - 1] / true < 1.5, (k, true)
+        residual = K[:, probes] - K[:, indices] @ core @ K[indices][:, probes]
+        per_column = (400 - 60) * np.sum(residual**2, axis=0)  # (n − m)·e_v, mean = the probe estimate
+        assert np.isclose(spread[k - 1], np.std(per_column, ddof=1) / np.sqrt(64) / norm, rtol=1e-6)
     # a given rank is delivered as asked (no truncation beyond it)
     ranked = IndefiniteNystroem(kernel, n_components=60, rank=rank + 5, random_state=0).fit(X)
     assert ranked.signature_.size == rank + 5

@@ -61,7 +61,6 @@ import numpy as np
 
 __all__ = [
     "PROBE_COLUMNS",
-    "RANK_TOLERANCE",
     "parsimonious_rank",
     "probe_error",
     "truncation_errors",
@@ -70,8 +69,6 @@ __all__ = [
 
 #: Number of held-out (probe) columns of the error estimate (fewer when n − m is smaller).
 PROBE_COLUMNS = 64
-#: Relative excess of estimated error accepted for a smaller rank (module docstring, case 4).
-RANK_TOLERANCE = 0.25
 
 
 def _weight(n_samples, n_landmarks, n_probes):
@@ -84,7 +81,7 @@ def _relative(landmark, probe, moments, n_samples, n_probes):
     weight = _weight(n_samples, G.shape[0], n_probes)
     total, norm = landmark, np.trace(G)
     if weight:
-        total, norm = total + weight * probe, norm + weight * moments.probe_square
+        total, norm = total + weight * probe, norm + weight * moments.probe_square.sum()
     return np.sqrt(np.maximum(total, 0.0) / norm)
 
 
@@ -107,7 +104,7 @@ def probe_error(core, moments, K_ZZ, K_ZV, n_samples):
     probe = 0.0
     if K_ZV.shape[1]:
         FV = core @ K_ZV
-        probe = moments.probe_square - 2.0 * np.sum(moments.probe_cross * FV.T) + np.sum(FV * (G @ FV))
+        probe = moments.probe_square.sum() - 2.0 * np.sum(moments.probe_cross * FV.T) + np.sum(FV * (G @ FV))
     return float(_relative(landmark, probe, moments, n_samples, K_ZV.shape[1]))
 
 
@@ -133,36 +130,49 @@ def validated_rank(factor, moments, K_ZV, n_samples):
         H = (R.T @ GR) * (B @ B.T)  # Σ_{j,l≤k} H_jl = ‖L_k B_k‖²
         lower = np.tril(H, -1).sum(axis=1)
         quadratic = np.cumsum(np.diag(H) + 2.0 * lower)
-        probe = moments.probe_square - 2.0 * np.cumsum(cross) + quadratic
+        probe = moments.probe_square.sum() - 2.0 * np.cumsum(cross) + quadratic
     errors = _relative(landmark, probe, moments, n_samples, K_ZV.shape[1])
     return int(np.argmin(errors)) + 1, errors
 
 
 def truncation_errors(values, extension, moments, K_ZZ, K_ZV, n_samples):
-    """Estimated relative error of the one-shot eigendecomposition truncated to k = 1, …, r eigenpairs.
+    """Estimated relative error of the one-shot eigendecomposition truncated to k = 1, …, r eigenpairs,
+    and the standard error of its square.
 
     ``values`` (Λ, by decreasing ``|λ|``) and ``extension`` (E, m×r) of ``K̃ = Ũ Λ Ũᵀ``,
-    ``Ũ = K_XZ E`` orthonormal, uncentred (module docstring). Entry ``k − 1`` equals
-    :func:`probe_error` of the core ``E_k Λ_k E_kᵀ``.
+    ``Ũ = K_XZ E`` orthonormal, uncentred (module docstring). Entry ``k − 1`` of ``errors`` equals
+    :func:`probe_error` of the core ``E_k Λ_k E_kᵀ``. ``spread[k − 1]`` is the standard error of
+    ``errors[k − 1]²`` over the draw of the probe columns, ``(n − m) √m' · std_v(e_v) / ‖K‖²`` from the
+    squared errors ``e_v`` of the single probe columns (zero with fewer than two).
 
     Returns
     -------
-    errors : ndarray of shape (r,)
+    errors, spread : ndarray of shape (r,)
     """
     G = moments.gram
     A = K_ZZ @ extension  # Ũᵀ K_XZ = Eᵀ G, K̃_k(:, Z) = Ũ_k Λ_k A_kᵀ
     cross = np.einsum("ij,ij->j", G @ extension, A)
     landmark = np.trace(G) - 2.0 * np.cumsum(values * cross) + np.cumsum(values**2 * np.sum(A * A, axis=0))
-    probe = 0.0
-    if K_ZV.shape[1]:
-        B = K_ZV.T @ extension  # K̃_k(:, V) = Ũ_k Λ_k B_kᵀ
-        cross = np.einsum("ij,ij->j", moments.probe_cross @ extension, B)
-        squares = np.sum(B * B, axis=0)
-        probe = moments.probe_square - 2.0 * np.cumsum(values * cross) + np.cumsum(values**2 * squares)
-    return _relative(landmark, probe, moments, n_samples, K_ZV.shape[1])
+    n_probes = K_ZV.shape[1]
+    if n_probes == 0:
+        errors = _relative(landmark, 0.0, moments, n_samples, 0)
+        return errors, np.zeros_like(errors)
+    B = K_ZV.T @ extension  # K̃_k(:, V) = Ũ_k Λ_k B_kᵀ, one row per probe column
+    C = moments.probe_cross @ extension  # K_XVᵀ Ũ
+    columns = moments.probe_square + np.cumsum((values * B * (values * B - 2.0 * C)).T, axis=0)  # r×m'
+    errors = _relative(landmark, columns.sum(axis=1), moments, n_samples, n_probes)
+    weight = _weight(n_samples, K_ZZ.shape[0], n_probes)
+    norm = np.trace(G) + weight * moments.probe_square.sum()
+    spread = np.zeros_like(errors)
+    if n_probes > 1:
+        spread = weight * np.sqrt(n_probes) * np.std(columns, axis=1, ddof=1) / norm
+    return errors, spread
 
 
-def parsimonious_rank(errors, tolerance=RANK_TOLERANCE):
-    """The smallest k whose estimated error is at most ``(1 + tolerance)`` times the least one."""
-    errors = np.asarray(errors)
-    return int(np.flatnonzero(errors <= (1.0 + tolerance) * np.min(errors))[0]) + 1
+def parsimonious_rank(errors, spread):
+    """The smallest k whose estimated squared error is within one standard error of the least one
+    (the one-standard-error rule of Breiman et al. 1984, Hastie, Tibshirani & Friedman 2009, Sec. 7.10):
+    the smallest rank that the held-out columns cannot tell from the best."""
+    squares = np.asarray(errors) ** 2
+    best = int(np.argmin(squares))
+    return int(np.flatnonzero(squares <= squares[best] + spread[best])[0]) + 1

@@ -168,7 +168,7 @@ def nystroem_representation(
     working_memory=None,
     y=None,
     warn_poor=True,
-    rank_tolerance=None,
+    error_controlled=False,
 ):
     """One-shot Nyström eigendecomposition of the kernel matrix of ``X`` (Oglic & Gärtner 2019, Sec. 2.2).
 
@@ -206,11 +206,11 @@ def nystroem_representation(
         Warn when the estimated error exceeds ``POOR_APPROXIMATION``. Callers whose product is the
         approximation ``K̃`` itself (:class:`IndefiniteNystroem`, ``KreinPCA``) warn; the learning
         estimators do not, because their model is judged by its predictions, not by ``K̃``.
-    rank_tolerance : float, default=None
+    error_controlled : bool, default=False
         With ``landmark_rank="validated"``, ``rank=None`` and ``center=False``: truncate the one-shot
-        eigendecomposition to the smallest rank whose estimated error is within this relative
-        tolerance of the least (:func:`~krein.nystroem._error.parsimonious_rank`;
-        :class:`IndefiniteNystroem` uses ``RANK_TOLERANCE``). None keeps every resolved eigenpair.
+        eigendecomposition to the smallest rank whose estimated error is within one standard error of
+        the least (:func:`~krein.nystroem._error.parsimonious_rank`; :class:`IndefiniteNystroem`'s
+        default). False keeps every resolved eigenpair.
 
     Returns
     -------
@@ -243,7 +243,7 @@ def nystroem_representation(
         landmark_rank=landmark_rank,
         center=center,
         working_memory=working_memory,
-        rank_tolerance=rank_tolerance,
+        error_controlled=error_controlled,
     )
     if warn_poor and representation.approximation_error > POOR_APPROXIMATION:
         _warn_poor(representation, n_components, full_rank, landmarks, landmark_rank, rank)
@@ -261,14 +261,14 @@ def one_shot(
     landmark_rank,
     center,
     working_memory,
-    rank_tolerance=None,
+    error_controlled=False,
 ):
     """The representation of :func:`nystroem_representation` for given landmarks, without warnings.
 
     Draws the probe columns from ``rng``. With ``landmark_rank="validated"``, ``rank=None``, no
     centring and probe columns, the one-shot eigendecomposition is truncated to the smallest rank whose
-    estimated error is within ``rank_tolerance`` of the least (:func:`parsimonious_rank`; ``None``,
-    the default, keeps every resolved eigenpair). Returns the representation and the number of eigenpairs of
+    estimated error is within one standard error of the least when ``error_controlled``
+    (:func:`parsimonious_rank`). Returns the representation and the number of eigenpairs of
     ``K_ZZ`` above the ``rcond`` cutoff (before the validated truncation).
     """
     if center and columns.n < 2:
@@ -288,10 +288,9 @@ def one_shot(
     gram = moments.scatter if center else moments.gram
     values, W = eigen_from_gram(R.T @ gram @ R, factor.signature, rank=rank)
     extension = R @ W
-    truncate = landmark_rank == "validated" and rank is None and rank_tolerance is not None
+    truncate = error_controlled and landmark_rank == "validated" and rank is None
     if truncate and not center and probes.size:
-        errors = truncation_errors(values, extension, moments, K_ZZ, K_ZV, columns.n)
-        kept = parsimonious_rank(errors, rank_tolerance)
+        kept = parsimonious_rank(*truncation_errors(values, extension, moments, K_ZZ, K_ZV, columns.n))
         values, W, extension = values[:kept], W[:, :kept], extension[:, :kept]
     core = (R * factor.signature) @ R.T if center else (extension * values) @ extension.T
     representation = NystroemRepresentation(
@@ -322,7 +321,7 @@ def _warn_poor(representation, n_components, full_rank, landmarks, landmark_rank
     if rank is not None:
         advice.append(f"another rank than rank={rank}")
     elif representation.values.size < kept:  # the error-controlled truncation chose the rank
-        advice.append(f"a larger rank (rank > {representation.values.size}, at most 25 % less error)")
+        advice.append(f"a larger rank (rank > {representation.values.size})")
     warnings.warn(
         "The Nyström approximation is poor: its relative Frobenius error ‖K − K̃‖/‖K‖ is estimated at "
         f"{representation.approximation_error:.3g} from {representation.n_probes} held-out kernel columns "

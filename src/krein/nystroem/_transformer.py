@@ -12,7 +12,6 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._base import KernelEstimatorMixin
 from .._validation import check_test_kernel
 from ..kernels import Kernel, make_kernel
-from ._error import RANK_TOLERANCE
 from ._landmarks import LANDMARK_METHODS, clamp_n_components
 from ._representation import LANDMARK_RANKS, nystroem_representation
 
@@ -35,8 +34,8 @@ class IndefiniteNystroem(
       the number of leading eigenpairs that minimizes the error estimated on held-out kernel columns
       (the near-zero eigenvalues of the landmark block of an indefinite kernel are not noise, and
       inverting them can make ``K̃`` worse than zero), then its one-shot eigendecomposition truncated
-      to the smallest rank whose estimated error is within 25 % of the least
-      (:mod:`krein.nystroem._error`; features as for ``rank=k``).
+      to the smallest rank whose estimated error is within one standard error (over the held-out
+      columns) of the least (:mod:`krein.nystroem._error`; features as for ``rank=k``).
     * ``rank=k``: the one-shot eigendecomposition ``K̃ = Ũ Λ Ũᵀ`` of Sec. 2.2 on the training data,
       truncated to the k eigenvalues of largest magnitude (the best rank-k approximation of ``K̃``);
       ``N = E |Λ|^{1/2}`` with ``Ũ = K_XZ E`` and ``s = sign(Λ)``.
@@ -132,7 +131,7 @@ class IndefiniteNystroem(
             rcond=self.rcond,
             landmark_rank=self.landmark_rank,
             random_state=self.random_state,
-            rank_tolerance=RANK_TOLERANCE,
+            error_controlled=True,
         )
         if self.rank is None and self.landmark_rank == "full":
             factor = representation.landmark_factor
