@@ -36,23 +36,25 @@ sum over k, now of diagonal terms only (:func:`truncation_errors`):
 
     ‖K_XZ − K̃_k(:, Z)‖² = tr G − 2 Σ_{j≤k} λⱼ (Eᵀ G)ⱼ (K_ZZ E)ⱼ + Σ_{j≤k} λⱼ² ‖(K_ZZ E)ⱼ‖²,
 
-and likewise for the probe columns with ``T`` and ``K_ZV``. When the rank is not given,
-:class:`~krein.nystroem.IndefiniteNystroem` keeps the smallest k whose estimated error is within
-``RANK_TOLERANCE`` (25 %) of the least one (:func:`parsimonious_rank`). The best directions of a Nyström
-approximation are its own leading eigenvectors, not those of ``K_ZZ``: with a fast-decaying spectrum
-(GAUSS, RL-GAUSS, DELTA-GAUSS on MAGIC, m = 400) the validated ``K̃`` is nearly as accurate (within
-25 %) with a fifth to a seventh of its rank, and its error at full rank is 10²–10⁴ times the Eckart–Young
-optimum of that rank. ``benchmarks/bench_nystroem.py``, case 4 (n = 1000, m = 50 … 400, median of 5
-seeds; docs/nystroem.md), measures the trade: the error over the Eckart–Young optimum at the delivered
-rank falls from up to 9.4·10³ (minimum rule alone) to at most 2 in 39 of 42 cells and 4.0 in the worst
-(RL-GAUSS, m = 400, error 2·10⁻⁵), at an error at most 31 % above that of the validated ``K̃`` (a 10 %
-tolerance: at most 14 %, but ratios up to 7.5).
+and likewise for the probe columns with ``T`` and ``K_ZV``, one term per probe column. When the rank is
+not given, :class:`~krein.nystroem.IndefiniteNystroem` keeps the smallest k whose estimated squared
+error is within one standard error of the least one, the standard error being the spread of the estimate
+over the probe columns (:func:`parsimonious_rank`; the one-standard-error rule of model selection,
+Breiman et al. 1984, Hastie, Tibshirani & Friedman 2009, Sec. 7.10): the smallest rank that the held-out
+columns cannot tell from the best. The best directions of a Nyström approximation are its own leading
+eigenvectors, not those of ``K_ZZ``: with a fast-decaying spectrum (GAUSS, RL-GAUSS, DELTA-GAUSS on
+MAGIC, m = 400) the validated ``K̃`` is nearly as accurate with a fifth to a seventh of its rank, and
+its error at full rank is 10²–10⁴ times the Eckart–Young optimum of that rank.
+``benchmarks/bench_nystroem.py``, case 4 (n = 1000, m = 50 … 400, median of 5 seeds; docs/nystroem.md),
+measures the trade: the error over the Eckart–Young optimum at the delivered rank falls from up to
+9.4·10³ (the minimum alone) to at most 2 in 40 of 42 cells and 3.8 in the worst (RL-GAUSS, m = 400,
+error 2·10⁻⁵), at an error at most 1.31 times that of the validated ``K̃``.
 
 **Heavy tails.** The probe columns are drawn uniformly. When a few points are far from every landmark
 (outliers of MAGIC under a Gaussian kernel) their columns carry most of the error, and 64 probes often
 miss them: the estimate is unbiased but its median underestimates, by up to 2.3× on RL-GAUSS with
 m ≥ 200 where the relative error is below 10⁻⁴ (case 4). In every other cell of case 4 it is within
-0.71–1.11 of the true error.
+0.70–1.11 of the true error.
 """
 
 from __future__ import annotations
