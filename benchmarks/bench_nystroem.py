@@ -17,13 +17,13 @@
    (``W = C_S⁺ K_SS C_S⁺ᵀ``), the pseudo-inverse truncated to the K_ZZ rank of least held-out error
    ("K_ZZ min", the default before the error-controlled truncation), and the default
    (``landmark_rank="validated"``: that, then the one-shot eigendecomposition truncated to the
-   smallest rank within one standard error of the least held-out error). The default is then shown in detail: its
-   rank, error, estimate, and its error over the least error of any approximation of that rank with
-   range in the span of the landmark columns (what the treatment of K_ZZ can reach; the rest of the
-   ratio to Eckart–Young is the landmarks'). Kernels: Appendix D of
-   Oglic & Gärtner (2018) and TL1 on MAGIC (n = 1000, standardized), Sigmoid(η=1) on N(0, I₆), edit
-   distance on ``splice-strings``, DTW on ``gunpoint``, the similarity sets ``aural-sonar`` and
-   ``chen-protein``; m ∈ {50, 100, 200, 400} (m < n). Target: ratio ≤ 2, error never above 1. Then the
+   smallest rank within one standard error of the least held-out error). The default is then shown
+   in detail: its rank, error, estimate, its error over the least error of any approximation of that
+   rank with range in the span of the landmark columns (what the treatment of K_ZZ can reach; the
+   rest of the ratio to Eckart–Young is the landmarks'), and over the error of "K_ZZ min" (the price
+   of the smaller rank). Kernels: Appendix D of Oglic & Gärtner (2018) and TL1 on MAGIC (n = 1000,
+   standardized), Sigmoid(η=1) on N(0, I₆), edit distance on ``splice-strings``, DTW on ``gunpoint``,
+   the similarity sets ``aural-sonar`` and ``chen-protein``; m ∈ {50, 100, 200, 400} (m < n). Target: ratio ≤ 2, error never above 1. Then the
    samplers of Sec. 2.3 under the default: median error of leverage and K-means++ over uniform.
 5. Fit time of the default ``KreinRidge(n_components=1000)`` (streamed, centred, Eq. (3), 64 probe
    columns for the error estimate) against the path before issue 17 (plain Eq. (3):
