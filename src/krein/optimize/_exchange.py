@@ -232,6 +232,25 @@ class _InteriorPoint:
         self.nu += a * d_nu
 
 
+def _on_free_variables(quadratics, constants, linear, signs, upper, rhs, start, level=None, center=None):
+    """``(active, method)``: the interior-point method on the variables with ``u_i > 0`` (the others
+    are fixed at 0)."""
+    active = upper > 0
+    Q = quadratics if np.all(active) else quadratics[:, active][:, :, active]
+    method = _InteriorPoint(
+        np.ascontiguousarray(Q),
+        constants,
+        linear[active],
+        signs[active],
+        upper[active],
+        rhs,
+        None if start is None else (start[0][active], start[1]),
+        level=level,
+        center=None if center is None else center[active],
+    )
+    return active, method
+
+
 def solve_qclp(quadratics, constants, linear, signs, upper, rhs, gap, *, tol, max_iter=100, start=None):
     """Solve the QCLP (13) by a primal–dual interior-point method (module docstring).
 
@@ -259,17 +278,7 @@ def solve_qclp(quadratics, constants, linear, signs, upper, rhs, gap, *, tol, ma
     QCLPSolution
         ``lower ≤ value of (13) ≤ upper`` hold whatever the number of steps taken.
     """
-    active = upper > 0  # variables with u_i = 0 are fixed at 0
-    Q = quadratics if np.all(active) else quadratics[:, active][:, :, active]
-    method = _InteriorPoint(
-        np.ascontiguousarray(Q),
-        constants,
-        linear[active],
-        signs[active],
-        upper[active],
-        rhs,
-        None if start is None else (start[0][active], start[1]),
-    )
+    active, method = _on_free_variables(quadratics, constants, linear, signs, upper, rhs, start)
 
     def certify(iteration):
         beta = np.zeros(linear.size)
@@ -313,18 +322,8 @@ def project_on_level_set(
     complementarity is 1 % of ``½‖β − β̂‖²`` and the level residual ``max_j |φ_j(β) − ℓ − w_j|`` is
     at most ``tol``, or after ``max_iter`` steps, and returns the nearest point of A to its iterate.
     """
-    active = upper > 0
-    Q = quadratics if np.all(active) else quadratics[:, active][:, :, active]
-    method = _InteriorPoint(
-        np.ascontiguousarray(Q),
-        constants,
-        linear[active],
-        signs[active],
-        upper[active],
-        rhs,
-        (start[0][active], start[1]),
-        level=level,
-        center=center[active],
+    active, method = _on_free_variables(
+        quadratics, constants, linear, signs, upper, rhs, start, level=level, center=center
     )
     for _ in range(max_iter):
         try:
