@@ -221,3 +221,11 @@ def test_exchange_on_positive_semidefinite_kernel():
     ]
     assert fits[1].objective_ == pytest.approx(fits[0].objective_, rel=1e-5)
     assert fits[1].gap_history_[-1] <= 1e-7
+
+
+def test_exchange_rejects_unknown_stabilization():
+    with pytest.raises(ValueError, match="stabilization"):
+        exchange_maximize(
+            np.ones(2), np.eye(2), np.ones(2), np.ones(2), 1.0, None, None,
+            max_iter=1, tol=1e-3, callback=None, stabilization="bundle",
+        )  # fmt: skip
