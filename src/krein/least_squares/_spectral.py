@@ -50,20 +50,11 @@ import scipy.linalg
 
 from ..optimize._secular import solve_sphere_quadratic
 
-__all__ = ["SpectralProblem", "SpectralSolution", "center_kernel", "regularization_weights"]
+__all__ = ["SpectralProblem", "SpectralSolution", "regularization_weights"]
 
 #: μ* closer than this to the end of its interval (relative to |w_min|, w = c/σ) counts as the hard
 #: case: the solution along the bounding eigenvector is then determined by rounding, not by the data.
 BOUNDARY_RTOL = 1e-10
-
-
-def center_kernel(K):
-    """The centred kernel ``H K H`` (``H = I − 11ᵀ/n``) and the column means of ``K``."""
-    column_means = K.mean(axis=0)
-    centered = K - column_means[None, :]
-    centered -= column_means[:, None]
-    centered += column_means.mean()
-    return centered, column_means
 
 
 def regularization_weights(values, n_samples, lambda_plus, lambda_minus, regularization):
@@ -109,9 +100,6 @@ class SpectralProblem:
         Training targets after centring (if ``centered``).
     target_means : ndarray of shape (t,)
         Means removed from the targets (zeros when not centred).
-    column_means : ndarray of shape (n,) or (m,), or None
-        Column means of the uncentred training kernel (of the landmark columns ``K_XZ`` for a Nyström
-        representation) when the kernel was centred.
     split : {"approximation", "landmarks"}, default="approximation"
         Kreĭn decomposition of a Nyström model (see the module docstring); ``"landmarks"`` needs a
         representation with :attr:`landmark_coordinates`.
@@ -120,7 +108,6 @@ class SpectralProblem:
     representation: object
     targets: np.ndarray
     target_means: np.ndarray
-    column_means: np.ndarray | None
     split: str = "approximation"
 
     def __post_init__(self):
@@ -208,15 +195,11 @@ class SpectralProblem:
         """Dual coefficients on the representation's points and intercepts, one column per target.
 
         With a centred kernel the centring is folded in: ``f(x) = k(x, P)ᵀ α + b`` with
-        ``b = ȳ − k̄ᵀ α`` (``k̄`` the column means of the training kernel, or of ``K_XZ``); on the
-        training points ``α`` sums to zero.
+        ``b = ȳ − k̄ᵀ α`` (``k̄`` the column means of the training kernel, or of ``K_XZ``; see
+        :meth:`~krein.spectral.SpectralRepresentation.offset`).
         """
         alpha = self.representation.dual_coef(solution.alpha_hat)
-        if self.column_means is None:
-            return alpha, self.target_means.copy()
-        if self.representation.extension is None:  # on the training points: Σα = 0 up to rounding
-            alpha = alpha - alpha.mean(axis=0)
-        return alpha, self.target_means - self.column_means @ alpha
+        return alpha, self.target_means + self.representation.offset(alpha)
 
     # ------------------------------------------------------------------ hypergradients
     def validation_loss_and_gradient(self, solution, K_val, y_val, kernel_gradient=None):
@@ -252,6 +235,7 @@ class SpectralProblem:
                 "interval): the solution is not unique."
             )
         U, sigma, c = rep.vectors, rep.values, solution.weights
+        column_means = rep.column_means
         constrained = solution.radius is not None
         n_targets = y_val.shape[1]
         total_loss, total_gradient = 0.0, np.zeros(2 + constrained)
@@ -267,8 +251,8 @@ class SpectralProblem:
             m = error.size
             total_loss += float(error @ error) / m
             tau = (2.0 / m) * (K_val.T @ error)
-            if self.column_means is not None:
-                tau -= (2.0 / m) * error.sum() * self.column_means
+            if column_means is not None:
+                tau -= (2.0 / m) * error.sum() * column_means
                 tau -= tau.mean()
             t_hat = U.T @ tau
             gradient = []
@@ -288,7 +272,7 @@ class SpectralProblem:
                     U, sigma, c, f, mu, b, u, tau, t_hat, T, D, self.targets[:, j]
                 )
                 G_val += (2.0 / m) * np.outer(error, alpha)  # the explicit K_val in the predictions
-                if self.column_means is not None:  # the training column means in the intercept
+                if column_means is not None:  # the training column means in the intercept
                     G_train -= ((2.0 / m) * error.sum() / self.n_samples) * alpha[None, :]
         if kernel_gradient is not None:
             total_gradient = np.concatenate([total_gradient, kernel_gradient(G_train, G_val)])
@@ -334,7 +318,7 @@ class SpectralProblem:
         tau_perp = tau - U @ t_hat
         G += np.outer(U @ left, y_perp)
         G += np.outer(tau_perp, U @ (f / sigma * b))
-        if self.column_means is not None:  # ⟨G, H dK H⟩ = ⟨H G H, dK⟩
+        if self.representation.column_means is not None:  # ⟨G, H dK H⟩ = ⟨H G H, dK⟩
             G -= G.mean(axis=0)[None, :]
             G -= G.mean(axis=1)[:, None]
         return G

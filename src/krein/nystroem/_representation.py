@@ -23,11 +23,12 @@ import warnings
 import numpy as np
 from sklearn.utils import check_random_state
 
+from ..kernels import block_rows
 from ..spectral import SpectralRepresentation
 from ._approximation import eigen_from_gram, landmark_factor
 from ._error import PROBE_COLUMNS, probe_error, validated_rank
 from ._landmarks import select_landmarks
-from ._source import KernelColumns
+from ._source import KernelColumns, check_finite_chunk
 
 __all__ = [
     "LANDMARK_RANKS",
@@ -87,11 +88,18 @@ class NystroemRepresentation(SpectralRepresentation):
     ):
         self._W = W
         self._columns, self._landmark_indices = columns, landmark_indices
-        self.landmark_factor, self.column_means = factor, column_means
+        self.landmark_factor = factor
         self._targets, self._projection = targets, projection
         self.approximation_error, self.n_probes = approximation_error, n_probes
         self._working_memory = working_memory
-        super().__init__(values, None, extension)
+        super().__init__(
+            values,
+            None,
+            extension,
+            kernel=columns.kernel,
+            points=columns.points(landmark_indices),
+            column_means=column_means,
+        )
 
     @property
     def landmark_signature(self):
@@ -121,6 +129,38 @@ class NystroemRepresentation(SpectralRepresentation):
     def vectors(self, value):
         self._vectors = value
 
+    @property
+    def streams(self):
+        """Whether passes over the training points stream (dask data, or a ``working_memory`` budget)."""
+        return self._columns.distributed or self._working_memory is not None
+
+    def reduce_rows(self, coef, function, data):
+        """As :meth:`SpectralRepresentation.reduce_rows`, streamed when :attr:`streams`.
+
+        ``Ũ coef = (K_XZ − 1k̄ᵀ)(E coef)`` and ``Ũᵀ w = Eᵀ (K_XZᵀ w − k̄ 1ᵀw)``: one kernel evaluation
+        and two products with ``K_XZ`` per row block, never an n×m or n×r array; a dask ``X`` is
+        reduced one task per row chunk (``function`` must then be picklable).
+        """
+        if not self.streams:
+            return super().reduce_rows(coef, function, data)
+        weights = self.extension @ coef
+        shift = 0.0 if self.column_means is None else -(self.column_means @ weights)
+        value, back, total = reduce_rows(
+            self._columns, self.points, weights, shift, function, data, self._working_memory
+        )
+        if self.column_means is not None:
+            back = back - np.multiply.outer(self.column_means, total)
+        return value, self.extension.T @ back
+
+    def training_rows(self, indices):
+        """``Ũ[indices] = (K(X[indices], Z) − k̄) E``, from kernel rows when the pass streams."""
+        if not self.streams:
+            return super().training_rows(indices)
+        rows = self._columns.block(indices, self._landmark_indices)
+        if self.column_means is not None:
+            rows = rows - self.column_means
+        return rows @ self.extension
+
     def project(self, y):
         """Eigen-coordinates ``Ũᵀ y`` of a training target vector (or matrix)."""
         if self._projection is not None and y is self._targets:
@@ -145,6 +185,48 @@ class NystroemRepresentation(SpectralRepresentation):
 
 #: Kept for code written against the former name: every Nyström representation streams now.
 StreamedRepresentation = NystroemRepresentation
+
+
+def _reduce_chunk(kernel, X_chunk, Z, weights, shift, function, data, working_memory, check_finite=False):
+    """``(Σ value, K_chunkᵀ w, Σ w)`` over the row blocks of one chunk, ``(value, w) = function(o, data)``
+    for the outputs ``o = K_chunk weights + shift`` of each block (``K_chunk = K(X_chunk, Z)``)."""
+    X_chunk = np.asarray(X_chunk, dtype=np.float64)
+    if check_finite:
+        check_finite_chunk(X_chunk, "X")
+    precomputed = isinstance(kernel, str)
+    step = block_rows(len(Z), working_memory, copies=2)
+    value, back, total = 0.0, 0.0, 0.0
+    for start in range(0, X_chunk.shape[0], step):
+        rows = slice(start, start + step)
+        block = X_chunk[rows][:, Z] if precomputed else kernel(X_chunk[rows], Z)
+        part, w = function(block @ weights + shift, data[rows])
+        value, back, total = value + part, back + block.T @ w, total + w.sum(axis=0)
+    return value, back, total
+
+
+def _sum_parts(parts):
+    return tuple(sum(part[i] for part in parts) for i in range(3))
+
+
+def reduce_rows(columns, Z, weights, shift, function, data, working_memory=None):
+    """The streamed pass of :meth:`NystroemRepresentation.reduce_rows` over the rows of ``columns.X``.
+
+    ``data`` (in memory, aligned with the rows) is sliced with them; a dask ``X`` is reduced one task
+    per row chunk (on the cluster when a ``distributed`` client is active) and the parts summed.
+    """
+    if not columns.distributed:
+        return _reduce_chunk(columns.kernel, columns.X, Z, weights, shift, function, data, working_memory)
+    import dask
+
+    X = columns.X.rechunk({1: -1})
+    bounds = np.cumsum((0,) + X.chunks[0])
+    task = dask.delayed(_reduce_chunk, pure=True)
+    parts = [
+        task(columns.kernel, block, Z, weights, shift, function, data[a:b], working_memory, True)
+        for block, a, b in zip(X.to_delayed().ravel(), bounds[:-1], bounds[1:], strict=True)
+    ]
+    (result,) = dask.compute(dask.delayed(_sum_parts)(parts))
+    return result
 
 
 def nystroem_representation(

@@ -30,13 +30,9 @@ import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._base import KernelEstimatorMixin, decision_to_labels, one_vs_rest_targets
-from .._validation import check_test_kernel
-from ..kernels import Kernel, make_kernel
-from ..nystroem import LANDMARK_METHODS, nystroem_representation
-from ..spectral import SpectralRepresentation
+from .._base import decision_to_labels, one_vs_rest_targets
+from ..nystroem._estimator import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
 
 __all__ = ["KreinSquaredHingeSVC", "squared_hinge_newton"]
 
@@ -129,7 +125,7 @@ def squared_hinge_newton(features, y, penalties, *, fit_intercept=True, tol=1e-1
     return w, 0.0, n_iter
 
 
-class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
+class KreinSquaredHingeSVC(SpectralEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Kreĭn squared-hinge SVM (KREĬN SH-SVM), exact or low-rank (Oglic & Gärtner 2019, Sec. 2.5).
 
     Parameters
@@ -137,6 +133,9 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
     kernel : Kernel, str or "precomputed", default="gaussian"
     lambda_plus, lambda_minus : float, default=1e-3
         Regularization of the positive and negative decomposition components ``λ₊``, ``λ₋``.
+    center : bool, default=False
+        Fit on the centred kernel ``HKH`` (``H K̃ H`` with ``n_components``); test rows are centred
+        consistently, the correction folded into ``intercept_``. False is the paper's model.
     n_components : int, default=None
         Number of Nyström landmarks m; None uses the exact eigendecomposition of the training kernel.
     landmarks : {"uniform", "leverage", "kmeans++"}, default="uniform"
@@ -160,6 +159,10 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
         Newton iterations per one-vs-rest task.
     random_state : int, RandomState or None, default=None
         Landmark sampling.
+    working_memory : float or None, default=None
+        Only with ``n_components``: MiB per block of landmark kernel columns in the streamed one-shot
+        eigendecomposition (None: scikit-learn's ``working_memory``); with a value, predictions are
+        computed in blocks of that size. A dask ``X`` is reduced one task per row chunk.
 
     Attributes
     ----------
@@ -176,18 +179,14 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
     """
 
     _parameter_constraints = {
-        "kernel": [Kernel, str],
+        **SPECTRAL_PARAMETERS,
         "lambda_plus": [Interval(numbers.Real, 0, None, closed="neither")],
         "lambda_minus": [Interval(numbers.Real, 0, None, closed="neither")],
-        "n_components": [Interval(numbers.Integral, 1, None, closed="left"), None],
-        "landmarks": [StrOptions(set(LANDMARK_METHODS))],
         "nystroem_split": [StrOptions({"approximation", "landmarks"})],
-        "landmark_rank": [StrOptions({"validated", "full"})],
         "rank": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "fit_intercept": ["boolean"],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
-        "random_state": ["random_state"],
     }
 
     def __init__(
@@ -196,6 +195,7 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
         *,
         lambda_plus=1e-3,
         lambda_minus=1e-3,
+        center=False,
         n_components=None,
         landmarks="uniform",
         nystroem_split="approximation",
@@ -205,10 +205,12 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
         tol=1e-10,
         max_iter=100,
         random_state=None,
+        working_memory=None,
     ):
         self.kernel = kernel
         self.lambda_plus = lambda_plus
         self.lambda_minus = lambda_minus
+        self.center = center
         self.n_components = n_components
         self.landmarks = landmarks
         self.nystroem_split = nystroem_split
@@ -218,29 +220,7 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
         self.tol = tol
         self.max_iter = max_iter
         self.random_state = random_state
-
-    def _representation(self, X, y):
-        if self.n_components is None:
-            K, y = self._fit_kernel(X, y)
-            self.landmark_indices_ = None
-            return SpectralRepresentation.exact(K), y
-        self.kernel_ = make_kernel(self.kernel)
-        X, y = validate_data(self, X, y, reset=True, dtype=np.float64)
-        n_components = min(self.n_components, X.shape[0])
-        representation, indices = nystroem_representation(
-            self.kernel_,
-            X,
-            n_components=n_components,
-            landmarks=self.landmarks,
-            landmark_rank=self.landmark_rank,
-            warn_poor=False,
-            rank=self.rank,
-            random_state=self.random_state,
-        )
-        self.landmark_indices_ = indices
-        if self.kernel_ != "precomputed":
-            self.X_fit_ = X[indices]
-        return representation, y
+        self.working_memory = working_memory
 
     def fit(self, X, y):
         """Fit one squared-hinge problem per one-vs-rest task.
@@ -251,7 +231,7 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
         y : array-like of shape (n,)
         """
         self._validate_params()
-        representation, y = self._representation(X, y)
+        representation, y = self._fit_representation(X, y, producer={"rank": self.rank})
         self.classes_, Y = one_vs_rest_targets(y)
         values = representation.values
         landmark_split = self.n_components is not None and self.nystroem_split == "landmarks"
@@ -282,22 +262,14 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
             )
         u = to_eigen @ coef if landmark_split else to_eigen[:, None] * coef
         self.coef_ = C @ u if landmark_split else coef
-        self.representation_ = representation
         self.dual_coef_ = representation.dual_coef(u / values[:, None])
+        self.intercept_ += representation.offset(self.dual_coef_)
         return self
 
     def decision_function(self, X):
         """``f(x) = K(x, P) β + b``; one column per task (a vector for binary problems)."""
-        check_is_fitted(self)
-        if self.kernel_ == "precomputed":
-            X = validate_data(self, X, reset=False, dtype=np.float64)
-            rows = check_test_kernel(X, self.n_features_in_, name="X")
-            if self.landmark_indices_ is not None:
-                rows = rows[:, self.landmark_indices_]
-        else:
-            rows = self._test_kernel(X)
-        scores = rows @ self.dual_coef_ + self.intercept_
-        return scores.ravel() if scores.shape[1] == 1 else scores
+        scores = self._evaluate(X)
+        return scores[:, 0] if scores.shape[1] == 1 else scores
 
     def predict(self, X):
         """Class labels (one-vs-rest)."""
