@@ -14,16 +14,8 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .._validation import check_square_kernel
-from ..kernels import (
-    ARDGaussian,
-    ARDSigmoid,
-    DeltaGaussian,
-    Epanechnikov,
-    Gaussian,
-    Sigmoid,
-    initial_kernel,
-    make_kernel,
-)
+from ..kernels import make_kernel
+from ..kernels._initialization import APPENDIX_D_CLASSES, initial_kernel_like
 from ._spectral import SpectralProblem
 
 __all__ = ["LAMBDA_BOUNDS", "RADIUS_BOUNDS", "HypergradientMixin"]
@@ -31,36 +23,6 @@ __all__ = ["LAMBDA_BOUNDS", "RADIUS_BOUNDS", "HypergradientMixin"]
 #: Box constraints (natural scale) of λ± and r in hyperparameter search.
 LAMBDA_BOUNDS = (1e-10, 1e4)
 RADIUS_BOUNDS = (1e-6, 1e4)
-
-#: Appendix D kernel classes and their Appendix E.1 initialisation names.
-_APPENDIX_D_NAMES = {
-    Gaussian: "GAUSS",
-    ARDGaussian: "RL-GAUSS",
-    Sigmoid: "SIGMOID",
-    ARDSigmoid: "RL-SIGMOID",
-    DeltaGaussian: "DELTA-GAUSS",
-    Epanechnikov: "EPANECHNIKOV",
-}
-
-
-def _initial_kernel_like(kernel, X, rng):
-    """``kernel`` with its tunable hyperparameters drawn by Appendix E.1 (:func:`initial_kernel`).
-
-    Only the draw replaces the user's kernel: hyperparameters with ``*_bounds="fixed"`` keep their
-    value, the others keep their bounds and start clipped into them, and a scalar bandwidth of an
-    "RL" kernel (one shared η) stays a scalar (the geometric mean of the per-feature draw).
-    """
-    drawn = initial_kernel(_APPENDIX_D_NAMES[type(kernel)], X, rng)
-    params = {}
-    for h in kernel.hyperparameters:
-        if h.fixed:
-            continue
-        value = np.asarray(getattr(drawn, h.name), dtype=float)
-        if np.ndim(getattr(kernel, h.name)) == 0:
-            value = np.exp(np.mean(np.log(value)))
-        value = np.clip(value, h.bounds[:, 0], h.bounds[:, 1])
-        params[h.name] = float(value[0]) if np.ndim(getattr(kernel, h.name)) == 0 else value
-    return kernel.clone_with_theta(kernel.theta).set_params(**params)
 
 
 class HypergradientMixin:
@@ -100,7 +62,7 @@ class HypergradientMixin:
         λ± = S[u]/n with S = logspace(−1, 2, 5) (the paper's λ±² = S[u]/n in its parametrization of
         problem (4)); r from the spread of the squared targets; the Appendix D kernels through
         :func:`krein.kernels.initial_kernel`, other kernels keep their hyperparameters. The user's
-        kernel settings are honoured (see :func:`_initial_kernel_like`): a fixed hyperparameter keeps
+        kernel settings are honoured (see ``initial_kernel_like``): a fixed hyperparameter keeps
         its value, a bounded one starts inside its bounds (and the search keeps it there).
         """
         rng = check_random_state(random_state)
@@ -119,8 +81,8 @@ class HypergradientMixin:
             low, high = max(1e-4, variance - 2.5 * spread), variance + 2.5 * spread
             params["radius"] = float(np.sqrt((high - low) * rng.uniform() + low))
         kernel = make_kernel(self.kernel)
-        if kernel != "precomputed" and type(kernel) in _APPENDIX_D_NAMES:
-            params["kernel"] = _initial_kernel_like(kernel, X, rng)
+        if kernel != "precomputed" and type(kernel) in APPENDIX_D_CLASSES:
+            params["kernel"] = initial_kernel_like(kernel, X, rng)
         return params
 
     def _validation_loss_and_gradient(self, X_train, y_train, X_val, y_val, cache=None):
