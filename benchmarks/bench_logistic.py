@@ -146,7 +146,7 @@ def main():
     y_pm = np.where(y[train] == np.unique(y)[1], 1.0, -1.0)
     tau = 20 * max(-values[0], 0.0)  # the estimator's default shift
     # L: the largest curvature of a subproblem F_k (the majorizer's largest entry, at α = 0)
-    curvature = float(np.max(_LogisticDC(vectors, values, y_pm, args.lam, tau).metric))
+    curvature = float(np.max(_LogisticDC(spectrum, y_pm, args.lam, tau).metric))
     print(f"  L = λ(μ_max + τ) + μ_max²/(4n) = {curvature:.4g}: plain steps with η > 2/L = {2 / curvature:.3g} "
           "overshoot along the top eigenvector")  # fmt: skip
     rows = {}
@@ -158,7 +158,7 @@ def main():
     ]:
         print(f"  step={step!r}, learning_rate={learning_rate:.4g}")
         for name, solver, eps in [("CCCP-GD", "cccp", 1e-4), ("CCICP-GD", "ccicp", 1.0)]:
-            problem = _CountingLogisticDC(vectors, values, y_pm, args.lam, tau)
+            problem = _CountingLogisticDC(spectrum, y_pm, args.lam, tau)
             result, solver_seconds = timed(
                 concave_convex_procedure, problem, np.zeros(values.size), step=step,
                 learning_rate=learning_rate, inexact_tol=eps, max_outer_iter=20,
@@ -199,7 +199,7 @@ def main():
     features_test = (K_test @ vectors) * (signs / np.sqrt(np.abs(values)))
     klr = IndefiniteLogisticRegression(kernel="precomputed", lam=args.lam, solver="cccp", inexact_tol=1e-6)
     _, klr_seconds = timed(klr.fit, K_flip, y[train])
-    problem = _LogisticDC(vectors, np.abs(values), y_pm, args.lam, 0.0)
+    problem = _LogisticDC(SpectralRepresentation(np.abs(values), vectors), y_pm, args.lam, 0.0)
     _, klr_solver_seconds = timed(
         concave_convex_procedure, problem, np.zeros(values.size), inexact_tol=1e-6, max_outer_iter=20
     )

@@ -16,7 +16,9 @@ from krein.least_squares import (
     VarianceConstrainedKrein,
     VarianceConstrainedKreinClassifier,
 )
+from krein.logistic import IndefiniteLogisticRegression
 from krein.nystroem import StreamedRepresentation
+from krein.svm import KreinSquaredHingeSVC
 
 KERNEL = DeltaGaussian(eta1=1.0, eta2=2.0)
 ESTIMATORS = [
@@ -205,3 +207,68 @@ def test_streamed_fit_never_allocates_an_n_by_m_array(configured):
     n_by_m = n * m * 8  # 160 MB
     assert peak < n_by_m / 10, f"peak traced allocation {peak / 2**20:.1f} MiB"
     assert np.sqrt(np.mean((predictions - y) ** 2)) < 0.7 * np.std(y)
+
+
+# --------------------------------------------------------------------------- IKLR and the SH-SVM
+def classifier(cls, **params):
+    """A low-rank IKLR or SH-SVM on the indefinite test kernel."""
+    extra = {"max_outer_iter": 8, "lam": 1e-3} if cls is IndefiniteLogisticRegression else {}
+    return cls(KERNEL, n_components=30, random_state=0, **extra, **params)
+
+
+def assert_same_classifier(got, expected, X_test):
+    """Same landmarks, coefficients, intercepts and decisions (1e-8 of their scale)."""
+    np.testing.assert_array_equal(got.landmark_indices_, expected.landmark_indices_)
+    scale = np.max(np.abs(expected.dual_coef_))
+    np.testing.assert_allclose(got.dual_coef_, expected.dual_coef_, rtol=0, atol=1e-8 * scale)
+    np.testing.assert_allclose(got.intercept_, expected.intercept_, rtol=1e-8, atol=1e-12)
+    decision = expected.decision_function(X_test)
+    np.testing.assert_allclose(
+        np.asarray(got.decision_function(X_test)), decision, rtol=0, atol=1e-8 * np.max(np.abs(decision))
+    )
+
+
+CLASSIFIERS = [IndefiniteLogisticRegression, KreinSquaredHingeSVC]
+
+
+@pytest.mark.parametrize("center", [False, True], ids=["uncentred", "centred"])
+@pytest.mark.parametrize("cls", CLASSIFIERS, ids=[c.__name__ for c in CLASSIFIERS])
+def test_streamed_classifier_equals_in_memory_low_rank_fit(cls, center):
+    """Every pass over the training data streams in blocks of TINY_MEMORY: no n×r eigenvectors."""
+    X, y = make_data(400, "binary")
+    X_test, y_test = make_data(150, "binary", seed=1)
+    in_memory = classifier(cls, center=center).fit(X, y)
+    streamed = classifier(cls, center=center, working_memory=TINY_MEMORY).fit(X, y)
+    assert in_memory.representation_._vectors is not None  # the in-memory solver holds Ũ
+    assert streamed.representation_._vectors is None  # the streamed one never does
+    assert_same_classifier(streamed, in_memory, X_test)
+    np.testing.assert_array_equal(streamed.predict(X_test), in_memory.predict(X_test))
+    majority = np.max(np.unique(y_test, return_counts=True)[1]) / y_test.size
+    assert streamed.score(X_test, y_test) > majority
+    if center:  # centring changes the model: the intercept carries −k̄ᵀβ
+        uncentred = classifier(cls, working_memory=TINY_MEMORY).fit(X, y)
+        assert not np.allclose(uncentred.decision_function(X_test), streamed.decision_function(X_test))
+
+
+@pytest.mark.parametrize("center", [False, True], ids=["uncentred", "centred"])
+@pytest.mark.parametrize("cls", CLASSIFIERS, ids=[c.__name__ for c in CLASSIFIERS])
+def test_dask_classifier_on_local_cluster_equals_in_memory_fit(dask_client, cls, center):
+    import dask.array as da
+
+    X, y = make_data(400, "multiclass")
+    X_test, _ = make_data(150, "multiclass", seed=1)
+    in_memory = classifier(cls, center=center).fit(X, y)
+    distributed_fit = classifier(cls, center=center).fit(
+        da.from_array(X, chunks=(37, 2)), da.from_array(y, chunks=50)
+    )
+    assert distributed_fit.representation_._vectors is None
+    assert_same_classifier(distributed_fit, in_memory, X_test)
+    lazy = distributed_fit.decision_function(da.from_array(X_test, chunks=40))
+    assert isinstance(lazy, da.Array)
+    np.testing.assert_allclose(
+        lazy.compute(),
+        in_memory.decision_function(X_test),
+        rtol=0,
+        atol=1e-8 * np.max(np.abs(lazy.compute())),
+    )
+    np.testing.assert_array_equal(distributed_fit.predict(X_test), in_memory.predict(X_test))
