@@ -361,9 +361,7 @@ class SpectralRepresentation:
         keep = np.abs(values) > rtol * np.max(np.abs(values), initial=0.0)
         if not np.any(keep):
             raise ValueError(f"{name} is numerically zero: it has no non-zero eigenvalue.")
-        return cls(
-            values[keep], vectors[:, keep], kernel=kernel, points=points, column_means=column_means
-        )
+        return cls(values[keep], vectors[:, keep], kernel=kernel, points=points, column_means=column_means)
 
     @property
     def rank(self):

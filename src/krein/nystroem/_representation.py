@@ -64,6 +64,9 @@ class NystroemRepresentation(SpectralRepresentation):
         ``R``, ``S`` and the kept eigenvalues of ``K_ZZ`` (truncated to the validated rank).
     column_means : ndarray of shape (m,) or None
         Column means ``k̄`` of ``K_XZ`` when centred.
+    gram, row_sum : ndarray of shape (m, m) and (m,)
+        ``Σᵢ kᵢ kᵢᵀ`` and ``Σᵢ kᵢ`` over the (centred) landmark rows ``kᵢ = K(xᵢ, Z) − k̄``, so that
+        ``ŨᵀŨ = Eᵀ gram E`` and ``Ũᵀ1 = Eᵀ row_sum`` without a pass.
     approximation_error : float
         Estimated ``‖K − K̃‖_F / ‖K‖_F`` of the uncentred approximation (:func:`probe_error`).
     n_probes : int
@@ -80,6 +83,8 @@ class NystroemRepresentation(SpectralRepresentation):
         factor,
         W,
         column_means=None,
+        gram=None,
+        row_sum=None,
         targets=None,
         projection=None,
         approximation_error=np.nan,
@@ -89,6 +94,7 @@ class NystroemRepresentation(SpectralRepresentation):
         self._W = W
         self._columns, self._landmark_indices = columns, landmark_indices
         self.landmark_factor = factor
+        self.gram, self.row_sum = gram, row_sum
         self._targets, self._projection = targets, projection
         self.approximation_error, self.n_probes = approximation_error, n_probes
         self._working_memory = working_memory
@@ -156,10 +162,21 @@ class NystroemRepresentation(SpectralRepresentation):
         """``Ũ[indices] = (K(X[indices], Z) − k̄) E``, from kernel rows when the pass streams."""
         if not self.streams:
             return super().training_rows(indices)
-        rows = self._columns.block(indices, self._landmark_indices)
-        if self.column_means is not None:
-            rows = rows - self.column_means
-        return rows @ self.extension
+        return self.landmark_rows(indices) @ self.extension
+
+    def landmark_rows(self, indices):
+        """The (centred) landmark kernel rows ``K(X[indices], Z) − k̄`` of training points."""
+        rows = self._columns.block(np.asarray(indices), self._landmark_indices)
+        return rows if self.column_means is None else rows - self.column_means
+
+    def training_outputs(self, coef):
+        """``Ũ coef`` over the training points (an n-vector), streamed when :attr:`streams`."""
+        if not self.streams:
+            return self.vectors @ coef
+        weights = self.extension @ coef
+        shift = 0.0 if self.column_means is None else -(self.column_means @ weights)
+        outputs = self.evaluate(self._columns.X, weights, shift, working_memory=self._working_memory)
+        return outputs.compute() if self._columns.distributed else outputs
 
     def project(self, y):
         """Eigen-coordinates ``Ũᵀ y`` of a training target vector (or matrix)."""
@@ -169,18 +186,22 @@ class NystroemRepresentation(SpectralRepresentation):
             y_array = np.asarray(y, dtype=np.float64)
             if y_array.shape == self._targets.shape and np.array_equal(y_array, self._targets):
                 return self._projection.copy()
+        return self._W.T @ (self.landmark_factor.right.T @ self.landmark_moment(y))
+
+    def landmark_moment(self, y):
+        """``Σᵢ yᵢ kᵢ = K_XZᵀ y − k̄ 1ᵀy`` over the (centred) landmark rows ``kᵢ``: one pass."""
         moments = self._columns.moments(
             self._landmark_indices, y, gram=False, working_memory=self._working_memory
         )
-        return self._projection_of(moments.moment, y)
+        return self._centred_moment(moments.moment, y)
 
-    def _projection_of(self, moment, y):
-        """``Wᵀ Rᵀ (K_XZᵀ y − k̄ 1ᵀ y)`` from the raw moment ``K_XZᵀ y`` of targets ``y``."""
+    def _centred_moment(self, moment, y):
+        """``K_XZᵀ y − k̄ 1ᵀ y`` from the raw moment ``K_XZᵀ y`` of targets ``y``."""
         if self.column_means is not None:
             sums = y.sum(axis=0)
             sums = sums.compute() if hasattr(sums, "dask") else np.asarray(sums, dtype=np.float64)
             moment = moment - np.multiply.outer(self.column_means, sums)
-        return self._W.T @ (self.landmark_factor.right.T @ moment)
+        return moment
 
 
 #: Kept for code written against the former name: every Nyström representation streams now.
@@ -351,13 +372,16 @@ def one_shot(columns, indices, rng, *, y=None, rank=None, rcond=None, landmark_r
         factor=factor,
         W=W,
         column_means=moments.mean if center else None,
+        gram=gram,
+        row_sum=np.zeros(indices.size) if center else columns.n * moments.mean,
         targets=y if y is None or hasattr(y, "dask") else np.asarray(y, dtype=np.float64),
         approximation_error=probe_error(core, moments, K_ZZ, K_ZV, columns.n),
         n_probes=probes.size,
         working_memory=working_memory,
     )
     if y is not None:
-        representation._projection = representation._projection_of(moments.moment, representation._targets)
+        moment = representation._centred_moment(moments.moment, representation._targets)
+        representation._projection = W.T @ (R.T @ moment)
     return representation, full_rank
 
 

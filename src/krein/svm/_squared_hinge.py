@@ -25,6 +25,7 @@ of the eigenvalues of ``K_ZZ``. With ``z = C u`` (``u`` the coordinates of the t
 from __future__ import annotations
 
 import numbers
+from functools import partial
 
 import numpy as np
 import scipy.linalg
@@ -33,6 +34,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._base import decision_to_labels, one_vs_rest_targets
 from ..nystroem._estimator import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
+from ..spectral import is_dask_array
 
 __all__ = ["KreinSquaredHingeSVC", "squared_hinge_newton"]
 
@@ -232,7 +234,8 @@ class KreinSquaredHingeSVC(SpectralEstimatorMixin, ClassifierMixin, BaseEstimato
         """
         self._validate_params()
         representation, y = self._fit_representation(X, y, producer={"rank": self.rank})
-        self.classes_, Y = one_vs_rest_targets(y)
+        self.classes_, Y = one_vs_rest_targets(y.compute() if is_dask_array(y) else y)
+        streams = getattr(representation, "streams", False)  # Ũ is never formed: streamed Newton
         values = representation.values
         landmark_split = self.n_components is not None and self.nystroem_split == "landmarks"
         if landmark_split:  # features Ũ V ω^{-1/2} with unit penalties (module docstring)
@@ -241,19 +244,25 @@ class KreinSquaredHingeSVC(SpectralEstimatorMixin, ClassifierMixin, BaseEstimato
             Q = C.T @ (np.where(signature > 0, self.lambda_plus, self.lambda_minus)[:, None] * C)
             omega, V = scipy.linalg.eigh(0.5 * (Q + Q.T), driver="evd", check_finite=False)
             to_eigen = V / np.sqrt(omega)  # u = to_eigen @ coef
-            features = representation.vectors @ to_eigen
+            features = None if streams else representation.vectors @ to_eigen
             penalties = np.ones(values.size)
         else:
             scale = np.sqrt(np.abs(values))
             to_eigen = scale * np.sign(values)  # diagonal
-            features = representation.vectors * to_eigen
+            features = None if streams else representation.vectors * to_eigen
             penalties = np.where(values > 0, self.lambda_plus, self.lambda_minus)
         coef = np.empty((values.size, Y.shape[1]))
         self.intercept_ = np.empty(Y.shape[1])
         self.n_iter_ = np.empty(Y.shape[1], dtype=int)
+        solver = squared_hinge_newton
+        if streams:
+            from ._streamed_newton import streamed_squared_hinge_newton  # it imports _line_search from here
+
+            T = to_eigen if landmark_split else np.diag(to_eigen)
+            solver = partial(streamed_squared_hinge_newton, representation, T)
         for task in range(Y.shape[1]):
-            coef[:, task], self.intercept_[task], self.n_iter_[task] = squared_hinge_newton(
-                features,
+            coef[:, task], self.intercept_[task], self.n_iter_[task] = solver(
+                *(() if streams else (features,)),
                 Y[:, task],
                 penalties,
                 fit_intercept=self.fit_intercept,
