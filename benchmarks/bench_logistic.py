@@ -32,13 +32,28 @@ features scaled to [0, 1]):
    alone at each ``--large-n`` (where the exact one would hold an n×n kernel), beside the floor of one
    landmark kernel block ``K(X, Z)`` (n×m).
 
+4. (``--streaming``) Streamed low-rank fits that never hold an n×m block (issue 18): at ``--n`` points
+   (``make_classification``, d = ``--d``, standardized; Gaussian kernel η = √d), ``n_components=--m``
+   and ``working_memory=256`` MiB, the fit time and the peak resident memory beyond the data of
+   ``KreinRidge`` (±1 targets; one pass: the Nyström Gram matrix), ``IndefiniteLogisticRegression``
+   (CCICP-GD, 20 outer iterations, each one pass over the landmark kernel columns) and
+   ``KreinSquaredHingeSVC`` (finite Newton, one pass per iteration); each fit runs in a fresh
+   process (peak RSS from ``getrusage`` minus the RSS once the data exist), and the ratios to
+   ``KreinRidge`` are printed. Threads are pinned to one (``OMP/OPENBLAS/MKL_NUM_THREADS=1``).
+
 Run: ``python benchmarks/bench_logistic.py [--n 5000] [--lam 1e-3]``, or
-``python benchmarks/bench_logistic.py --low-rank [--n 5000] [--m 200] [--large-n 20000]``.
+``python benchmarks/bench_logistic.py --low-rank [--n 5000] [--m 200] [--large-n 20000]``, or
+``python benchmarks/bench_logistic.py --streaming [--n 100000] [--m 1000] [--d 20]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -110,6 +125,62 @@ def low_rank(args):
         print(f"  ratio low rank / floor at n = {n}: {seconds['low rank'] / floor:.1f}x")
 
 
+#: Threads pinned for the streaming comparison (each fit runs in its own process with these).
+PINNED = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+STREAMED = ("KreinRidge", "IndefiniteLogisticRegression", "KreinSquaredHingeSVC")
+
+
+def _resident_mib():
+    with open("/proc/self/status") as status:
+        line = next(line for line in status if line.startswith("VmRSS:"))
+    return int(line.split()[1]) / 1024
+
+
+def streaming_one(args):
+    """One streamed fit (in this process): prints a JSON line with its time, memory and accuracy."""
+    from krein.kernels import Gaussian
+    from krein.least_squares import KreinRidge
+    from krein.svm import KreinSquaredHingeSVC
+
+    X, y, X_test, y_test = _synthetic(args.n, d=args.d, n_test=10_000)
+    data_mib = _resident_mib()
+    common = {"kernel": Gaussian(np.sqrt(args.d)), "n_components": args.m, "working_memory": 256.0}
+    model = {
+        "KreinRidge": lambda: KreinRidge(**common, random_state=0),
+        "IndefiniteLogisticRegression": lambda: IndefiniteLogisticRegression(
+            **common, lam=args.lam, random_state=0
+        ),
+        "KreinSquaredHingeSVC": lambda: KreinSquaredHingeSVC(**common, random_state=0),
+    }[args.streaming_one]()
+    targets = np.where(y == 1, 1.0, -1.0) if args.streaming_one == "KreinRidge" else y
+    _, seconds = timed(model.fit, X, targets)
+    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    scores = model.predict(X_test)
+    accuracy = float(
+        np.mean((scores > 0 if args.streaming_one == "KreinRidge" else scores == 1) == (y_test == 1))
+    )
+    print(json.dumps({"seconds": seconds, "beyond_data_mib": peak_mib - data_mib, "accuracy": accuracy}))
+
+
+def streaming(args):
+    """Part 4: each streamed fit in a fresh process with pinned threads; times, memory and ratios."""
+    print(f"4. streamed fits: n = {args.n}, d = {args.d}, m = {args.m}, working_memory = 256 MiB, "
+          f"Gaussian η = √d, λ (IKLR) = {args.lam}; one thread")  # fmt: skip
+    print(f"  {'estimator':30s} {'fit s':>9s} {'peak beyond data MiB':>21s} {'accuracy':>9s}")
+    rows = {}
+    for name in STREAMED:
+        command = [sys.executable, __file__, "--streaming-one", name, "--n", str(args.n), "--m", str(args.m),
+                   "--d", str(args.d), "--lam", str(args.lam)]  # fmt: skip
+        output = subprocess.run(
+            command, env={**os.environ, **PINNED}, capture_output=True, text=True, check=True
+        )
+        rows[name] = json.loads(output.stdout.strip().splitlines()[-1])
+        row = rows[name]
+        print(f"  {name:30s} {row['seconds']:9.1f} {row['beyond_data_mib']:21.0f} {row['accuracy']:9.4f}")
+    for name in STREAMED[1:]:
+        print(f"  ratio {name} / KreinRidge: {rows[name]['seconds'] / rows['KreinRidge']['seconds']:.2f}x")
+
+
 def main():
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -120,7 +191,16 @@ def main():
     parser.add_argument("--low-rank", action="store_true", help="run part 3 only")
     parser.add_argument("--m", type=int, default=200, help="landmarks of part 3")
     parser.add_argument("--large-n", type=int, nargs="*", default=[20000], help="low-rank sizes of part 3")
+    parser.add_argument("--streaming", action="store_true", help="run part 4 only")
+    parser.add_argument("--streaming-one", choices=STREAMED, help=argparse.SUPPRESS)
+    parser.add_argument("--d", type=int, default=20, help="features of part 4")
     args = parser.parse_args()
+    if args.streaming_one:
+        streaming_one(args)
+        return
+    if args.streaming:
+        streaming(args)
+        return
     if args.low_rank:
         low_rank(args)
         return
