@@ -17,7 +17,6 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._base import decision_to_labels
 from ..nystroem._estimator import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
 from ..spectral import indefiniteness, is_dask_array
 from ._spectral import SpectralProblem
@@ -300,12 +299,4 @@ class _Classifier:
 
         Lazy (a dask array) for dask ``X``, as :meth:`decision_function`.
         """
-        scores = self.decision_function(X)
-        if is_dask_array(scores):
-            return scores.map_blocks(
-                decision_to_labels,
-                self.classes_,
-                dtype=self.classes_.dtype,
-                **({} if scores.ndim == 1 else {"drop_axis": 1}),
-            )
-        return decision_to_labels(scores, self.classes_)
+        return self._labels(self.decision_function(X))

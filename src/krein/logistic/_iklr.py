@@ -12,7 +12,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._base import decision_to_labels, one_vs_rest_targets
+from .._base import one_vs_rest_targets
 from ..nystroem._estimator import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
 from ..optimize._cccp import DCObjective, concave_convex_procedure
 from ..spectral import is_dask_array
@@ -421,7 +421,7 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
 
     def predict(self, X):
         """Class labels: the sign of ``f`` (binary) or the largest one-vs-rest score."""
-        return decision_to_labels(self.decision_function(X), self.classes_)
+        return self._labels(self.decision_function(X))
 
     def predict_proba(self, X):
         """Class probabilities ``p = σ(f(x))`` (end of Sec. IV-A); one-vs-rest scores normalized."""

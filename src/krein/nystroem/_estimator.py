@@ -17,7 +17,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._base import KernelEstimatorMixin, is_precomputed
+from .._base import KernelEstimatorMixin, decision_to_labels, is_precomputed
 from .._validation import check_precomputed_test_kernel, check_square_kernel
 from ..kernels import Kernel, make_kernel
 from ..spectral import SpectralRepresentation, is_dask_array
@@ -180,3 +180,10 @@ class SpectralEstimatorMixin(KernelEstimatorMixin):
         return self.representation_.evaluate(
             X, self.dual_coef_, self.intercept_, working_memory=self.working_memory, owner=type(self).__name__
         )
+
+    def _labels(self, scores):
+        """Class labels of decision values (one-vs-rest), lazily for a dask array of scores."""
+        if is_dask_array(scores):
+            drop = {} if scores.ndim == 1 else {"drop_axis": 1}
+            return scores.map_blocks(decision_to_labels, self.classes_, dtype=self.classes_.dtype, **drop)
+        return decision_to_labels(scores, self.classes_)

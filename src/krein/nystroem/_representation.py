@@ -169,6 +169,20 @@ class NystroemRepresentation(SpectralRepresentation):
         rows = self._columns.block(np.asarray(indices), self._landmark_indices)
         return rows if self.column_means is None else rows - self.column_means
 
+    def landmark_sums(self, indices, y):
+        """``(Σ kᵢkᵢᵀ, Σ kᵢ, Σ yᵢkᵢ)`` over the (centred) landmark rows of the training points
+        ``indices``, in blocks of ``working_memory`` (never an |indices|×m array)."""
+        m = self._landmark_indices.size
+        gram, total, moment = np.zeros((m, m)), np.zeros(m), np.zeros(m)
+        step = block_rows(m, self._working_memory, copies=2)
+        for start in range(0, len(indices), step):
+            block = indices[start : start + step]
+            rows = self.landmark_rows(block)
+            gram += rows.T @ rows
+            total += rows.sum(axis=0)
+            moment += rows.T @ y[block]
+        return gram, total, moment
+
     def training_outputs(self, coef):
         """``Ũ coef`` over the training points (an n-vector), streamed when :attr:`streams`."""
         if not self.streams:

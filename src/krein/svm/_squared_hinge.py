@@ -32,7 +32,7 @@ import scipy.linalg
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._base import decision_to_labels, one_vs_rest_targets
+from .._base import one_vs_rest_targets
 from ..nystroem._estimator import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
 from ..spectral import is_dask_array
 
@@ -282,4 +282,4 @@ class KreinSquaredHingeSVC(SpectralEstimatorMixin, ClassifierMixin, BaseEstimato
 
     def predict(self, X):
         """Class labels (one-vs-rest)."""
-        return decision_to_labels(self.decision_function(X), self.classes_)
+        return self._labels(self.decision_function(X))

@@ -39,7 +39,7 @@ def streamed_squared_hinge_newton(
     Parameters
     ----------
     representation : krein.nystroem.NystroemRepresentation
-        With ``gram``, ``row_sum``, ``landmark_rows``, ``landmark_moment`` and ``training_outputs``.
+        With ``gram``, ``row_sum``, ``landmark_sums``, ``landmark_moment`` and ``training_outputs``.
     T : ndarray of shape (r, r)
     y : ndarray of shape (n,)
         Labels ±1.
@@ -67,15 +67,13 @@ def streamed_squared_hinge_newton(
     while n_iter < max_iter:
         n_iter += 1
         new_active = y * outputs < 1
-        for indices, sign in (
-            (np.flatnonzero(active & ~new_active), 1.0),
-            (np.flatnonzero(~active & new_active), -1.0),
-        ):
+        left, entered = np.flatnonzero(active & ~new_active), np.flatnonzero(~active & new_active)
+        for indices, sign in ((left, 1.0), (entered, -1.0)):
             if indices.size:
-                rows = representation.landmark_rows(indices)
-                gram_out += sign * (rows.T @ rows)
-                sum_out += sign * rows.sum(axis=0)
-                moment_out += sign * (rows.T @ y[indices])
+                gram_change, sum_change, moment_change = representation.landmark_sums(indices, y)
+                gram_out += sign * gram_change
+                sum_out += sign * sum_change
+                moment_out += sign * moment_change
                 count_out += int(sign) * indices.size
                 y_out += sign * y[indices].sum()
         active = new_active
