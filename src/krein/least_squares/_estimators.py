@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 
-from ..nystroem._estimator import SPECTRAL_PARAMETERS_DOC
+from ..nystroem import SPECTRAL_PARAMETERS_DOC
 from ._hypergradient import HypergradientMixin
 from ._model import _Classifier, _KreinLeastSquares, _Regressor, _Ridge, _VarianceConstrained
 

@@ -14,8 +14,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .._validation import check_square_kernel
-from ..kernels import make_kernel
-from ..kernels._initialization import APPENDIX_D_CLASSES, initial_kernel_like
+from ..kernels import APPENDIX_D_CLASSES, initial_kernel_like, make_kernel
 from ._spectral import SpectralProblem
 
 __all__ = ["LAMBDA_BOUNDS", "RADIUS_BOUNDS", "HypergradientMixin"]

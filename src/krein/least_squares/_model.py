@@ -17,7 +17,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..nystroem._estimator import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
+from ..nystroem import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
 from ..spectral import indefiniteness, is_dask_array
 from ._spectral import SpectralProblem
 from ._targets import encode_balanced, encode_values

@@ -13,7 +13,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import one_vs_rest_targets
-from ..nystroem._estimator import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
+from ..nystroem import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
 from ..optimize._cccp import DCObjective, concave_convex_procedure
 from ..spectral import is_dask_array
 

@@ -33,7 +33,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._base import one_vs_rest_targets
-from ..nystroem._estimator import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
+from ..nystroem import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
 from ..spectral import is_dask_array
 
 __all__ = ["KreinSquaredHingeSVC", "squared_hinge_newton"]
