@@ -272,3 +272,14 @@ def test_dask_classifier_on_local_cluster_equals_in_memory_fit(dask_client, cls,
         atol=1e-8 * np.max(np.abs(lazy.compute())),
     )
     np.testing.assert_array_equal(distributed_fit.predict(X_test), in_memory.predict(X_test))
+
+
+def test_streamed_iklr_projects_a_random_start_like_the_in_memory_fit():
+    """``init="random"``: the start ``Vᵀα⁽⁰⁾`` is one more streamed pass, equal to the in-memory one."""
+    X, y = make_data(300, "binary")
+    params = {"init": "random", "center": True, "max_outer_iter": 4}
+    in_memory = classifier(IndefiniteLogisticRegression, **params).fit(X, y)
+    streamed = classifier(IndefiniteLogisticRegression, working_memory=TINY_MEMORY, **params).fit(X, y)
+    assert_same_classifier(streamed, in_memory, X[:50])
+    zero_start = classifier(IndefiniteLogisticRegression, center=True, max_outer_iter=4).fit(X, y)
+    assert not np.allclose(zero_start.dual_coef_, in_memory.dual_coef_)

@@ -51,8 +51,9 @@ _COMMON_ATTRIBUTES_DOC = """dual_coef_ : ndarray of shape (n_points,) or (n_poin
         ι of the training kernel (Sec. 5 of the 2018 paper).
     landmark_indices_ : ndarray or None
     kernel_ : Kernel or "precomputed"
-    X_fit_ : ndarray or dask array of shape (n_samples, n_features)
-        Training inputs (kernel objects only; a reference, not a copy, to a dask ``X``).
+    X_fit_ : ndarray of shape (n_points, n_features)
+        The points test points are compared with (kernel objects only): the training inputs (exact) or
+        the landmarks (Nyström; also ``representation_.points``).
     n_features_in_ : int"""
 
 

@@ -3,7 +3,7 @@
 One fit path serves the four public estimators (:mod:`krein.least_squares._estimators`) and the
 hypergradient protocol (:mod:`krein.least_squares._hypergradient`): the training targets are encoded
 (:mod:`._targets`) and centred, the spectral representation of the (centred) training kernel is fitted
-exact or Nyström, streamed or on Dask (:class:`~krein.nystroem._estimator.SpectralEstimatorMixin`), and
+exact or Nyström, streamed or on Dask (:class:`~krein.nystroem.SpectralEstimatorMixin`), and
 the solver of the estimator (ridge, or the variance constraint) gives the eigen-coordinates (†) of
 :mod:`krein.least_squares._spectral`.
 """

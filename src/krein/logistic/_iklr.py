@@ -330,8 +330,7 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
         return _DEFAULT_INEXACT_TOL[self.solver]
 
     def _initial_alpha(self, n, rng):
-        if self.init == "zeros":
-            return np.zeros(n)
+        """``α⁽⁰⁾`` of a non-zero ``init``."""
         if self.init == "ones":
             return np.ones(n)
         if self.init == "minus_ones":
@@ -374,9 +373,9 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
         eigen_coef, histories, n_iter, n_inner = [], [], [], []
         for task in range(Y.shape[1]):
             problem = _LogisticDC(spectrum, Y[:, task], float(self.lam), self.tau_)
-            start = spectrum.reduce_rows(
-                np.zeros(values.size), _rows_of, self._initial_alpha(Y.shape[0], rng)
-            )[1]
+            start = np.zeros(values.size)  # Vᵀα⁽⁰⁾, one pass over the data unless α⁽⁰⁾ = 0
+            if self.init != "zeros":
+                start = spectrum.reduce_rows(start, _rows_of, self._initial_alpha(Y.shape[0], rng))[1]
             result = concave_convex_procedure(
                 problem,
                 start,
