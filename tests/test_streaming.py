@@ -8,6 +8,7 @@ import tracemalloc
 
 import numpy as np
 import pytest
+from sklearn.base import clone
 
 from krein.kernels import DeltaGaussian
 from krein.least_squares import (
@@ -17,7 +18,7 @@ from krein.least_squares import (
     VarianceConstrainedKreinClassifier,
 )
 from krein.logistic import IndefiniteLogisticRegression
-from krein.nystroem import StreamedRepresentation
+from krein.nystroem import IndefiniteNystroem, StreamedRepresentation
 from krein.svm import KreinSquaredHingeSVC
 
 KERNEL = DeltaGaussian(eta1=1.0, eta2=2.0)
@@ -283,3 +284,26 @@ def test_streamed_iklr_projects_a_random_start_like_the_in_memory_fit():
     assert_same_classifier(streamed, in_memory, X[:50])
     zero_start = classifier(IndefiniteLogisticRegression, center=True, max_outer_iter=4).fit(X, y)
     assert not np.allclose(zero_start.dual_coef_, in_memory.dual_coef_)
+
+
+def test_indefinite_nystroem_centres_and_streams_like_the_shared_representation(dask_client):
+    """``center=True`` with every point a landmark gives the centred kernel ``HKH`` (test rows
+    centred by the same column means); blocks and dask give the in-memory features."""
+    import dask.array as da
+
+    X, _ = make_data(120, "regression")
+    X_test, _ = make_data(30, "regression", seed=1)
+    full = IndefiniteNystroem(KERNEL, n_components=120, landmark_rank="full", center=True).fit(X)
+    K, K_test = KERNEL(X), KERNEL(X_test, X)
+    H = np.eye(120) - 1.0 / 120
+    np.testing.assert_allclose(full.approximate_kernel(X), H @ K @ H, atol=1e-8 * np.abs(K).max())
+    centred_test = (K_test - K.mean(axis=0)) @ H  # test rows of HKH: k_x − k̄, then H on the right
+    np.testing.assert_allclose(
+        full.approximate_kernel(X_test, X), centred_test @ H, atol=1e-8 * np.abs(K).max()
+    )
+    low_rank = IndefiniteNystroem(KERNEL, n_components=25, random_state=0, center=True).fit(X)
+    blocks = clone(low_rank).set_params(working_memory=TINY_MEMORY).fit(X)
+    np.testing.assert_allclose(blocks.transform(X_test), low_rank.transform(X_test), rtol=0, atol=1e-10)
+    lazy = clone(low_rank).fit(da.from_array(X, chunks=(40, 3))).transform(da.from_array(X_test, chunks=10))
+    assert isinstance(lazy, da.Array)
+    np.testing.assert_allclose(lazy.compute(), low_rank.transform(X_test), rtol=0, atol=1e-10)
