@@ -213,7 +213,7 @@ def test_streamed_fit_never_allocates_an_n_by_m_array(configured):
 # --------------------------------------------------------------------------- IKLR and the SH-SVM
 def classifier(cls, **params):
     """A low-rank IKLR or SH-SVM on the indefinite test kernel."""
-    extra = {"max_outer_iter": 8, "lam": 1e-3} if cls is IndefiniteLogisticRegression else {}
+    extra = {"max_outer_iter": 8, "alpha": 1e-3} if cls is IndefiniteLogisticRegression else {}
     return cls(KERNEL, n_components=30, random_state=0, **{**extra, **params})
 
 

@@ -44,6 +44,15 @@ class Eigendecomposition(NamedTuple):
     vectors: np.ndarray
 
 
+def center_kernel(K):
+    """The centred kernel ``H K H`` (``H = I − 11ᵀ/n``) and the column means of ``K``."""
+    column_means = K.mean(axis=0)
+    centered = K - column_means[None, :]
+    centered -= column_means[:, None]
+    centered += column_means.mean()
+    return centered, column_means
+
+
 def eigendecompose(K, *, name="K", overwrite=False):
     """Eigendecomposition ``K = U diag(λ) Uᵀ`` of a symmetric matrix.
 
@@ -433,12 +442,3 @@ class SpectralRepresentation:
         E = self.extension if self.extension is not None else self.vectors / self.values
         shift = 0.0 if self.column_means is None else -(self.column_means @ E)
         return self.evaluate(X, E, shift, working_memory=working_memory)
-
-
-def center_kernel(K):
-    """The centred kernel ``H K H`` (``H = I − 11ᵀ/n``) and the column means of ``K``."""
-    column_means = K.mean(axis=0)
-    centered = K - column_means[None, :]
-    centered -= column_means[:, None]
-    centered += column_means.mean()
-    return centered, column_means

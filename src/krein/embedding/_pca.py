@@ -125,8 +125,8 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
     def __init__(
         self,
         kernel="gaussian",
-        rank=None,
         *,
+        rank=None,
         dissimilarity=False,
         center=True,
         n_components=None,

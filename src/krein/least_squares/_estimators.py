@@ -39,7 +39,7 @@ _COMMON_PARAMETERS_DOC = f"""kernel : Kernel, str or "precomputed", default="gau
         m < n (see :mod:`krein.least_squares._spectral`): the decomposition of a Kreĭn space is not
         unique, and ``H₊`` of ``K_ZZ`` is not orthogonal to ``H₋`` over the training points."""
 
-_COMMON_ATTRIBUTES_DOC = """dual_coef_ : ndarray of shape (n_points,) or (n_points, n_targets)
+_COMMON_ATTRIBUTES_DOC = """dual_coef_ : ndarray of shape (n_points,) or (n_tasks, n_points)
         α with ``f(x) = Σᵢ αᵢ k(x, pᵢ) + intercept_``; the points are the training points (exact) or
         the landmarks ``landmark_indices_`` (Nyström).
     intercept_ : float or ndarray of shape (n_targets,)

@@ -88,7 +88,7 @@ class _KreinLeastSquares(SpectralEstimatorMixin):
     def _set_solution(self, problem):
         solution = self._solve(problem)
         alpha, intercept = problem.dual_coef(solution)
-        self.dual_coef_ = alpha[:, 0] if self._single_output else alpha
+        self.dual_coef_ = alpha[:, 0] if self._single_output else alpha.T
         self.intercept_ = float(intercept[0]) if self._single_output else intercept
         return solution
 

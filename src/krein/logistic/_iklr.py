@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base import one_vs_rest_targets
 from ..nystroem import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
-from ..optimize._cccp import DCObjective, concave_convex_procedure
+from ..optimize import DCObjective, concave_convex_procedure
 from ..spectral import is_dask_array
 
 __all__ = ["IndefiniteLogisticRegression"]
@@ -24,7 +24,7 @@ _DEFAULT_INEXACT_TOL = {"cccp": 1e-10, "ccicp": 1.0, "ccicp-sgd": 1e-4}
 #: ``ε`` of CCICP-SGD-I (Sec. V-G).
 _SGD_INEXACT_TOL = 1.0
 #: Default learning rate per step rule: the majorization-minimization step, and the paper's ``η = 0.02``.
-_DEFAULT_LEARNING_RATE = {"majorizer": 1.0, "plain": 0.02, "paper": 0.02}
+DEFAULT_LEARNING_RATE = {"majorizer": 1.0, "plain": 0.02, "paper": 0.02}
 #: Share Σμ⁺/Σ|μ| of the spectrum below which the positive part K₊ of the decomposition counts as vanished.
 _VANISHING_POSITIVE_SHARE = 1e-8
 
@@ -131,7 +131,7 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
     kernel : Kernel, str or "precomputed", default="tl1"
         The kernel; the default is the truncated ℓ₁ kernel ``max(ρ − ‖x − x'‖₁, 0)`` with
         ``ρ = 0.7·d`` (Huang et al. 2018), the indefinite kernel of the paper's experiments.
-    lam : float, default=1e-2
+    alpha : float, default=1e-2
         Regularization ``λ > 0``.
     center : bool, default=False
         Fit on the centred kernel ``HKH`` (``H K̃ H`` with ``n_components``); test rows are centred
@@ -173,7 +173,7 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
         eigenvectors of ``K`` (plain steps there are plain steps in ``α``, since ``V`` is orthonormal):
 
         - ``"majorizer"``: preconditioned by the diagonal majorizer ``P = λ(μ⁺+τ) + μ²/(4n) ⪰ ∇²F_k``
-          (see :mod:`krein.optimize._cccp`), ``α ← α − η P⁻¹ ∇F_k(α)`` with a relative ``η``; scale
+          (see :mod:`krein.optimize`), ``α ← α − η P⁻¹ ∇F_k(α)`` with a relative ``η``; scale
           free, and one step nearly solves a subproblem, so CCCP and CCICP cost about the same.
         - ``"plain"``: the paper's step, Algorithm 1 line 9 (GD) ``α ← α − η ∇F_k(α)`` with the
           gradient (10) and an absolute ``η``, and Eq. (12) (SGD) ``α ← α − η_e ĝ`` on each mini-batch.
@@ -229,7 +229,7 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
     classes_ : ndarray of shape (n_classes,)
     intercept_ : ndarray of shape (n_tasks,)
         ``b = −k̄ᵀβ``, the centring folded into the model (zeros without ``center``).
-    dual_coef_ : ndarray of shape (n_points, n_tasks)
+    dual_coef_ : ndarray of shape (n_tasks, n_points)
         ``β`` with ``f(x) = K(x, P) β + b`` per one-vs-rest task (one task for binary problems); ``P`` the
         training points (exact, ``β = α``) or the landmarks ``landmark_indices_`` (low rank).
     objective_history_ : list of ndarray
@@ -259,7 +259,7 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
 
     _parameter_constraints = {
         **SPECTRAL_PARAMETERS,
-        "lam": [Interval(numbers.Real, 0, None, closed="neither")],
+        "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
         "solver": [StrOptions({"cccp", "ccicp", "ccicp-sgd"})],
         "inexact_tol": [Interval(numbers.Real, 0, None, closed="left"), None],
         "max_outer_iter": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -279,7 +279,7 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
         self,
         kernel="tl1",
         *,
-        lam=1e-2,
+        alpha=1e-2,
         center=False,
         n_components=None,
         landmarks="uniform",
@@ -301,7 +301,7 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
         verbose=0,
     ):
         self.kernel = kernel
-        self.lam = lam
+        self.alpha = alpha
         self.center = center
         self.n_components = n_components
         self.landmarks = landmarks
@@ -369,10 +369,10 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
         inner = "sgd" if self.solver == "ccicp-sgd" else "gd"
         learning_rate = self.learning_rate
         if learning_rate is None:
-            learning_rate = _DEFAULT_LEARNING_RATE[self.step]
+            learning_rate = DEFAULT_LEARNING_RATE[self.step]
         eigen_coef, histories, n_iter, n_inner = [], [], [], []
         for task in range(Y.shape[1]):
-            problem = _LogisticDC(spectrum, Y[:, task], float(self.lam), self.tau_)
+            problem = _LogisticDC(spectrum, Y[:, task], float(self.alpha), self.tau_)
             start = np.zeros(values.size)  # Vᵀα⁽⁰⁾, one pass over the data unless α⁽⁰⁾ = 0
             if self.init != "zeros":
                 start = spectrum.reduce_rows(start, _rows_of, self._initial_alpha(Y.shape[0], rng))[1]
@@ -396,8 +396,8 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
             n_iter.append(result.n_iter)
             n_inner.append(result.n_inner_iter)
         self._eigen_coef = np.column_stack(eigen_coef)
-        self.dual_coef_ = spectrum.dual_coef(self._eigen_coef)
-        self.intercept_ = spectrum.offset(self.dual_coef_)
+        self.dual_coef_ = spectrum.dual_coef(self._eigen_coef).T
+        self.intercept_ = spectrum.offset(self.dual_coef_.T)
         self.objective_history_ = histories
         self.n_iter_ = np.asarray(n_iter)
         self.n_inner_iter_ = np.asarray(n_inner)
@@ -450,6 +450,6 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
         norms = []
         for task in range(Y.shape[1]):
             weights = Y[:, task] * expit(-Y[:, task] * scores[:, task])
-            step = self.lam * self._eigen_coef[:, task] - vectors.T @ weights / Y.shape[0]
+            step = self.alpha * self._eigen_coef[:, task] - vectors.T @ weights / Y.shape[0]
             norms.append(np.linalg.norm(representation.values * step))
         return np.asarray(norms)

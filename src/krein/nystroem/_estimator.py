@@ -175,10 +175,14 @@ class SpectralEstimatorMixin(KernelEstimatorMixin):
         return validate_data(self, X, reset=False, dtype=np.float64)
 
     def _evaluate(self, X):
-        """``K(X, P) dual_coef_ + intercept_``: in memory, in blocks of ``working_memory``, or lazily."""
+        """``K(X, P) dual_coef_ᵀ + intercept_``: in memory, in blocks of ``working_memory``, or lazily."""
         X = self._validate_test(X)
         return self.representation_.evaluate(
-            X, self.dual_coef_, self.intercept_, working_memory=self.working_memory, owner=type(self).__name__
+            X,
+            self.dual_coef_.T,
+            self.intercept_,
+            working_memory=self.working_memory,
+            owner=type(self).__name__,
         )
 
     def _labels(self, scores):

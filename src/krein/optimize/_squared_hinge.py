@@ -1,0 +1,196 @@
+"""The modified finite Newton method for the squared-hinge loss (Keerthi & DeCoste, JMLR 2005).
+
+``min_{w, b}  Σᵢ max(0, 1 − yᵢ(Φᵢ w + b))² + n Σⱼ ρⱼ wⱼ²`` is strictly convex in ``w`` and piecewise
+quadratic. On the active set ``I = {i : yᵢ f(xᵢ) < 1}`` the method solves the regularized least
+squares problem ``(Φ̂_Iᵀ Φ̂_I + n R) w̄ = Φ̂_Iᵀ y_I`` (``Φ̂ = [Φ, 1]``, ``R = diag(ρ, 0)``), then takes the
+exact line search along ``w̄ − w`` (the derivative of the objective along the ray is monotone and
+piecewise linear, so its root is found by sorting breakpoints). It terminates finitely, at the
+global minimum, when the active set no longer changes. The Kreĭn squared-hinge SVM of Oglic & Gärtner
+(2019, Sec. 2.5) runs it on the features ``Φ = Ũ |Λ|^{1/2} sign(Λ)`` with ``ρ = λ±``.
+
+**Streamed** (:func:`streamed_squared_hinge_newton`): the same iterations on the features ``Φ = Ũ T``
+of a streamed Nyström representation (``Ũ`` the n×r one-shot eigenvectors, never formed), with
+what the method needs from the data reduced in landmark space: ``Φ_Iᵀ Φ_I = Tᵀ Eᵀ (G − G_out) E T``
+with ``G = Σᵢ kᵢkᵢᵀ`` over all centred landmark rows ``kᵢ = K(xᵢ, Z) − k̄`` (kept by the representation
+from its fitting pass) and ``G_out`` the same sum over the points outside ``I``, updated by the rows
+of the points that leave or enter ``I`` (at the start every point is active and ``G_out = 0``);
+``Φ_Iᵀ1`` and ``Φ_Iᵀy_I`` likewise; the outputs ``Φ d`` along a direction by one streamed pass per
+iteration. Memory beyond the data is O(n + m²).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+
+__all__ = ["squared_hinge_newton", "streamed_squared_hinge_newton"]
+
+
+def _line_search(a, c, wRd, dRd, n):
+    """Root in ``t ≥ 0`` of ``g(t) = −Σᵢ max(0, aᵢ − t cᵢ) cᵢ + n (wRd + t dRd)`` (monotone, piecewise
+    linear), with ``aᵢ = 1 − yᵢ oᵢ`` and ``cᵢ = yᵢ δᵢ`` along the direction ``d``."""
+    active = a > 0
+    alpha = -np.sum(a[active] * c[active]) + n * wRd
+    beta = np.sum(c[active] ** 2) + n * dRd
+    moving = c != 0
+    times = a[moving] / c[moving]
+    leaving = (c[moving] > 0) & active[moving]
+    entering = (c[moving] < 0) & ~active[moving]
+    events = np.flatnonzero((leaving | entering) & (times >= 0))
+    order = events[np.argsort(times[events], kind="stable")]
+    a_m, c_m = a[moving], c[moving]
+    for k in order:
+        t = times[k]
+        if beta > 0 and -alpha / beta <= t:
+            break
+        sign = -1.0 if leaving[k] else 1.0
+        alpha += sign * (-a_m[k] * c_m[k])
+        beta += sign * c_m[k] ** 2
+    if beta <= 0:
+        return 1.0
+    return max(0.0, -alpha / beta)
+
+
+def squared_hinge_newton(features, y, penalties, *, fit_intercept=True, tol=1e-10, max_iter=100):
+    """Minimize ``Σ max(0, 1 − yᵢ(Φᵢ w + b))² + n Σⱼ ρⱼ wⱼ²`` by the finite Newton method.
+
+    Parameters
+    ----------
+    features : ndarray of shape (n, r)
+        ``Φ``.
+    y : ndarray of shape (n,)
+        Labels ±1.
+    penalties : ndarray of shape (r,)
+        ``ρ`` (strictly positive).
+    fit_intercept : bool, default=True
+        Add an unregularized bias ``b``.
+    tol : float, default=1e-10
+        Stop when the relative decrease of the objective is below ``tol`` or the active set repeats.
+    max_iter : int, default=100
+
+    Returns
+    -------
+    w : ndarray of shape (r,)
+    b : float
+    n_iter : int
+    """
+    n = features.shape[0]
+    design = np.hstack([features, np.ones((n, 1))]) if fit_intercept else features
+    R = np.append(penalties, 0.0) if fit_intercept else penalties
+    w = np.zeros(design.shape[1])
+    outputs = np.zeros(n)
+
+    def objective(out, weights):
+        return np.sum(np.maximum(0.0, 1.0 - y * out) ** 2) + n * np.dot(R * weights, weights)
+
+    value = objective(outputs, w)
+    n_iter = 0
+    while n_iter < max_iter:
+        n_iter += 1
+        active = y * outputs < 1
+        D = design[active]
+        system = D.T @ D
+        system[np.diag_indices_from(system)] += n * R
+        try:
+            target = scipy.linalg.solve(system, D.T @ y[active], assume_a="pos", check_finite=False)
+        except (np.linalg.LinAlgError, scipy.linalg.LinAlgError):
+            target = scipy.linalg.lstsq(system, D.T @ y[active], check_finite=False)[0]
+        direction = target - w
+        delta = design @ direction
+        step = _line_search(
+            1.0 - y * outputs, y * delta, np.dot(R * w, direction), np.dot(R * direction, direction), n
+        )
+        w = w + step * direction
+        outputs = outputs + step * delta
+        new_value = objective(outputs, w)
+        converged = value - new_value <= tol * max(new_value, 1e-300) or np.array_equal(
+            active, y * outputs < 1
+        )
+        value = new_value
+        if converged:
+            break
+    if fit_intercept:
+        return w[:-1], float(w[-1]), n_iter
+    return w, 0.0, n_iter
+
+
+def _objective(y, outputs, R, w, n):
+    return np.sum(np.maximum(0.0, 1.0 - y * outputs) ** 2) + n * np.dot(R * w, w)
+
+
+def streamed_squared_hinge_newton(
+    representation, T, y, penalties, *, fit_intercept=True, tol=1e-10, max_iter=100
+):
+    """Minimize ``Σ max(0, 1 − yᵢ(Φᵢ w + b))² + n Σⱼ ρⱼ wⱼ²`` for ``Φ = Ũ T`` without forming ``Φ``.
+
+    Parameters
+    ----------
+    representation : krein.nystroem.NystroemRepresentation
+        With ``gram``, ``row_sum``, ``landmark_sums``, ``landmark_moment`` and ``training_outputs``.
+    T : ndarray of shape (r, r)
+    y : ndarray of shape (n,)
+        Labels ±1.
+    penalties, fit_intercept, tol, max_iter : as :func:`squared_hinge_newton`.
+
+    Returns
+    -------
+    w : ndarray of shape (r,)
+    b : float
+    n_iter : int
+    """
+    n = y.size
+    E = representation.extension @ T  # landmark space → features: Φᵢ = kᵢ E T
+    # over all points: Σ kᵢkᵢᵀ, Σ kᵢ, Σ yᵢ kᵢ (the last by one pass, as Ũᵀy = Eᵀ Σ yᵢ kᵢ)
+    gram, row_sum = representation.gram, representation.row_sum
+    moment = representation.landmark_moment(y)
+    gram_out, sum_out, moment_out = np.zeros_like(gram), np.zeros_like(row_sum), np.zeros_like(row_sum)
+    count_out, y_out = 0, 0.0
+    R = np.append(penalties, 0.0) if fit_intercept else penalties
+    w = np.zeros(R.size)
+    outputs = np.zeros(n)
+    active = np.ones(n, dtype=bool)
+    value = _objective(y, outputs, R, w, n)
+    n_iter = 0
+    while n_iter < max_iter:
+        n_iter += 1
+        new_active = y * outputs < 1
+        left, entered = np.flatnonzero(active & ~new_active), np.flatnonzero(~active & new_active)
+        for indices, sign in ((left, 1.0), (entered, -1.0)):
+            if indices.size:
+                gram_change, sum_change, moment_change = representation.landmark_sums(indices, y)
+                gram_out += sign * gram_change
+                sum_out += sign * sum_change
+                moment_out += sign * moment_change
+                count_out += int(sign) * indices.size
+                y_out += sign * y[indices].sum()
+        active = new_active
+        system = E.T @ (gram - gram_out) @ E
+        rhs = E.T @ (moment - moment_out)
+        if fit_intercept:
+            column = E.T @ (row_sum - sum_out)
+            system = np.block([[system, column[:, None]], [column[None, :], np.array([[n - count_out]])]])
+            rhs = np.append(rhs, y.sum() - y_out)
+        system[np.diag_indices_from(system)] += n * R
+        try:
+            target = scipy.linalg.solve(system, rhs, assume_a="pos", check_finite=False)
+        except (np.linalg.LinAlgError, scipy.linalg.LinAlgError):
+            target = scipy.linalg.lstsq(system, rhs, check_finite=False)[0]
+        direction = target - w
+        delta = representation.training_outputs(T @ direction[: T.shape[1]])
+        if fit_intercept:
+            delta = delta + direction[-1]
+        step = _line_search(
+            1.0 - y * outputs, y * delta, np.dot(R * w, direction), np.dot(R * direction, direction), n
+        )
+        w = w + step * direction
+        outputs = outputs + step * delta
+        new_value = _objective(y, outputs, R, w, n)
+        converged = value - new_value <= tol * max(new_value, 1e-300) or np.array_equal(
+            active, y * outputs < 1
+        )
+        value = new_value
+        if converged:
+            break
+    if fit_intercept:
+        return w[:-1], float(w[-1]), n_iter
+    return w, 0.0, n_iter
