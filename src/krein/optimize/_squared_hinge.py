@@ -76,8 +76,25 @@ def squared_hinge_newton(features, y, penalties, *, fit_intercept=True, tol=1e-1
     """
     n = features.shape[0]
     design = np.hstack([features, np.ones((n, 1))]) if fit_intercept else features
+
+    def normal_equations(active):
+        D = design[active]
+        return D.T @ D, D.T @ y[active]
+
+    return _finite_newton(
+        normal_equations, lambda direction: design @ direction, y, penalties, fit_intercept, tol, max_iter
+    )
+
+
+def _finite_newton(normal_equations, outputs_along, y, penalties, fit_intercept, tol, max_iter):
+    """The iterations of :func:`squared_hinge_newton`, given how to reach the data.
+
+    ``normal_equations(active)`` returns ``(Φ̂_Iᵀ Φ̂_I, Φ̂_Iᵀ y_I)`` for the active set ``I`` (a boolean
+    mask) and ``outputs_along(d)`` the outputs ``Φ̂ d`` of all points along a direction ``d``.
+    """
+    n = y.size
     R = np.append(penalties, 0.0) if fit_intercept else penalties
-    w = np.zeros(design.shape[1])
+    w = np.zeros(R.size)
     outputs = np.zeros(n)
 
     def objective(out, weights):
@@ -88,15 +105,14 @@ def squared_hinge_newton(features, y, penalties, *, fit_intercept=True, tol=1e-1
     while n_iter < max_iter:
         n_iter += 1
         active = y * outputs < 1
-        D = design[active]
-        system = D.T @ D
+        system, rhs = normal_equations(active)
         system[np.diag_indices_from(system)] += n * R
         try:
-            target = scipy.linalg.solve(system, D.T @ y[active], assume_a="pos", check_finite=False)
+            target = scipy.linalg.solve(system, rhs, assume_a="pos", check_finite=False)
         except (np.linalg.LinAlgError, scipy.linalg.LinAlgError):
-            target = scipy.linalg.lstsq(system, D.T @ y[active], check_finite=False)[0]
+            target = scipy.linalg.lstsq(system, rhs, check_finite=False)[0]
         direction = target - w
-        delta = design @ direction
+        delta = outputs_along(direction)
         step = _line_search(
             1.0 - y * outputs, y * delta, np.dot(R * w, direction), np.dot(R * direction, direction), n
         )
@@ -112,10 +128,6 @@ def squared_hinge_newton(features, y, penalties, *, fit_intercept=True, tol=1e-1
     if fit_intercept:
         return w[:-1], float(w[-1]), n_iter
     return w, 0.0, n_iter
-
-
-def _objective(y, outputs, R, w, n):
-    return np.sum(np.maximum(0.0, 1.0 - y * outputs) ** 2) + n * np.dot(R * w, w)
 
 
 def streamed_squared_hinge_newton(
@@ -138,59 +150,33 @@ def streamed_squared_hinge_newton(
     b : float
     n_iter : int
     """
-    n = y.size
     E = representation.extension @ T  # landmark space → features: Φᵢ = kᵢ E T
-    # over all points: Σ kᵢkᵢᵀ, Σ kᵢ, Σ yᵢ kᵢ (the last by one pass, as Ũᵀy = Eᵀ Σ yᵢ kᵢ)
-    gram, row_sum = representation.gram, representation.row_sum
-    moment = representation.landmark_moment(y)
-    gram_out, sum_out, moment_out = np.zeros_like(gram), np.zeros_like(row_sum), np.zeros_like(row_sum)
-    count_out, y_out = 0, 0.0
-    R = np.append(penalties, 0.0) if fit_intercept else penalties
-    w = np.zeros(R.size)
-    outputs = np.zeros(n)
-    active = np.ones(n, dtype=bool)
-    value = _objective(y, outputs, R, w, n)
-    n_iter = 0
-    while n_iter < max_iter:
-        n_iter += 1
-        new_active = y * outputs < 1
-        left, entered = np.flatnonzero(active & ~new_active), np.flatnonzero(~active & new_active)
+    # over all points: Σ kᵢkᵢᵀ, Σ kᵢ, Σ yᵢ kᵢ (the last by one pass, as Ũᵀy = Eᵀ Σ yᵢ kᵢ); then the
+    # same sums over the points outside the active set, updated by the points whose status changes
+    totals = (representation.gram, representation.row_sum, representation.landmark_moment(y), y.size, y.sum())
+    outside = [np.zeros_like(totals[0]), np.zeros_like(totals[1]), np.zeros_like(totals[1]), 0, 0.0]
+    previous = [np.ones(y.size, dtype=bool)]  # at the start every point is active
+
+    def normal_equations(active):
+        left, entered = np.flatnonzero(previous[0] & ~active), np.flatnonzero(~previous[0] & active)
         for indices, sign in ((left, 1.0), (entered, -1.0)):
             if indices.size:
-                gram_change, sum_change, moment_change = representation.landmark_sums(indices, y)
-                gram_out += sign * gram_change
-                sum_out += sign * sum_change
-                moment_out += sign * moment_change
-                count_out += int(sign) * indices.size
-                y_out += sign * y[indices].sum()
-        active = new_active
-        system = E.T @ (gram - gram_out) @ E
-        rhs = E.T @ (moment - moment_out)
+                sums = (*representation.landmark_sums(indices, y), indices.size, y[indices].sum())
+                for k, change in enumerate(sums):
+                    outside[k] = outside[k] + sign * change
+        previous[0] = active
+        gram, row_sum, moment, count, y_sum = (
+            total - out for total, out in zip(totals, outside, strict=True)
+        )
+        system, rhs = E.T @ gram @ E, E.T @ moment
         if fit_intercept:
-            column = E.T @ (row_sum - sum_out)
-            system = np.block([[system, column[:, None]], [column[None, :], np.array([[n - count_out]])]])
-            rhs = np.append(rhs, y.sum() - y_out)
-        system[np.diag_indices_from(system)] += n * R
-        try:
-            target = scipy.linalg.solve(system, rhs, assume_a="pos", check_finite=False)
-        except (np.linalg.LinAlgError, scipy.linalg.LinAlgError):
-            target = scipy.linalg.lstsq(system, rhs, check_finite=False)[0]
-        direction = target - w
+            column = E.T @ row_sum
+            system = np.block([[system, column[:, None]], [column[None, :], np.array([[count]])]])
+            rhs = np.append(rhs, y_sum)
+        return system, rhs
+
+    def outputs_along(direction):
         delta = representation.training_outputs(T @ direction[: T.shape[1]])
-        if fit_intercept:
-            delta = delta + direction[-1]
-        step = _line_search(
-            1.0 - y * outputs, y * delta, np.dot(R * w, direction), np.dot(R * direction, direction), n
-        )
-        w = w + step * direction
-        outputs = outputs + step * delta
-        new_value = _objective(y, outputs, R, w, n)
-        converged = value - new_value <= tol * max(new_value, 1e-300) or np.array_equal(
-            active, y * outputs < 1
-        )
-        value = new_value
-        if converged:
-            break
-    if fit_intercept:
-        return w[:-1], float(w[-1]), n_iter
-    return w, 0.0, n_iter
+        return delta + direction[-1] if fit_intercept else delta
+
+    return _finite_newton(normal_equations, outputs_along, y, penalties, fit_intercept, tol, max_iter)
