@@ -17,7 +17,7 @@ from krein.experiments.luss2009 import (
     _simpson_subsets,
     average_measure,
     paper_split,
-    paper_standard_error,
+    versus_paper,
 )
 
 
@@ -66,16 +66,24 @@ def test_paper_recalls_name_the_positive_class():
         assert abs(share * n_test - n) < abs((1 - share) * n_test - n), stem
 
 
-def test_paper_standard_error():
-    # accuracy 95.47 % on the paper's 773 test images: √(p(1 − p)/773)
-    assert paper_standard_error("USPS-3-5-SS", "accuracy", "Denoise") == pytest.approx(
-        100 * np.sqrt(0.9547 * 0.0453 / 773)
+def test_versus_paper_binomial_errors():
+    row = {"task": "USPS-3-5-SS", "method": "Denoise", "accuracy": 96.0, "recall": 90.0, "average": 93.0}
+    for measure in ("accuracy", "recall", "average"):
+        row[f"paper {measure}"] = PAPER_TABLE2["USPS-3-5-SS"][measure][0]
+    cells = {c["measure"]: c for c in versus_paper([row])}
+    # accuracy 95.47 % on the paper's 773 test images, recall 94.50 % on its 418 threes
+    accuracy, recall = 100 * np.sqrt(0.9547 * 0.0453 / 773), 100 * np.sqrt(0.945 * 0.055 / 418)
+    assert cells["accuracy"]["paper_se"] == pytest.approx(accuracy, abs=0.005)
+    assert cells["recall"]["paper_se"] == pytest.approx(recall, abs=0.005)
+    assert cells["average"]["paper_se"] == pytest.approx(0.5 * np.hypot(accuracy, recall), abs=0.005)
+    assert cells["accuracy"]["inside"] and not cells["recall"]["inside"]
+    # Table 3 rows find the same sizes; the sigmoid rows theirs
+    row["task"] = "USPS-4-6-gaussian"
+    assert versus_paper([row])[0]["paper_se"] == pytest.approx(
+        100 * np.sqrt(0.9547 * 0.0453 / 857), abs=0.005
     )
-    recall = 100 * np.sqrt(0.945 * 0.055 / 418)
-    accuracy = 100 * np.sqrt(0.9547 * 0.0453 / 773)
-    assert paper_standard_error("USPS-3-5-SS", "average", "Denoise") == pytest.approx(
-        0.5 * np.hypot(accuracy, recall)
-    )
+    row["task"] = "German-sig"
+    assert versus_paper([row])[1]["paper_se"] == pytest.approx(100 * np.sqrt(0.945 * 0.055 / 150), abs=0.005)
 
 
 def test_paper_split_has_the_papers_sizes():

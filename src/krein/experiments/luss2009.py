@@ -110,24 +110,46 @@ TABLE2_DATA = {
 }
 
 
-def paper_standard_error(task, measure, method):
-    """Binomial standard error (%) of one of the paper's single-split Table 2 cells.
+def _paper_sizes(task):
+    """(test size, test count of the recall's class) of the paper's split behind ``task``."""
+    if task.endswith("-sig"):
+        return PAPER_TABLE1[task][1], TABLE2_DATA[task][2]
+    stem = "-".join(task.split("-")[:3])  # USPS-3-5-SS, USPS-3-5-linear, ...
+    return PAPER_TABLE1[stem + "-SS"][1], TABLE2_DATA[stem][2]
+
+
+def versus_paper(rows):
+    """One record per cell of ``rows`` (Table 2 or 3 rows with ``paper <measure>`` beside each measure):
+    ours, the paper's, the paper's binomial standard error, and whether ours is inside paper ± 1 se.
 
     The paper reports one split and no spread; the sampling error of a rate ``p`` on ``N`` test points,
     ``√(p(1 − p)/N)``, is the spread such a number has (``N``: the paper's test set for accuracy, its
-    positive class for recall; for the average of the two, half the root sum of their variances,
-    ignoring their covariance).
+    recall class for recall; for their average, half the root sum of the two variances, ignoring their
+    covariance).
     """
-    stem = task.rsplit("-", 1)[0] if task.startswith("USPS") else task
-    sizes = {"accuracy": PAPER_TABLE1[task][1], "recall": TABLE2_DATA[stem][2]}
-    i = TABLE2_METHODS.index(method)
-    errors = {}
-    for key, n in sizes.items():
-        p = PAPER_TABLE2[task][key][i] / 100
-        errors[key] = 100 * float(np.sqrt(p * (1 - p) / n))
-    if measure == "average":
-        return 0.5 * float(np.hypot(errors["accuracy"], errors["recall"]))
-    return errors[measure]
+    cells = []
+    for row in rows:
+        n_test, n_positive = _paper_sizes(row["task"])
+        errors = {
+            measure: 100
+            * float(np.sqrt(row[f"paper {measure}"] / 100 * (1 - row[f"paper {measure}"] / 100) / n))
+            for measure, n in (("accuracy", n_test), ("recall", n_positive))
+        }
+        errors["average"] = 0.5 * float(np.hypot(errors["accuracy"], errors["recall"]))
+        keys = {k: v for k, v in row.items() if k in ("task", "condition", "method")}
+        for measure, error in errors.items():
+            ours, paper = row[measure], row[f"paper {measure}"]
+            cells.append(
+                {
+                    **keys,
+                    "measure": measure,
+                    "ours": ours,
+                    "paper": paper,
+                    "paper_se": round(error, 2),
+                    "inside": bool(abs(ours - paper) <= round(error, 2)),
+                }
+            )
+    return cells
 
 
 def _methods(quick):
@@ -306,6 +328,7 @@ def run_table2(ctx):
         "Indefinite SVM's cross-validation, ours beside the paper's (same sizes)",
     )
     ctx.write_json({"selected": chosen}, "table2_parameters")
+    ctx.write_json({"cells": versus_paper(rows)}, "table2_vs_paper")
 
 
 #: Table 3 of the paper: per task, accuracy, recall and average (%) in the order SVM, PerturbSVM on the
@@ -400,6 +423,7 @@ def run_table3(ctx):
         "Luss & d'Aspremont Table 3 — SVM and PerturbSVM on clean and noisy USPS (%), ours beside the "
         "paper's; one split, so no spread and no significance marks",
     )
+    ctx.write_json({"cells": versus_paper(rows)}, "table3_vs_paper")
 
 
 def _simpson_subsets(n, repeats, random_state):
