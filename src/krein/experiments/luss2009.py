@@ -120,7 +120,8 @@ def _paper_sizes(task):
 
 def versus_paper(rows):
     """One record per cell of ``rows`` (Table 2 or 3 rows with ``paper <measure>`` beside each measure):
-    ours, the paper's, the paper's binomial standard error, and whether ours is inside paper ± 1 se.
+    ours, the paper's, the paper's binomial standard error, and whether ours is inside paper ± 1 se
+    (``inside``: "yes"/"no", counted by the fidelity table, :mod:`krein.experiments._fidelity`).
 
     The paper reports one split and no spread; the sampling error of a rate ``p`` on ``N`` test points,
     ``√(p(1 − p)/N)``, is the spread such a number has (``N``: the paper's test set for accuracy, its
@@ -146,7 +147,7 @@ def versus_paper(rows):
                     "ours": ours,
                     "paper": paper,
                     "paper_se": round(error, 2),
-                    "inside": bool(abs(ours - paper) <= round(error, 2)),
+                    "inside": "yes" if abs(ours - paper) <= round(error, 2) else "no",
                 }
             )
     return cells
@@ -328,7 +329,7 @@ def run_table2(ctx):
         "Indefinite SVM's cross-validation, ours beside the paper's (same sizes)",
     )
     ctx.write_json({"selected": chosen}, "table2_parameters")
-    ctx.write_json({"cells": versus_paper(rows)}, "table2_vs_paper")
+    ctx.write_json({"rows": versus_paper(rows)}, "table2_vs_paper")
 
 
 #: Table 3 of the paper: per task, accuracy, recall and average (%) in the order SVM, PerturbSVM on the
@@ -423,7 +424,7 @@ def run_table3(ctx):
         "Luss & d'Aspremont Table 3 — SVM and PerturbSVM on clean and noisy USPS (%), ours beside the "
         "paper's; one split, so no spread and no significance marks",
     )
-    ctx.write_json({"cells": versus_paper(rows)}, "table3_vs_paper")
+    ctx.write_json({"rows": versus_paper(rows)}, "table3_vs_paper")
 
 
 def _simpson_subsets(n, repeats, random_state):
