@@ -415,7 +415,7 @@ def run_table3(ctx):
                     measures = {"accuracy": accuracy, "recall": recall, "average": (accuracy + recall) / 2}
                     for measure, value in measures.items():
                         row[measure] = round(value, 2)
-                        row[f"paper_{measure}"] = PAPER_TABLE3[task][measure][2 * k + j]
+                        row[f"paper {measure}"] = PAPER_TABLE3[task][measure][2 * k + j]
                     row["C"], row["rho"] = params["C"], params.get("rho")
                     rows.append(row)
     ctx.report_rows(
