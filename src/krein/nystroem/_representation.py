@@ -25,7 +25,13 @@ from sklearn.utils import check_random_state
 
 from ..spectral import SpectralRepresentation
 from ._approximation import eigen_from_gram, landmark_factor
-from ._error import PROBE_COLUMNS, probe_error, validated_rank
+from ._error import (
+    PROBE_COLUMNS,
+    parsimonious_rank,
+    probe_error,
+    truncation_errors,
+    validated_rank,
+)
 from ._landmarks import select_landmarks
 from ._source import KernelColumns
 
@@ -162,6 +168,7 @@ def nystroem_representation(
     working_memory=None,
     y=None,
     warn_poor=True,
+    error_controlled=False,
 ):
     """One-shot Nyström eigendecomposition of the kernel matrix of ``X`` (Oglic & Gärtner 2019, Sec. 2.2).
 
@@ -199,6 +206,11 @@ def nystroem_representation(
         Warn when the estimated error exceeds ``POOR_APPROXIMATION``. Callers whose product is the
         approximation ``K̃`` itself (:class:`IndefiniteNystroem`, ``KreinPCA``) warn; the learning
         estimators do not, because their model is judged by its predictions, not by ``K̃``.
+    error_controlled : bool, default=False
+        With ``landmark_rank="validated"``, ``rank=None`` and ``center=False``: truncate the one-shot
+        eigendecomposition to the smallest rank whose estimated error is within one standard error of
+        the least (:func:`~krein.nystroem._error.parsimonious_rank`; :class:`IndefiniteNystroem`'s
+        default). False keeps every resolved eigenpair.
 
     Returns
     -------
@@ -231,16 +243,32 @@ def nystroem_representation(
         landmark_rank=landmark_rank,
         center=center,
         working_memory=working_memory,
+        error_controlled=error_controlled,
     )
     if warn_poor and representation.approximation_error > POOR_APPROXIMATION:
         _warn_poor(representation, n_components, full_rank, landmarks, landmark_rank, rank)
     return representation, indices
 
 
-def one_shot(columns, indices, rng, *, y=None, rank=None, rcond=None, landmark_rank, center, working_memory):
+def one_shot(
+    columns,
+    indices,
+    rng,
+    *,
+    y=None,
+    rank=None,
+    rcond=None,
+    landmark_rank,
+    center,
+    working_memory,
+    error_controlled=False,
+):
     """The representation of :func:`nystroem_representation` for given landmarks, without warnings.
 
-    Draws the probe columns from ``rng``. Returns the representation and the number of eigenpairs of
+    Draws the probe columns from ``rng``. With ``landmark_rank="validated"``, ``rank=None``, no
+    centring and probe columns, the one-shot eigendecomposition is truncated to the smallest rank whose
+    estimated error is within one standard error of the least when ``error_controlled``
+    (:func:`parsimonious_rank`). Returns the representation and the number of eigenpairs of
     ``K_ZZ`` above the ``rcond`` cutoff (before the validated truncation).
     """
     if center and columns.n < 2:
@@ -260,6 +288,10 @@ def one_shot(columns, indices, rng, *, y=None, rank=None, rcond=None, landmark_r
     gram = moments.scatter if center else moments.gram
     values, W = eigen_from_gram(R.T @ gram @ R, factor.signature, rank=rank)
     extension = R @ W
+    truncate = error_controlled and landmark_rank == "validated" and rank is None
+    if truncate and not center and probes.size:
+        kept = parsimonious_rank(*truncation_errors(values, extension, moments, K_ZZ, K_ZV, columns.n))
+        values, W, extension = values[:kept], W[:, :kept], extension[:, :kept]
     core = (R * factor.signature) @ R.T if center else (extension * values) @ extension.T
     representation = NystroemRepresentation(
         values,
@@ -288,10 +320,13 @@ def _warn_poor(representation, n_components, full_rank, landmarks, landmark_rank
         advice.append("a lower rank of the landmark block (landmark_rank='validated')")
     if rank is not None:
         advice.append(f"another rank than rank={rank}")
+    elif representation.values.size < kept:  # the error-controlled truncation chose the rank
+        advice.append(f"a larger rank (rank > {representation.values.size})")
     warnings.warn(
         "The Nyström approximation is poor: its relative Frobenius error ‖K − K̃‖/‖K‖ is estimated at "
         f"{representation.approximation_error:.3g} from {representation.n_probes} held-out kernel columns "
-        f"(it keeps {kept} of the {full_rank} eigenpairs of K_ZZ). Use " + ", ".join(advice) + ".",
+        f"(it keeps {kept} of the {full_rank} eigenpairs of K_ZZ; rank {representation.values.size}). "
+        "Use " + ", ".join(advice) + ".",
         UserWarning,
         stacklevel=3,
     )

@@ -28,12 +28,14 @@ class IndefiniteNystroem(
     unseen) to ``φ(x) = k_x N`` with the same fitted map ``N``, so that ``k̃(x, x') = φ(x) diag(s) φ(x')ᵀ``
     — the Kreĭn-space projection onto the span of the landmark functionals, out of sample included.
 
-    * ``rank=None``: ``N = U_Z |D|^{-1/2}`` and ``s = sign(D)`` from ``K_ZZ = U_Z D U_Zᵀ`` (Eq. 3;
-      r ≤ m features), over the eigenpairs of ``K_ZZ`` kept by ``landmark_rank``: by default the
-      number of leading ones (largest ``|d|``) that minimizes the error estimated on held-out kernel
-      columns (:mod:`krein.nystroem._error`: the near-zero eigenvalues of the landmark block of an
-      indefinite kernel are not noise, and inverting them can make ``K̃`` worse than zero);
-      ``landmark_rank="full"`` is the paper's plain Eq. (3), dropping only ``|d| ≤ rcond · max|d|``.
+    * ``rank=None``, ``landmark_rank="full"``: the paper's plain Eq. (3), ``N = U_Z |D|^{-1/2}`` and
+      ``s = sign(D)`` from ``K_ZZ = U_Z D U_Zᵀ`` over the eigenpairs with ``|d| > rcond · max|d|``.
+    * ``rank=None``, ``landmark_rank="validated"`` (default): the pseudo-inverse of ``K_ZZ`` truncated to
+      the number of leading eigenpairs that minimizes the error estimated on held-out kernel columns
+      (the near-zero eigenvalues of the landmark block of an indefinite kernel are not noise, and
+      inverting them can make ``K̃`` worse than zero), then its one-shot eigendecomposition truncated
+      to the smallest rank whose estimated error is within one standard error (over the held-out
+      columns) of the least (:mod:`krein.nystroem._error`; features as for ``rank=k``).
     * ``rank=k``: the one-shot eigendecomposition ``K̃ = Ũ Λ Ũᵀ`` of Sec. 2.2 on the training data,
       truncated to the k eigenvalues of largest magnitude (the best rank-k approximation of ``K̃``);
       ``N = E |Λ|^{1/2}`` with ``Ũ = K_XZ E`` and ``s = sign(Λ)``.
@@ -49,7 +51,7 @@ class IndefiniteNystroem(
     n_components : int, default=100
         Number of landmarks m (reduced to n_samples, with a warning, if larger).
     rank : int, default=None
-        Rank of the approximation (one-shot eigendecomposition); None for plain Eq. (3).
+        Rank of the approximation (one-shot eigendecomposition); None: chosen by ``landmark_rank``.
     landmarks : {"uniform", "leverage", "kmeans++"}, default="uniform"
         Landmark sampler (Sec. 2.3).
     sketch_size : int, default=None
@@ -71,8 +73,8 @@ class IndefiniteNystroem(
     signature_ : ndarray of shape (r,)
         ±1 per feature: ``K̃ = Φ diag(signature_) Φᵀ``.
     eigenvalues_ : ndarray of shape (r,)
-        Signed eigenvalues Λ of the one-shot eigendecomposition (``rank`` given), else the kept
-        eigenvalues of ``K_ZZ``.
+        Signed eigenvalues Λ of the one-shot eigendecomposition, or the kept eigenvalues of ``K_ZZ``
+        (``rank=None`` with ``landmark_rank="full"``).
     approximation_error_ : float
         Estimated ``‖K − K̃‖_F / ‖K‖_F`` on the training data, from the landmark columns and 64
         held-out kernel columns (:func:`krein.nystroem.probe_error`; O(n m) beyond the fit). Above
@@ -95,8 +97,8 @@ class IndefiniteNystroem(
     def __init__(
         self,
         kernel="sigmoid",
-        n_components=100,
         *,
+        n_components=100,
         rank=None,
         landmarks="uniform",
         sketch_size=None,
@@ -129,8 +131,9 @@ class IndefiniteNystroem(
             rcond=self.rcond,
             landmark_rank=self.landmark_rank,
             random_state=self.random_state,
+            error_controlled=True,
         )
-        if self.rank is None:
+        if self.rank is None and self.landmark_rank == "full":
             factor = representation.landmark_factor
             self.normalization_ = factor.right
             self.signature_ = factor.signature
