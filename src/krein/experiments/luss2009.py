@@ -515,7 +515,7 @@ def run_figure1(ctx):
 #: The solvers of Figure 2: the paper's projected gradient (step 5/k) and ACCPM, krein's default
 #: projected gradient beside them. The exchange method (SIQCLP) is left out (see the notes).
 FIGURE2_SOLVERS = {
-    "PG, step 5/k (paper)": {"solver": "projected_gradient", "step_size": 5.0},
+    "PG, step 5/k (paper)": {"solver": "projected_gradient", "learning_rate": 5.0},
     "ACCPM": {"solver": "accpm"},
     "PG, BB steps (krein)": {"solver": "projected_gradient"},
 }
