@@ -527,7 +527,7 @@ FIGURE2_SOLVERS = {
     "ACCPM, C = 10, ρ in {0.1, 1, 10}, gap tolerance 0.1 (USPS 3-vs-5 Simpson)",
     paper=PAPER + ", Figure 2",
     quick_minutes=0.5,
-    full_minutes=40,
+    full_minutes=15,
 )
 def run_figure2(ctx):
     """Sec. 5.3: 10 random subsets per size, C = 10, duality-gap tolerance 0.1; ρ varied over
