@@ -8,7 +8,7 @@
    grid as one ``fit_path``, and the median fit versus clip + ``SVC`` (one eigh and a libsvm fit).
 3. The exchange method (Algorithm 3, its QCLPs solved by krein's interior-point method), stabilized
    by the level method (the default) and plain (the paper's), versus projected gradient on the
-   paper's Fig. 2 problem (Simpson kernel on digits, C = 10) at n = 200 for several ρ (ratio;
+   paper's Fig. 2 problem (Simpson kernel on USPS 3 vs 5, C = 10) at n = 200 for several ρ (ratio;
    target ≤ 20).
 
 Run: ``python benchmarks/bench_svm.py [--quick]``.
@@ -134,7 +134,7 @@ def fit_vs_eigh(sizes, cs, rhos):
 
 
 def simpson_problem(n, seed=0):
-    """The setting of the paper's Fig. 2: Simpson kernel on binarized digits 3 vs 5 (luss2009-figure2)."""
+    """The setting of the paper's Fig. 2: Simpson kernel on binarized USPS 3 vs 5 (luss2009-figure2)."""
     from krein.experiments.luss2009 import _simpson_subsets
 
     return next(_simpson_subsets(n, 1, seed))
@@ -156,7 +156,7 @@ def exchange_vs_projected_gradient(n, rhos, max_iter):
     Algorithm 3 (``stabilization=None``). Times are the best of 3 fits (1 when a fit takes over 10 s):
     on a shared machine the best of several is the least disturbed.
     """
-    print(f"[3] exchange method / projected gradient, Simpson kernel on digits 3 vs 5, n = {n},")
+    print(f"[3] exchange method / projected gradient, Simpson kernel on USPS 3 vs 5, n = {n},")
     print(f"    C = 10, tol = 1e-3 (exchange: at most {max_iter} cuts); target ratio <= 20")
     print("            projected gradient  level (default)        plain Algorithm 3")
     print("    rho     PG (s)  iter        s      cuts  ratio      s      cuts  ratio")

@@ -29,9 +29,10 @@ next cut is made at the projection of ``β̂`` on the level set
 (λ = 0.8), a QP with quadratic constraints solved by the same interior-point method with ``t = ℓ_k``
 fixed (:func:`project_on_level_set`; the QCLP point, where every ``φ_j ≥ U_k⁻ > ℓ_k``, starts it).
 The cuts, the QCLPs, the certified bounds and the stopping rule are those of Algorithm 3; only the
-point where the next cut is made changes. On the paper's Fig. 2 problem at n = 200 (C = 10,
-tol = 1e-3) it needs 17, 14, 8 and 5 cuts at ρ = 1, 10, 100, 1000 where plain Algorithm 3 needs
-307, 153, 39 and 10 (λ from 0.3 to 0.95 measured there: 0.7–0.9 alike, 0.3 and 0.5 need more).
+point where the next cut is made changes. On the paper's Fig. 2 problem (Simpson kernel on binarized
+USPS 3 vs 5) at n = 200 (C = 10, tol = 1e-3) it needs 17, 13, 8 and 5 cuts at ρ = 1, 10, 100, 1000
+where plain Algorithm 3 needs 178, 77, 24 and 9 (λ from 0.3 to 0.95 measured there: 0.7–0.9 alike,
+0.8 the fewest; 0.3 needs twice as many).
 ``exchange_maximize(..., stabilization=None)`` is the paper's plain Algorithm 3.
 
 **The QCLP solver.** (13) is a regularized multiple-kernel-learning problem (Lanckriet et al.; Chen &
@@ -56,13 +57,14 @@ generic conic solver called through cvxpy before did the same with far more over
 gap is at most
 ``max(tol·max(1, |f_best|)/10, ¾(U_{k−1} − f_best))``: while the exchange gap is large the
 interior-point method stops on the central path, away from the edge of the cut model, and (as the
-analytic centres of ACCPM do) this steadies the cutting kernels: on the paper's setting (Simpson
-kernel on digits, C = 10, n = 50, ρ = 1) it needs 103 cuts where exact QCLP solves need 397 (the
+analytic centres of ACCPM do) this steadies the cutting kernels: on a Simpson kernel of binarized
+digits 3 vs 5 (C = 10, n = 50, ρ = 1) it needs 103 cuts where exact QCLP solves need 397 (the
 factor ¾ was chosen on that problem and n = 100; factors ≥ 1 can stall). Algorithm 3 is otherwise
 unchanged, and the accuracy tightens with the gap, so the method still stops only at
 ``f(β_k) ≥ U − tol`` (step 2). The level method needs no such steadying and solves every QCLP to
-``tol·max(1, |f_best|)/10``: its level is then that of the true model maximum (on the problem below
-5 cuts instead of 9 at ρ = 1000, 17 instead of 19 at ρ = 1, at about the same time).
+``tol·max(1, |f_best|)/10``: its level is then that of the true model maximum (on the USPS problem
+above 13, 8, 5 cuts instead of 16, 12, 8 at ρ = 10, 100, 1000 and 17 both at ρ = 1; the time is
+shorter at ρ ≥ 10, longer at ρ = 1, about the same in sum).
 
 **Certificates.** Every QCLP answer is certified without trusting the solver: at the projected
 iterate β̂ (exactly feasible) ``min_j φ_j(β̂)`` is a lower bound of (13), and with ``θ`` normalized
@@ -82,10 +84,10 @@ from the previous (β, θ)) of ``O(n_β³/3 + m n_β²)`` each (the Cholesky fac
 projected-gradient iteration costs O(n²), so one exchange iteration is worth some hundreds of them.
 How many cuts the method needs depends on ρ: each cut carries the curvature ``Q_j`` of f along
 ``z_j`` only, while the rank-one term ``zzᵀ/4ρ`` of Theorem 1 curves f in every direction, so the
-count falls as ρ grows (plain Algorithm 3 above: 307 cuts at ρ = 1, 10 at ρ = 1000) and the level
-method takes out most of the difference (17 and 5), against 20–60 projected-gradient iterations:
-with it the exchange method takes 2–10× the time of projected gradient there, plain Algorithm 3
-2–800× (``python benchmarks/bench_svm.py --part 3`` prints the times and their ratios).
+count falls as ρ grows (plain Algorithm 3 above: 178 cuts at ρ = 1, 9 at ρ = 1000) and the level
+method takes out most of the difference (17 and 5), against 20–50 projected-gradient iterations:
+with it the exchange method takes 1.5–15× the time of projected gradient there, plain Algorithm 3
+1.6–370× (``python benchmarks/bench_svm.py --part 3`` prints the times and their ratios).
 """
 
 from __future__ import annotations
