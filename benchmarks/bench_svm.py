@@ -156,7 +156,7 @@ def exchange_vs_projected_gradient(n, rhos, max_iter):
     Algorithm 3 (``stabilization=None``). Times are the best of 3 fits (1 when a fit takes over 10 s):
     on a shared machine the best of several is the least disturbed.
     """
-    print(f"[3] exchange method / projected gradient, Simpson kernel on USPS 3 vs 5, n = {n},")
+    print(f"[3] exchange method / projected gradient, Simpson kernel, USPS 3 vs 5, n = {n}")
     print(f"    C = 10, tol = 1e-3 (exchange: at most {max_iter} cuts); target ratio <= 20")
     print("            projected gradient  level (default)        plain Algorithm 3")
     print("    rho     PG (s)  iter        s      cuts  ratio      s      cuts  ratio")
