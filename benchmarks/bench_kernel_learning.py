@@ -42,7 +42,7 @@ def main():
     parser.add_argument("--p", type=int, default=10)
     parser.add_argument("--d", type=int, default=10)
     parser.add_argument("--max-iter", type=int, default=20)
-    parser.add_argument("--lam", type=float, default=0.1)
+    parser.add_argument("--alpha", type=float, default=0.1)
     args = parser.parse_args()
 
     rng = np.random.default_rng(0)
@@ -51,17 +51,17 @@ def main():
     etas = np.sqrt(args.d) * np.logspace(-1, 1, args.p)
     kernels = [Gaussian(eta=float(eta)) for eta in etas]
 
-    print(f"n = {args.n}, d = {args.d}, p = {args.p} Gaussian base kernels, lam = {args.lam}")
+    print(f"n = {args.n}, d = {args.d}, p = {args.p} Gaussian base kernels, alpha = {args.alpha}")
     sk_time, _ = timed(
         lambda: [
-            KernelRidge(kernel="rbf", gamma=1.0 / (2 * eta**2), alpha=args.lam).fit(X, y) for eta in etas
+            KernelRidge(kernel="rbf", gamma=1.0 / (2 * eta**2), alpha=args.alpha).fit(X, y) for eta in etas
         ]
     )
     print(f"  sklearn KernelRidge, {args.p} independent fits:           {sk_time:8.2f} s")
 
     for solver in ("pgd", "riia"):
         model = KernelLearningRidge(
-            kernels=kernels, solver=solver, lam=args.lam, max_iter=args.max_iter, tol=1e-4, beta=1.0
+            kernels=kernels, solver=solver, alpha=args.alpha, max_iter=args.max_iter, tol=1e-4, beta=1.0
         )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -72,16 +72,16 @@ def main():
         )
 
     stack = np.stack([k(X) for k in kernels])
-    objective = RidgeObjective(KernelCombination(stack, 1), y, args.lam)
+    objective = RidgeObjective(KernelCombination(stack, 1), y, args.alpha)
     mu = np.ones(args.p)
     eval_time, _ = timed(lambda: objective.evaluate(mu), repeat=3)
-    A = np.tensordot(mu, stack, axes=1) + args.lam * np.eye(args.n)
+    A = np.tensordot(mu, stack, axes=1) + args.alpha * np.eye(args.n)
     chol_time, _ = timed(lambda: cho_factor(A, lower=True, check_finite=False), repeat=3)
     print(
         f"  one objective evaluation (d = 1): {eval_time * 1e3:7.1f} ms; one Cholesky: {chol_time * 1e3:7.1f} ms;"
         f"   ratio = {eval_time / chol_time:.2f}"
     )
-    objective2 = RidgeObjective(KernelCombination(stack, 2), y, args.lam)
+    objective2 = RidgeObjective(KernelCombination(stack, 2), y, args.alpha)
     eval2_time, _ = timed(lambda: objective2.evaluate(mu), repeat=3)
     print(
         f"  one objective evaluation (d = 2): {eval2_time * 1e3:7.1f} ms;"

@@ -32,7 +32,7 @@ features scaled to [0, 1]):
    alone at each ``--large-n`` (where the exact one would hold an n×n kernel), beside the floor of one
    landmark kernel block ``K(X, Z)`` (n×m).
 
-Run: ``python benchmarks/bench_logistic.py [--n 5000] [--lam 1e-3]``, or
+Run: ``python benchmarks/bench_logistic.py [--n 5000] [--alpha 1e-3]``, or
 ``python benchmarks/bench_logistic.py --low-rank [--n 5000] [--m 200] [--large-n 20000]``.
 """
 
@@ -50,7 +50,7 @@ from krein.datasets import load_dataset
 from krein.kernels import TruncatedL1
 from krein.logistic import IndefiniteLogisticRegression
 from krein.logistic._iklr import _LogisticDC
-from krein.optimize._cccp import concave_convex_procedure
+from krein.optimize import concave_convex_procedure
 from krein.spectral import SpectralRepresentation, indefiniteness
 
 #: The paper's absolute learning rate η (Algorithm 1, line 1), for the plain gradient step.
@@ -90,8 +90,8 @@ def _synthetic(n, d=10, n_test=2000, seed=0):
 
 def low_rank(args):
     """Part 3: the exact fit against the low-rank one at ``args.n``, then low rank at ``args.large_n``."""
-    common = {"kernel": TruncatedL1(), "lam": args.lam, "solver": "ccicp"}
-    print(f"3. IKLR, n_components={args.m} vs exact; TL1, synthetic d = 10, λ = {args.lam}")
+    common = {"kernel": TruncatedL1(), "alpha": args.alpha, "solver": "ccicp"}
+    print(f"3. IKLR, n_components={args.m} vs exact; TL1, synthetic d = 10, λ = {args.alpha}")
     print(f"  {'n':>7s} {'model':>9s} {'fit s':>8s} {'accuracy':>9s} {'floor K(X,Z) s':>15s}")
     for n in [args.n, *args.large_n]:
         X, y, X_test, y_test = _synthetic(n)
@@ -115,7 +115,7 @@ def main():
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--n", type=int, default=5000, help="training points")
-    parser.add_argument("--lam", type=float, default=1e-3)
+    parser.add_argument("--alpha", type=float, default=1e-3)
     parser.add_argument("--dataset", default="banana")
     parser.add_argument("--low-rank", action="store_true", help="run part 3 only")
     parser.add_argument("--m", type=int, default=200, help="landmarks of part 3")
@@ -136,7 +136,7 @@ def main():
     K_test = kernel(X[test], X[train])
     spectrum, eig_seconds = timed(SpectralRepresentation.exact, K)
     values, vectors = spectrum.values, spectrum.vectors
-    print(f"{args.dataset}: n_train = {args.n}, n_test = {K_test.shape[0]}, λ = {args.lam}")
+    print(f"{args.dataset}: n_train = {args.n}, n_test = {K_test.shape[0]}, λ = {args.alpha}")
     print(f"TL1 kernel {kernel_seconds:.2f} s, eigendecomposition {eig_seconds:.2f} s; "
           f"μ_min = {values[0]:.4g}, μ_max = {values[-1]:.4g}")  # fmt: skip
 
@@ -146,7 +146,7 @@ def main():
     y_pm = np.where(y[train] == np.unique(y)[1], 1.0, -1.0)
     tau = 20 * max(-values[0], 0.0)  # the estimator's default shift
     # L: the largest curvature of a subproblem F_k (the majorizer's largest entry, at α = 0)
-    curvature = float(np.max(_LogisticDC(vectors, values, y_pm, args.lam, tau).metric))
+    curvature = float(np.max(_LogisticDC(vectors, values, y_pm, args.alpha, tau).metric))
     print(f"  L = λ(μ_max + τ) + μ_max²/(4n) = {curvature:.4g}: plain steps with η > 2/L = {2 / curvature:.3g} "
           "overshoot along the top eigenvector")  # fmt: skip
     rows = {}
@@ -158,7 +158,7 @@ def main():
     ]:
         print(f"  step={step!r}, learning_rate={learning_rate:.4g}")
         for name, solver, eps in [("CCCP-GD", "cccp", 1e-4), ("CCICP-GD", "ccicp", 1.0)]:
-            problem = _CountingLogisticDC(vectors, values, y_pm, args.lam, tau)
+            problem = _CountingLogisticDC(vectors, values, y_pm, args.alpha, tau)
             result, solver_seconds = timed(
                 concave_convex_procedure, problem, np.zeros(values.size), step=step,
                 learning_rate=learning_rate, inexact_tol=eps, max_outer_iter=20,
@@ -175,7 +175,7 @@ def main():
             fit_seconds = np.nan
             if label == "paper":  # the estimator end to end, with its own eigendecomposition
                 model = IndefiniteLogisticRegression(
-                    kernel=kernel, lam=args.lam, solver=solver, inexact_tol=eps, step=step,
+                    kernel=kernel, alpha=args.alpha, solver=solver, inexact_tol=eps, step=step,
                     max_inner_iter=MAX_INNER_ITER,
                 )  # fmt: skip
                 _, fit_seconds = timed(model.fit, X[train], y[train])
@@ -197,13 +197,15 @@ def main():
     K_flip_test = ((K_test @ vectors) * signs) @ vectors.T
     features = vectors * np.sqrt(np.abs(values))
     features_test = (K_test @ vectors) * (signs / np.sqrt(np.abs(values)))
-    klr = IndefiniteLogisticRegression(kernel="precomputed", lam=args.lam, solver="cccp", inexact_tol=1e-6)
+    klr = IndefiniteLogisticRegression(
+        kernel="precomputed", alpha=args.alpha, solver="cccp", inexact_tol=1e-6
+    )
     _, klr_seconds = timed(klr.fit, K_flip, y[train])
-    problem = _LogisticDC(vectors, np.abs(values), y_pm, args.lam, 0.0)
+    problem = _LogisticDC(vectors, np.abs(values), y_pm, args.alpha, 0.0)
     _, klr_solver_seconds = timed(
         concave_convex_procedure, problem, np.zeros(values.size), inexact_tol=1e-6, max_outer_iter=20
     )
-    peer = LogisticRegression(C=1.0 / (args.lam * args.n), fit_intercept=False, max_iter=1000)
+    peer = LogisticRegression(C=1.0 / (args.alpha * args.n), fit_intercept=False, max_iter=1000)
     _, peer_seconds = timed(peer.fit, features, y[train])
     klr_accuracy = klr.score(K_flip_test, y[test])
     peer_accuracy = peer.score(features_test, y[test])

@@ -20,7 +20,7 @@ import scipy.linalg
 from sklearn.svm import SVC
 
 from krein.kernels import Sigmoid
-from krein.optimize._projection import project_box_hyperplane
+from krein.optimize import project_box_hyperplane
 from krein.spectral import SpectrumTransformer
 from krein.svm import IndefiniteSVC
 from krein.svm._proxy import KernelSpectrum, ProxyKernelProblem

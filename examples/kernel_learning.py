@@ -33,7 +33,7 @@ def main(seed=0):
 
     errors = {}
     for degree in (1, 2):
-        model = KernelLearningRidge(kernels=kernels, degree=degree, solver="pgd", lam=0.1, Lambda=1.0)
+        model = KernelLearningRidge(kernels=kernels, degree=degree, solver="pgd", alpha=0.1, radius=1.0)
         model.fit(X_train, y_train)
         history = model.objective_history_
         errors[f"learned, degree {degree}"] = error(model, X_test, y_test)

@@ -39,7 +39,7 @@ def main(seed=0):
         f"(smallest {summary['min_eigenvalue']:.3g}), ι = {summary['indefiniteness']:.1e}"
     )
 
-    model = IndefiniteLogisticRegression(kernel="precomputed", lam=1e-2, random_state=seed)
+    model = IndefiniteLogisticRegression(kernel="precomputed", alpha=1e-2, random_state=seed)
     model.fit(K_train, labels[train])
     probabilities = model.predict_proba(K_test)  # one column per class, rows sum to 1
     true_class = np.searchsorted(model.classes_, labels[test])

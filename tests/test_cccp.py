@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from krein.optimize._cccp import DCObjective, concave_convex_procedure
+from krein.optimize import DCObjective, concave_convex_procedure
 
 
 class LeastSquaresDC(DCObjective):

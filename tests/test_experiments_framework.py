@@ -197,3 +197,24 @@ def test_an_unwritable_out_is_refused_before_any_work(tmp_path, monkeypatch, cap
     assert main(["reproduce", "spectra", "--quick", "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--out" in err and "Permission denied" in err
+
+
+def test_a_wide_table_prints_in_80_columns_without_truncating_a_cell():
+    from rich.console import Console
+
+    from krein.experiments._framework import print_table
+
+    table = ResultTable("wide", "error")
+    methods = ["KREIN", "FLIP", "CLIP", "SHIFT", "SQUARE", "OMCS-KREIN", "A-VERY-LONG-METHOD-NAME"]
+    for task in ("GAUSS (n = 100)", "SIGMOID [n = 500]"):
+        for k, method in enumerate(methods):
+            table.add(task, method, [10.0 + k, 12.5 + k, 11.25 + k])
+    console = Console(width=80, record=True, color_system=None)
+    print_table(console, *table.to_rows())
+    text = console.export_text()
+    assert max(len(line.rstrip()) for line in text.splitlines()) <= 80
+    assert "…" not in text
+    _, _, rows, _ = table.to_rows()
+    for row in rows:
+        for cell in row:
+            assert cell.replace("**", "") in text

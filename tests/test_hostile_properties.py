@@ -83,9 +83,9 @@ def test_kernel_learning_never_returns_a_model_outside_the_domain(seed, lam):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            model = KernelLearningRidge(kernels=kernels, lam=lam, max_iter=20).fit(X, y)
+            model = KernelLearningRidge(kernels=kernels, alpha=lam, max_iter=20).fit(X, y)
         except ValueError as error:
-            assert "Increase lam" in str(error)
+            assert "Increase alpha" in str(error)
             return
     K = sum(w * k(X) for w, k in zip(model.weights_, kernels, strict=True))
     assert np.linalg.eigvalsh(K)[0] + lam > 0

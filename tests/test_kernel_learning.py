@@ -13,9 +13,9 @@ from sklearn.svm import SVC
 from krein.kernel_learning import KernelLearningRidge, KernelLearningSVC
 from krein.kernel_learning._combination import KernelCombination
 from krein.kernel_learning._objectives import RidgeObjective, SVMObjective
-from krein.kernel_learning._projection import project_onto_ball_orthant
 from krein.kernel_learning._solvers import projected_gradient
 from krein.kernels import Gaussian, Polynomial, Sigmoid
+from krein.optimize import project_onto_ball_orthant
 
 
 def _data(n=40, d=3, seed=0):
@@ -93,7 +93,7 @@ def test_objective_is_infinite_where_the_regularized_kernel_is_indefinite():
     assert objective.evaluate(outside).value == np.inf
     state = objective.evaluate(inside)
     assert state.value == pytest.approx(_direct_objective(stack, y, 0.05, inside), rel=1e-10)
-    with pytest.raises(ValueError, match=r"smallest eigenvalue of K_mu: -\d.*Increase lam above"):
+    with pytest.raises(ValueError, match=r"smallest eigenvalue of K_mu: -\d.*Increase alpha above"):
         raise objective.outside_domain(outside)
 
 
@@ -115,7 +115,7 @@ def test_sigmoid_kernel_learning_never_returns_the_unbounded_objective_model():
             history = model.objective_history_
             assert np.all(np.isfinite(history)) and np.all(history > 0) and np.all(np.diff(history) <= 0)
         for solver in ("iia", "riia", "trust_region"):
-            with pytest.raises(ValueError, match="not positive definite.*Increase lam above"):
+            with pytest.raises(ValueError, match="not positive definite.*Increase alpha above"):
                 KernelLearningRidge(kernels=["sigmoid"], solver=solver).fit(X, y)
         with pytest.raises(ValueError, match="not positive definite.*mu_init"):
             KernelLearningRidge(kernels=["sigmoid"], mu_init=1.0).fit(X, y)  # the user's start: kept
@@ -124,7 +124,7 @@ def test_sigmoid_kernel_learning_never_returns_the_unbounded_objective_model():
         classifier = KernelLearningSVC(kernels=["sigmoid"]).fit(X, np.sign(y))
         assert classifier.score(X, np.sign(y)) > 0.7
         # With λ above −λ_min(K) the default start is inside already.
-        model = KernelLearningRidge(kernels=["sigmoid"], lam=20.0, max_iter=50).fit(X, y)
+        model = KernelLearningRidge(kernels=["sigmoid"], alpha=20.0, max_iter=50).fit(X, y)
         assert model.score(X, y) > 0.3 and model.weights_[0] * smallest + 20.0 > 0
 
 
@@ -190,7 +190,7 @@ def test_iia_fixed_point_satisfies_theorem_2_1():
     X, y = _data()
     stack = _stack(X)
     model = KernelLearningRidge(
-        kernels=_kernels(), solver="iia", lam=0.3, Lambda=0.8, tol=1e-13, max_iter=2000
+        kernels=_kernels(), solver="iia", alpha=0.3, radius=0.8, tol=1e-13, max_iter=2000
     )
     model.fit(X, y)
     mu0 = np.ones(4)
@@ -205,7 +205,7 @@ def test_riia_fixed_point_satisfies_theorem_2_2_and_minimizes_problem_7():
     stack = _stack(X)
     lam, beta = 0.3, 0.05
     model = KernelLearningRidge(
-        kernels=_kernels(), solver="riia", lam=lam, beta=beta, tol=1e-13, max_iter=5000
+        kernels=_kernels(), solver="riia", alpha=lam, beta=beta, tol=1e-13, max_iter=5000
     )
     model.fit(X, y)
     alpha = _dual(stack, y, lam, model.weights_)
@@ -247,7 +247,7 @@ def test_pgd_iterates_are_feasible_and_objective_decreases(q):
     def project(mu):
         return project_onto_ball_orthant(mu, mu0, radius, q)
 
-    result = projected_gradient(objective, mu0, project, step_size=1.0, tol=1e-10, max_iter=60)
+    result = projected_gradient(objective, mu0, project, learning_rate=1.0, tol=1e-10, max_iter=60)
     assert len(evaluated) > 5
     for mu in evaluated:
         assert np.all(mu >= 0)
@@ -261,7 +261,7 @@ def test_pgd_iterates_are_feasible_and_objective_decreases(q):
 def test_estimator_objective_history_is_monotone(degree):
     X, y = _data()
     model = KernelLearningRidge(
-        kernels=_kernels(), degree=degree, solver="pgd", lam=0.1, step_size=5.0, max_iter=40, tol=1e-9
+        kernels=_kernels(), degree=degree, solver="pgd", alpha=0.1, learning_rate=5.0, max_iter=40, tol=1e-9
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -278,7 +278,7 @@ def test_pgd_iia_and_trust_region_reach_the_minimum_of_problem_6():
     X, y = _data()
     stack = _stack(X)
     lam, radius = 0.3, 0.8
-    common = dict(kernels=_kernels(), lam=lam, Lambda=radius, max_iter=3000)
+    common = dict(kernels=_kernels(), alpha=lam, radius=radius, max_iter=3000)
     pgd = KernelLearningRidge(solver="pgd", tol=1e-12, **common).fit(X, y)
     iia = KernelLearningRidge(solver="iia", tol=1e-13, **common).fit(X, y)
     trust = KernelLearningRidge(solver="trust_region", tol=1e-10, **common).fit(X, y)
@@ -308,7 +308,7 @@ def test_trust_region_quadratic_combination_is_a_riemannian_stationary_point():
     X, y = _data()
     stack = _stack(X)
     model = KernelLearningRidge(
-        kernels=_kernels(), degree=2, solver="trust_region", lam=0.5, Lambda=0.7, tol=1e-11, max_iter=200
+        kernels=_kernels(), degree=2, solver="trust_region", alpha=0.5, radius=0.7, tol=1e-11, max_iter=200
     ).fit(X, y)
     objective = RidgeObjective(KernelCombination(stack, 2), y, lam=0.5)
     state = objective.evaluate(model.weights_)
@@ -319,7 +319,7 @@ def test_trust_region_quadratic_combination_is_a_riemannian_stationary_point():
     assert np.all(np.diff(model.objective_history_) <= 0)
     # and it is at least as good as PGD from the same centre
     pgd = KernelLearningRidge(
-        kernels=_kernels(), degree=2, solver="qpgd", lam=0.5, Lambda=0.7, tol=1e-10, max_iter=2000
+        kernels=_kernels(), degree=2, solver="qpgd", alpha=0.5, radius=0.7, tol=1e-10, max_iter=2000
     ).fit(X, y)
     assert model.objective_history_[-1] <= pgd.objective_history_[-1] * (1 + 1e-6)
 
@@ -327,7 +327,7 @@ def test_trust_region_quadratic_combination_is_a_riemannian_stationary_point():
 def test_rpgd_quadratic_descends_and_stays_nonnegative():
     X, y = _data()
     model = KernelLearningRidge(
-        kernels=_kernels(), degree=2, solver="rqpgd", lam=0.2, beta=0.5, tol=1e-10, max_iter=300
+        kernels=_kernels(), degree=2, solver="rqpgd", alpha=0.2, beta=0.5, tol=1e-10, max_iter=300
     ).fit(X, y)
     assert np.all(model.weights_ >= 0)
     assert np.all(np.diff(model.objective_history_) <= 0)
@@ -345,7 +345,7 @@ def test_rpgd_quadratic_descends_and_stays_nonnegative():
 def test_predictions_equal_kernel_ridge_with_the_learned_kernel():
     X, y = _data(n=60)
     Xtr, Xte, ytr = X[:40], X[40:], y[:40]
-    model = KernelLearningRidge(kernels=_kernels(), degree=2, lam=0.4, max_iter=20).fit(Xtr, ytr)
+    model = KernelLearningRidge(kernels=_kernels(), degree=2, alpha=0.4, max_iter=20).fit(Xtr, ytr)
     mu = model.weights_
     K = sum(m * k(Xtr) for m, k in zip(mu, _kernels(), strict=True)) ** 2
     Kt = sum(m * k(Xte, Xtr) for m, k in zip(mu, _kernels(), strict=True)) ** 2
@@ -358,7 +358,7 @@ def test_precomputed_stack_matches_kernel_objects_and_cross_validates():
     Xtr, Xte, ytr = X[:40], X[40:], y[:40]
     train = np.stack([k(Xtr) for k in _kernels()], axis=2)
     test = np.stack([k(Xte, Xtr) for k in _kernels()], axis=2)
-    params = dict(degree=2, lam=0.4, max_iter=20)
+    params = dict(degree=2, alpha=0.4, max_iter=20)
     objects = KernelLearningRidge(kernels=_kernels(), **params).fit(Xtr, ytr)
     stacked = KernelLearningRidge(kernels="precomputed", **params).fit(train, ytr)
     np.testing.assert_allclose(stacked.weights_, objects.weights_, rtol=1e-10)
@@ -404,7 +404,7 @@ def test_svc_learns_monotonically_and_predicts_like_libsvm_on_the_learned_kernel
     X, y = make_classification(n_samples=80, n_features=5, random_state=1)
     Xtr, Xte, ytr = X[:60], X[60:], y[:60]
     kernels = [Gaussian(eta=0.5), Gaussian(eta=2.0), Polynomial(degree=2, gamma=0.1)]
-    model = KernelLearningSVC(kernels=kernels, lam=0.5, max_iter=15).fit(Xtr, ytr)
+    model = KernelLearningSVC(kernels=kernels, alpha=0.5, max_iter=15).fit(Xtr, ytr)
     assert np.all(np.diff(model.objective_history_) <= 0)
     assert np.all(model.weights_ >= 0) and np.linalg.norm(model.weights_ - 1) <= 1 + 1e-12
     mu = model.weights_
@@ -424,7 +424,7 @@ def test_svc_multiclass_one_vs_rest():
     X = np.vstack([c + rng.standard_normal((20, 2)) for c in centers])
     y = np.repeat(["a", "b", "c"], 20)
     model = KernelLearningSVC(max_iter=5).fit(X, y)
-    assert model.dual_coef_.shape == (60, 3)
+    assert model.dual_coef_.shape == (3, 60)
     assert model.score(X, y) > 0.9
 
 
@@ -434,10 +434,10 @@ def test_svc_multiclass_one_vs_rest():
 def test_indefinite_base_kernel_is_reported():
     X, y = _data(n=30)
     with pytest.warns(UserWarning, match="not positive semidefinite"):
-        KernelLearningRidge(kernels=[Gaussian(), Sigmoid(eta=0.7)], lam=20.0, max_iter=3).fit(X, y)
+        KernelLearningRidge(kernels=[Gaussian(), Sigmoid(eta=0.7)], alpha=20.0, max_iter=3).fit(X, y)
     stack = np.stack([Gaussian()(X), Sigmoid(eta=0.7)(X)], axis=2)
     with pytest.warns(UserWarning, match=r"X\[:, :, 1\]"):
-        KernelLearningRidge(kernels="precomputed", lam=20.0, max_iter=3).fit(stack, y)
+        KernelLearningRidge(kernels="precomputed", alpha=20.0, max_iter=3).fit(stack, y)
 
 
 @pytest.mark.parametrize(
@@ -447,10 +447,10 @@ def test_indefinite_base_kernel_is_reported():
         (dict(solver="riia", degree=2), "linear combinations only"),
         (dict(solver="qpgd", degree=1), "degree >= 2"),
         (dict(solver="iia", q=1.5), "q must be 2"),
-        (dict(solver="trust_region", Lambda=2.0), "must not exceed min"),
+        (dict(solver="trust_region", radius=2.0), "must not exceed min"),
         (dict(mu0=[1.0, 2.0]), "one entry per base kernel"),
         (dict(mu0=-1.0), "non-negative"),
-        (dict(solver="iia", step_size=1.5), r"interpolation η in \(0, 1\)"),
+        (dict(solver="iia", interpolation=1.5), "'interpolation' parameter"),
         (dict(kernels=[]), "at least one base kernel"),
         (dict(kernels=["gaussian", "precomputed"]), "cannot be one entry"),
     ],
@@ -484,9 +484,9 @@ def test_a_start_where_the_regularized_kernel_is_singular_is_an_error():
     y = np.ones(n)
     with pytest.raises(ValueError, match="not positive definite"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        KernelLearningRidge(kernels="precomputed", lam=0.5, mu_init=[1.0, 1.5], max_iter=1).fit(stack, y)
+        KernelLearningRidge(kernels="precomputed", alpha=0.5, mu_init=[1.0, 1.5], max_iter=1).fit(stack, y)
     for mu0 in ([1.0, 1.0], [1.0, 1.5]):  # the default start (μ₀) moves inside when it is not
-        model = KernelLearningRidge(kernels="precomputed", lam=0.5, mu0=mu0, max_iter=20)
+        model = KernelLearningRidge(kernels="precomputed", alpha=0.5, mu0=mu0, max_iter=20)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             model.fit(stack, y)

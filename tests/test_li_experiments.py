@@ -46,7 +46,7 @@ def test_base_kernel_stack_is_symmetric_with_unit_scale():
 
 def test_fixed_combination_ridge_is_kernel_ridge_on_the_sum():
     stack, y = base_kernel_stack("sonar")
-    unif = FixedCombinationRidge(lam=0.5).fit(stack[:100, :100], y[:100])
+    unif = FixedCombinationRidge(alpha=0.5).fit(stack[:100, :100], y[:100])
     from sklearn.kernel_ridge import KernelRidge
 
     reference = KernelRidge(kernel="precomputed", alpha=0.5).fit(stack[:100, :100].sum(axis=2), y[:100])
@@ -137,8 +137,8 @@ def test_ridge_learned_svc_is_the_2_norm_svm_on_the_ridge_kernel():
     stack, y = base_kernel_stack("sonar")
     train, test = np.arange(0, 208, 2), np.arange(1, 208, 2)
     X, X_test = stack[np.ix_(train, train)], stack[np.ix_(test, train)]
-    model = RidgeLearnedSVC(degree=2, lam=0.5, Lambda=1.0, max_iter=10).fit(X, y[train])
-    ridge = KernelLearningRidge(kernels="precomputed", degree=2, lam=0.5, Lambda=1.0, max_iter=10, tol=1e-4)
+    model = RidgeLearnedSVC(degree=2, alpha=0.5, radius=1.0, max_iter=10).fit(X, y[train])
+    ridge = KernelLearningRidge(kernels="precomputed", degree=2, alpha=0.5, radius=1.0, max_iter=10, tol=1e-4)
     np.testing.assert_allclose(model.weights_, ridge.fit(X, y[train]).weights_)
     K = np.tensordot(X, model.weights_, axes=(2, 0)) ** 2
     svc = SVC(kernel="precomputed", C=1e6, tol=1e-8).fit(K + 0.5 * np.eye(len(train)), y[train])
@@ -238,7 +238,7 @@ def test_li_tables_notes_match_the_json():
     paper_grid = json.loads((folder / "paper-grid" / "selected_parameters.json").read_text())[
         "selected_parameters"
     ]
-    at_mu0 = sorted(k for k, v in paper_grid.items() if v.get("Lambda") == 0.001)
+    at_mu0 = sorted(k for k, v in paper_grid.items() if v.get("radius") == 0.001)
     assert at_mu0 == ["ionosphere/PGD d=2", "ionosphere/TR d=2"] + [
         f"sonar/{m} d={d}" for m, d in (("IIA", 1), ("PGD", 1), ("PGD", 2), ("TR", 1), ("TR", 2))
     ]
@@ -258,7 +258,7 @@ def test_li_tables_notes_match_the_json():
         for table in ("cv_rmse", "test_rmse", "test_error"):
             known |= {f"{r['mean']:.3f}" for r in json.loads((run / f"{table}.json").read_text())["summary"]}
     assert set(re.findall(r"\b\d\.\d{3}\b", notes)) <= known
-    chosen = {k: v.get("Lambda") for k, v in results["selected_parameters"].items() if "Lambda" in v}
+    chosen = {k: v.get("radius") for k, v in results["selected_parameters"].items() if "radius" in v}
     assert {k for k, v in chosen.items() if v != 1.0} == {"ionosphere/PGD d=1", "ionosphere/IIA d=1"}
     assert chosen["ionosphere/PGD d=1"] == 2.0
     assert results["config"]["Lambdas"] == [1.0, 2.0, 5.0, 10.0, 20.0, 50.0]

@@ -67,7 +67,7 @@ def test_initialization_runs_on_a_subset():
     assert len(rows) == len(TABLE6_INITS) * 3  # CCICP-GD once and CCICP-SGD twice per α⁽⁰⁾
     from krein.logistic import IndefiniteLogisticRegression
 
-    default = IndefiniteLogisticRegression(lam=1e-2).fit(X_train, y_train).score(X_test, y_test)
+    default = IndefiniteLogisticRegression(alpha=1e-2).fit(X_train, y_train).score(X_test, y_test)
     assert (
         rows[0]["initialization"] == "α⁽⁰⁾ = 0" and rows[0]["accuracy"] == default
     )  # α⁽⁰⁾ = 0 is the default

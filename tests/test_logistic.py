@@ -47,7 +47,7 @@ def tl1_problem():
 
 
 def fit_exact(K, y, **params):
-    params = {"lam": 1e-3, "solver": "cccp", "inexact_tol": 1e-14, "max_outer_iter": 2000,
+    params = {"alpha": 1e-3, "solver": "cccp", "inexact_tol": 1e-14, "max_outer_iter": 2000,
               "max_inner_iter": 100_000, "tol": 1e-15, "tau": 3.0, **params}  # fmt: skip
     return IndefiniteLogisticRegression(kernel="precomputed", **params).fit(K, y)
 
@@ -58,7 +58,7 @@ def test_cccp_converges_to_a_stationary_point(local_minimum_problem):
     assert model.objective_gradient_norm(K, y)[0] <= 1e-6
     assert model.n_iter_[0] < 2000  # stopped by convergence, not by the cap
     # stationarity of (5) checked against a finite-difference gradient of the paper's formula
-    alpha, y_pm = model.dual_coef_[:, 0], 2.0 * y - 1
+    alpha, y_pm = model.dual_coef_[0], 2.0 * y - 1
     steps = 1e-6 * np.eye(K.shape[0])
     numeric = [
         (objective(K, y_pm, alpha + e, 1e-3) - objective(K, y_pm, alpha - e, 1e-3)) / 2e-6 for e in steps
@@ -79,13 +79,13 @@ def test_gradient_variants_reach_the_cccp_stationary_point(local_minimum_problem
 @pytest.mark.parametrize("solver", ["cccp", "ccicp"])
 def test_deterministic_solvers_decrease_the_objective_monotonically(tl1_problem, solver):
     X, y, K = tl1_problem
-    model = IndefiniteLogisticRegression(lam=1e-2, solver=solver, max_outer_iter=30).fit(X, y)
+    model = IndefiniteLogisticRegression(alpha=1e-2, solver=solver, max_outer_iter=30).fit(X, y)
     history = model.objective_history_[0]
     assert history.size == 31
     assert np.all(np.diff(history) <= 1e-12)
     assert history[-1] < history[0] - 0.1
     # the recorded values are objective (5) itself
-    alpha = model.dual_coef_[:, 0]
+    alpha = model.dual_coef_[0]
     assert history[-1] == pytest.approx(objective(K, 2.0 * y - 1, alpha, 1e-2), rel=1e-10, abs=1e-12)
 
 
@@ -95,7 +95,7 @@ def test_stochastic_solver_decreases_the_objective_on_average(tl1_problem, sgd_i
     histories = np.array(
         [
             IndefiniteLogisticRegression(
-                lam=1e-2, solver="ccicp-sgd", sgd_inexact=sgd_inexact, max_outer_iter=10, random_state=seed
+                alpha=1e-2, solver="ccicp-sgd", sgd_inexact=sgd_inexact, max_outer_iter=10, random_state=seed
             )
             .fit(X, y)
             .objective_history_[0]
@@ -104,13 +104,13 @@ def test_stochastic_solver_decreases_the_objective_on_average(tl1_problem, sgd_i
     )
     mean = histories.mean(axis=0)
     assert np.all(np.diff(mean) < 0)
-    exact = IndefiniteLogisticRegression(lam=1e-2, solver="cccp", max_outer_iter=10).fit(X, y)
+    exact = IndefiniteLogisticRegression(alpha=1e-2, solver="cccp", max_outer_iter=10).fit(X, y)
     assert mean[-1] < exact.objective_history_[0][-1] + 0.05
 
 
 def test_sgd_inexact_rule_runs_fewer_epochs(tl1_problem):
     X, y, _ = tl1_problem
-    common = {"lam": 1e-2, "solver": "ccicp-sgd", "max_outer_iter": 5, "random_state": 0}
+    common = {"alpha": 1e-2, "solver": "ccicp-sgd", "max_outer_iter": 5, "random_state": 0}
     exact = IndefiniteLogisticRegression(**common).fit(X, y)
     inexact = IndefiniteLogisticRegression(sgd_inexact=True, **common).fit(X, y)
     assert inexact.n_inner_iter_[0] == 5  # ε = 1: one epoch per subproblem (CCICP-SGD-I)
@@ -125,7 +125,7 @@ def test_psd_kernel_gives_kernel_logistic_regression():
     kernel = Gaussian(eta=1.5)
     K = kernel(X)
     model = IndefiniteLogisticRegression(
-        kernel=kernel, lam=lam, solver="cccp", inexact_tol=1e-14, tol=1e-14
+        kernel=kernel, alpha=lam, solver="cccp", inexact_tol=1e-14, tol=1e-14
     ).fit(X, y)
     assert model.tau_ == 0.0  # K₋ = 0: the subproblem is all of KLR
     f = model.decision_function(X)
@@ -178,11 +178,11 @@ def test_multiclass_is_one_vs_rest_on_a_shared_decomposition():
     rng = np.random.default_rng(4)
     X = rng.normal(size=(60, 3))
     y = np.argmax(X, axis=1)
-    model = IndefiniteLogisticRegression(lam=1e-2, max_outer_iter=5).fit(X, y)
+    model = IndefiniteLogisticRegression(alpha=1e-2, max_outer_iter=5).fit(X, y)
     scores = model.decision_function(X)
-    assert scores.shape == (60, 3) and model.dual_coef_.shape == (60, 3)
+    assert scores.shape == (60, 3) and model.dual_coef_.shape == (3, 60)
     for k in range(3):
-        binary = IndefiniteLogisticRegression(lam=1e-2, max_outer_iter=5, tau=model.tau_).fit(X, y == k)
+        binary = IndefiniteLogisticRegression(alpha=1e-2, max_outer_iter=5, tau=model.tau_).fit(X, y == k)
         np.testing.assert_allclose(scores[:, k], binary.decision_function(X), atol=1e-10)
     probabilities = model.predict_proba(X)
     np.testing.assert_allclose(probabilities.sum(axis=1), 1.0)
@@ -212,7 +212,7 @@ def test_initializations_start_from_the_paper_values(tl1_problem, init):
 
 def test_plain_step_decreases_the_objective_monotonically(tl1_problem):
     X, y, K = tl1_problem
-    common = {"lam": 1e-2, "max_outer_iter": 30, "step": "plain"}
+    common = {"alpha": 1e-2, "max_outer_iter": 30, "step": "plain"}
     for solver in ("cccp", "ccicp"):
         # η = 5 is beyond 2/L (L ≈ 2.4 near α = 0) on the steepest direction: the halving safeguard engages
         for learning_rate in (None, 5.0):
@@ -223,14 +223,14 @@ def test_plain_step_decreases_the_objective_monotonically(tl1_problem):
             assert history.size == 31
             assert np.all(np.diff(history) <= 1e-12)
             assert history[-1] < history[0] - 0.05
-            alpha = model.dual_coef_[:, 0]
+            alpha = model.dual_coef_[0]
             assert history[-1] == pytest.approx(objective(K, 2.0 * y - 1, alpha, 1e-2), rel=1e-10)
     # ε = 1: one plain gradient step per subproblem, i.e. α₁ = −0.02 ∇F(0) = 0.02 K y/(2n) (gradient (10))
     y_pm = 2.0 * y - 1
     one = IndefiniteLogisticRegression(kernel="precomputed", solver="ccicp", step="plain", max_outer_iter=1)
     one.fit(K, y)
     assert one.n_inner_iter_[0] == 1
-    np.testing.assert_allclose(one.dual_coef_[:, 0], 0.02 * K @ y_pm / (2 * 80), atol=1e-12)
+    np.testing.assert_allclose(one.dual_coef_[0], 0.02 * K @ y_pm / (2 * 80), atol=1e-12)
 
 
 def test_paper_step_is_algorithm_1_in_alpha(tl1_problem):
@@ -239,7 +239,7 @@ def test_paper_step_is_algorithm_1_in_alpha(tl1_problem):
     X, y, K = tl1_problem
     n, y_pm, lam = 80, 2.0 * y - 1, 1e-2
     model = IndefiniteLogisticRegression(
-        kernel="precomputed", lam=lam, solver="cccp", step="paper", inexact_tol=1e-300, max_inner_iter=2,
+        kernel="precomputed", alpha=lam, solver="cccp", step="paper", inexact_tol=1e-300, max_inner_iter=2,
         max_outer_iter=1,
     ).fit(K, y)  # fmt: skip
     mu, V = np.linalg.eigh(K)
@@ -248,7 +248,7 @@ def test_paper_step_is_algorithm_1_in_alpha(tl1_problem):
     for eta in (0.02, 0.016):
         alpha = alpha - eta * (lam * K_plus @ alpha - K @ (y_pm * expit(-y_pm * (K @ alpha))) / n)
     assert model.n_inner_iter_[0] == 2 and model.tau_ > 0
-    np.testing.assert_allclose(model.dual_coef_[:, 0], alpha, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(model.dual_coef_[0], alpha, rtol=1e-9, atol=1e-12)
 
 
 def test_plain_step_cccp_reaches_the_default_stationary_point():
@@ -259,7 +259,7 @@ def test_plain_step_cccp_reaches_the_default_stationary_point():
     Q = np.linalg.qr(rng.normal(size=(n, n)))[0]
     K = (Q * np.linspace(0.5, 5.0, n)) @ Q.T
     K = 0.5 * (K + K.T)
-    common = {"kernel": "precomputed", "lam": 0.1, "solver": "cccp", "inexact_tol": 1e-15,
+    common = {"kernel": "precomputed", "alpha": 0.1, "solver": "cccp", "inexact_tol": 1e-15,
               "max_inner_iter": 100_000, "tol": 1e-15}  # fmt: skip
     default = IndefiniteLogisticRegression(**common).fit(K, y)
     plain = IndefiniteLogisticRegression(step="plain", learning_rate=1.0, **common).fit(K, y)
@@ -279,7 +279,7 @@ def test_plain_step_cccp_reaches_the_default_stationary_point():
         return objective(K, y_pm, alpha, 0.1), gradient
 
     reference = minimize(fun, np.zeros(n), jac=True, method="L-BFGS-B", options={"gtol": 1e-12, "ftol": 0})
-    np.testing.assert_allclose(plain.dual_coef_[:, 0], reference.x, atol=1e-6)
+    np.testing.assert_allclose(plain.dual_coef_[0], reference.x, atol=1e-6)
 
 
 def test_errors_name_the_argument(tl1_problem):
@@ -297,7 +297,7 @@ def test_errors_name_the_argument(tl1_problem):
     with pytest.raises(ValueError, match="learning_rate"):
         IndefiniteLogisticRegression(step="plain", learning_rate=0.0).fit(X, y)
     with pytest.raises(FloatingPointError, match="diverged"):  # (6) is unbounded below: τ tiny, λ large
-        IndefiniteLogisticRegression(lam=10.0, tau=0.5, max_outer_iter=5000).fit(X, y)
+        IndefiniteLogisticRegression(alpha=10.0, tau=0.5, max_outer_iter=5000).fit(X, y)
 
 
 def test_geodesic_gaussian_kernels_of_table_one():
@@ -339,7 +339,7 @@ def test_every_point_a_landmark_is_the_exact_model(tl1_problem, solver):
     """
     X, y, _ = tl1_problem
     X_test = np.random.default_rng(3).uniform(-1, 1, size=(50, 2))
-    common = {"lam": 1e-2, "solver": solver, "max_outer_iter": 20}
+    common = {"alpha": 1e-2, "solver": solver, "max_outer_iter": 20}
     exact = IndefiniteLogisticRegression(**common).fit(X, y)
     low_rank = IndefiniteLogisticRegression(n_components=X.shape[0], landmark_rank="full", **common).fit(X, y)
     np.testing.assert_array_equal(low_rank.landmark_indices_, np.arange(X.shape[0]))
@@ -360,11 +360,11 @@ def test_low_rank_stationary_point_and_precomputed_kernel(local_minimum_problem)
 
 def test_low_rank_kernel_object_and_precomputed_agree(tl1_problem):
     X, y, K = tl1_problem
-    common = {"lam": 1e-2, "solver": "cccp", "max_outer_iter": 10, "n_components": 30, "random_state": 4}
+    common = {"alpha": 1e-2, "solver": "cccp", "max_outer_iter": 10, "n_components": 30, "random_state": 4}
     direct = IndefiniteLogisticRegression(kernel=TruncatedL1(), **common).fit(X, y)
     precomputed = IndefiniteLogisticRegression(kernel="precomputed", **common).fit(K, y)
     np.testing.assert_array_equal(direct.landmark_indices_, precomputed.landmark_indices_)
-    assert direct.dual_coef_.shape == (30, 1) and direct.X_fit_.shape == (30, 2)
+    assert direct.dual_coef_.shape == (1, 30) and direct.X_fit_.shape == (30, 2)
     np.testing.assert_allclose(
         direct.decision_function(X[:20]), precomputed.decision_function(K[:20]), atol=1e-10
     )

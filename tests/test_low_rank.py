@@ -189,8 +189,8 @@ def test_landmark_split_squared_hinge_svm_is_the_papers_formula():
     """Sec. 2.5: min Σ max(0, 1 − yᵢ(Φᵢz + b))² + nλ₊‖z₊‖² + nλ₋‖z₋‖² in the features Φ of K_ZZ."""
     from sklearn.datasets import make_moons
 
+    from krein.optimize import squared_hinge_newton
     from krein.svm import KreinSquaredHingeSVC
-    from krein.svm._squared_hinge import squared_hinge_newton
 
     X, y = make_moons(200, noise=0.2, random_state=0)
     X_test, _ = make_moons(50, noise=0.2, random_state=1)

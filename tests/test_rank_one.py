@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from krein.optimize._rank_one import (
+from krein.optimize import (
     rank_one_eigh,
     rank_one_positive_part,
     rank_one_smoothed_part,

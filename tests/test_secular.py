@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from krein.optimize._secular import solve_sphere_quadratic
+from krein.optimize import solve_sphere_quadratic
 
 
 def _best_local_minimum(A, c, radius, rng, n_starts=200):

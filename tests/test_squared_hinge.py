@@ -7,8 +7,10 @@ from sklearn.datasets import make_classification
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from krein.kernels import DeltaGaussian
+from krein.optimize import squared_hinge_newton
+from krein.optimize._squared_hinge import _line_search
 from krein.spectral import krein_decomposition
-from krein.svm._squared_hinge import KreinSquaredHingeSVC, _line_search, squared_hinge_newton
+from krein.svm import KreinSquaredHingeSVC
 
 KERNEL = DeltaGaussian(1.5, 3.0)
 
@@ -69,12 +71,12 @@ def test_exact_model_minimizes_the_krein_squared_hinge_risk(binary):
             lam_plus * alpha @ K_plus @ alpha + lam_minus * alpha @ K_minus @ alpha
         )
 
-    ours = risk(np.r_[model.dual_coef_[:, 0], model.intercept_[0]])
+    ours = risk(np.r_[model.dual_coef_[0], model.intercept_[0]])
     reference = minimize(
         risk, np.zeros(n + 1), method="L-BFGS-B", options={"ftol": 1e-15, "gtol": 1e-10, "maxiter": 20000}
     )
     assert ours <= reference.fun * (1 + 1e-7)
-    np.testing.assert_allclose(model.decision_function(X), K @ model.dual_coef_[:, 0] + model.intercept_[0])
+    np.testing.assert_allclose(model.decision_function(X), K @ model.dual_coef_[0] + model.intercept_[0])
 
 
 def test_every_point_a_landmark_and_precomputed_give_the_exact_model(binary):

@@ -8,7 +8,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.svm import SVC
 
 from krein.kernels import Gaussian, Sigmoid
-from krein.optimize._rank_one import smoothed_positive_part, smoothed_square
+from krein.optimize import smoothed_positive_part, smoothed_square
 from krein.spectral import SpectrumTransformer
 from krein.svm import DCASVC, IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR, KreinSVC, ModifiedSVC
 from krein.svm._proxy import KernelSpectrum, ProxyKernelProblem, solve_proxy_problem
@@ -305,7 +305,7 @@ def test_multiclass_one_vs_rest_and_step_schedule():
     rng = np.random.default_rng(0)
     X = np.concatenate([rng.standard_normal((15, 2)) + c for c in ([0, 4], [4, 0], [-4, -4])])
     y = np.repeat([0, 1, 2], 15)
-    model = IndefiniteSVC(kernel=Sigmoid(eta=2.0), rho=1.0, step_size=5.0, max_iter=200).fit(X, y)
+    model = IndefiniteSVC(kernel=Sigmoid(eta=2.0), rho=1.0, learning_rate=5.0, max_iter=200).fit(X, y)
     assert model.decision_function(X).shape == (45, 3)
     assert model.proxy_kernel_.shape == (3, 45, 45)
     assert np.mean(model.predict(X) == y) > 0.9
@@ -442,13 +442,13 @@ def _negative_norm(K):
 
 
 def test_paper_step_is_t_over_k_from_zero():
-    """step_size=t: β_k = P_A(β_{k−1} + (t/k)∇f(β_{k−1})) from β₀ = 0, no line search (Sec. 3.2)."""
+    """learning_rate=t: β_k = P_A(β_{k−1} + (t/k)∇f(β_{k−1})) from β₀ = 0, no line search (Sec. 3.2)."""
     X, y, K = _data()
     problem = _problem(K, y, rho=1.0)
     evaluated = []
     evaluate = problem.evaluate
     problem.evaluate = lambda beta, smoothing=0.0: evaluated.append(beta.copy()) or evaluate(beta, smoothing)
-    solve_proxy_problem(problem, solver="projected_gradient", max_iter=3, tol=1e-12, step_size=5.0)
+    solve_proxy_problem(problem, solver="projected_gradient", max_iter=3, tol=1e-12, learning_rate=5.0)
     assert len(evaluated) == 4
     np.testing.assert_array_equal(evaluated[0], 0.0)
     for k in range(1, 4):

@@ -277,8 +277,7 @@ def cmd_results(args):
 
     from rich.table import Table
 
-    from .experiments._fidelity import fidelity_markdown, fidelity_rows
-    from .experiments._notes import check_notes
+    from .experiments import check_notes, fidelity_markdown, fidelity_rows
 
     console = _console()
     results = Path(args.dir)
@@ -341,7 +340,7 @@ def _check_sampling(args):
 
 def _output_folder(out):
     """``--out`` as a writable folder (created if needed), or a :class:`UsageError` naming it."""
-    from .experiments._framework import check_output_folder
+    from .experiments import check_output_folder
 
     try:
         return check_output_folder(out)

@@ -27,6 +27,7 @@ __all__ = [
     "Eigendecomposition",
     "SpectralRepresentation",
     "SpectrumTransformer",
+    "center_kernel",
     "eigendecompose",
     "indefiniteness",
     "krein_decomposition",
@@ -39,6 +40,15 @@ class Eigendecomposition(NamedTuple):
 
     values: np.ndarray
     vectors: np.ndarray
+
+
+def center_kernel(K):
+    """The centred kernel ``H K H`` (``H = I − 11ᵀ/n``) and the column means of ``K``."""
+    column_means = K.mean(axis=0)
+    centered = K - column_means[None, :]
+    centered -= column_means[:, None]
+    centered += column_means.mean()
+    return centered, column_means
 
 
 def eigendecompose(K, *, name="K", overwrite=False):

@@ -538,7 +538,7 @@ CASES = [
         "either",
         _indefinite_kernel,
         _takes_a_kernel,
-        names=(*X_NAMES, "lam", "indefinite", "positive definite"),
+        names=(*X_NAMES, "alpha", "indefinite", "positive definite"),
     ),
     Case(
         "near_duplicates",

@@ -371,7 +371,7 @@ class KreinSpectralClustering(KernelEstimatorMixin, ClusterMixin, BaseEstimator)
         rng = check_random_state(self.random_state)
         self.pca_ = KreinPCA(
             self.kernel,
-            self.n_clusters if self.rank is None else self.rank,
+            rank=self.n_clusters if self.rank is None else self.rank,
             center=self.center,
             n_components=self.n_components,
             landmarks=self.landmarks,

@@ -16,9 +16,8 @@ from .._base import KernelEstimatorMixin, is_precomputed
 from .._validation import check_precomputed_test_kernel
 from ..dissimilarity import DoubleCentering
 from ..kernels import Kernel, make_kernel
-from ..least_squares._spectral import center_kernel
 from ..nystroem import LANDMARK_METHODS, clamp_n_components, nystroem_representation
-from ..spectral import SpectralRepresentation, indefiniteness
+from ..spectral import SpectralRepresentation, center_kernel, indefiniteness
 
 __all__ = ["KreinPCA"]
 
@@ -126,8 +125,8 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
     def __init__(
         self,
         kernel="gaussian",
-        rank=None,
         *,
+        rank=None,
         dissimilarity=False,
         center=True,
         n_components=None,

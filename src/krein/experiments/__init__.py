@@ -4,21 +4,28 @@ Each public submodule of this package registers its experiments with :func:`expe
 :func:`list_experiments` discovers them all.
 """
 
+from ._fidelity import fidelity_markdown, fidelity_rows
 from ._framework import (
     Experiment,
     ResultTable,
     RunContext,
+    check_output_folder,
     experiment,
     get_experiment,
     list_experiments,
     provenance,
 )
+from ._notes import check_notes
 
 __all__ = [
     "Experiment",
     "ResultTable",
     "RunContext",
+    "check_notes",
+    "check_output_folder",
     "experiment",
+    "fidelity_markdown",
+    "fidelity_rows",
     "get_experiment",
     "list_experiments",
     "provenance",

@@ -260,16 +260,23 @@ class ResultTable:
 
     def to_markdown(self):
         """A task × method table of ``mean (± std)``; bold where not significantly worse."""
+        caption, header, rows, footer = self.to_rows()
+        lines = [caption, "", _markdown_row(header), _markdown_row("---" for _ in header)]
+        lines += [_markdown_row(row) for row in rows]
+        if footer:
+            lines += ["", footer]
+        return "\n".join(lines)
+
+    def to_rows(self):
+        """``(caption, header, rows, footer)`` of :meth:`to_markdown`, cells as Markdown text."""
         info_keys = list(dict.fromkeys(k for info in self.task_info.values() for k in info))
         header = ["task", *info_keys, *self.methods]
-        lines = [
+        caption = (
             f"**{self.title}** — {self.metric}, mean (± std); bold: not significantly worse than the "
-            f"best (Welch's t-test, p = {self.alpha}).",
-            "",
-            "| " + " | ".join(header) + " |",
-            "| " + " | ".join("---" for _ in header) + " |",
-        ]
+            f"best (Welch's t-test, p = {self.alpha})."
+        )
         summary = {(r["task"], r["method"]): r for r in self.summary()}
+        rows = []
         for task in self.tasks:
             info = self.task_info.get(task, {})
             row = [task, *(_format_value(info.get(k, "")) for k in info_keys)]
@@ -280,11 +287,8 @@ class ResultTable:
                     continue
                 text = f"{r['mean']:.4g} (± {r['std']:.2g})"
                 row.append(f"**{text}**" if r["not_worse_than_best"] else text)
-            lines.append("| " + " | ".join(row) + " |")
-        times = self._time_line()
-        if times:
-            lines += ["", times]
-        return "\n".join(lines)
+            rows.append(row)
+        return caption, header, rows, self._time_line()
 
     def _time_line(self):
         totals = {}
@@ -329,6 +333,45 @@ def _welch_p_value(a, b):
 
 def _markdown_row(cells):
     return "| " + " | ".join(cells) + " |"
+
+
+def print_table(console, caption, header, rows, footer=""):
+    """Print a Markdown table on ``console`` without truncating a cell.
+
+    A table wider than the console is printed as several tables, each with the first column and as
+    many of the others as fit, in order; cells never wrap or shrink, so every number and name can be
+    read and copied (the files keep the whole table).
+    """
+    from rich.markdown import Markdown
+    from rich.table import Table
+    from rich.text import Text
+
+    def plain(text):
+        return str(text).replace("**", "")
+
+    widths = [max(len(plain(c)) for c in column) for column in zip(header, *rows, strict=True)]
+    chunks, current, used = [], [], widths[0] + 4
+    for j in range(1, len(header)):
+        if current and used + widths[j] + 3 > console.width:
+            chunks.append(current)
+            current, used = [], widths[0] + 4
+        current.append(j)
+        used += widths[j] + 3
+    chunks.append(current)
+    console.print(Markdown(caption))
+    for k, chunk in enumerate(chunks):
+        if k:
+            console.print()
+        grid = Table(box=None, show_edge=False, pad_edge=False, header_style="bold")
+        for j in [0, *chunk]:
+            grid.add_column(header[j], no_wrap=True, overflow="ignore")
+        for row in rows:
+            grid.add_row(
+                *(Text(plain(row[j]), style="bold" if row[j].startswith("**") else "") for j in [0, *chunk])
+            )
+        console.print(grid)
+    if footer:
+        console.print(footer)
 
 
 def _format_value(value):
@@ -476,12 +519,10 @@ class RunContext:
 
     def report(self, table, name):
         """Print ``table`` and write ``name``.md, .csv and .json (with provenance) to ``out``."""
-        from rich.markdown import Markdown
-
         self.out.mkdir(parents=True, exist_ok=True)
         stamp = self._stamp()
         markdown = table.to_markdown()
-        self.console.print(Markdown(markdown))
+        print_table(self.console, *table.to_rows())
         header = "<!-- " + json.dumps(stamp) + " -->\n\n"
         paths = {
             "md": header + markdown + "\n",
@@ -493,15 +534,18 @@ class RunContext:
 
     def report_rows(self, rows, name, title):
         """Print a plain table (a list of dicts) and write it as ``name``.md, .csv and .json."""
-        from rich.markdown import Markdown
-
         self.out.mkdir(parents=True, exist_ok=True)
         stamp = self._stamp()
         keys = list(dict.fromkeys(k for row in rows for k in row))
         lines = [f"**{title}**", "", _markdown_row(keys), _markdown_row("---" for _ in keys)]
         lines += [_markdown_row(_format_value(row.get(k, "")) for k in keys) for row in rows]
         markdown = "\n".join(lines)
-        self.console.print(Markdown(markdown))
+        print_table(
+            self.console,
+            f"**{title}**",
+            keys,
+            [[_format_value(row.get(k, "")) for k in keys] for row in rows],
+        )
         buffer = io.StringIO()
         writer = csv.DictWriter(buffer, fieldnames=keys)
         writer.writeheader()

@@ -40,9 +40,7 @@ from sklearn.utils.validation import validate_data
 from .._base import decision_to_labels, one_vs_rest_targets
 from .._threads import single_threaded_blas
 from ..datasets import load_dataset
-from ..kernel_learning import KernelLearningRidge, KernelLearningSVC
-from ..kernel_learning._combination import KernelCombination
-from ..kernel_learning._objectives import SVMObjective
+from ..kernel_learning import KernelCombination, KernelLearningRidge, KernelLearningSVC, SVMObjective
 from ..kernels import Gaussian, Polynomial
 from ._framework import ResultTable, experiment
 
@@ -81,10 +79,10 @@ def base_kernel_stack(name):
 class FixedCombinationRidge(RegressorMixin, BaseEstimator):
     """Kernel ridge regression on a fixed combination of a precomputed (n, n, p) stack (BM, UNIF)."""
 
-    def __init__(self, weights=None, kernel_index=None, lam=1.0):
+    def __init__(self, weights=None, kernel_index=None, alpha=1.0):
         self.weights = weights
         self.kernel_index = kernel_index
-        self.lam = lam
+        self.alpha = alpha
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -99,7 +97,7 @@ class FixedCombinationRidge(RegressorMixin, BaseEstimator):
 
     def fit(self, X, y):
         X, y = validate_data(self, X, y, allow_nd=True, y_numeric=True)
-        self.model_ = KernelRidge(kernel="precomputed", alpha=self.lam).fit(self._combine(X), y)
+        self.model_ = KernelRidge(kernel="precomputed", alpha=self.alpha).fit(self._combine(X), y)
         return self
 
     def predict(self, X):
@@ -157,10 +155,10 @@ class TablesConfig:
 
 def _methods(config, n_kernels):
     common = dict(kernels="precomputed", max_iter=config.max_iter, tol=1e-4)
-    lam = {"lam": list(config.lams)}
-    ball = {**lam, "Lambda": list(config.Lambdas)}
-    sphere = {**lam, "Lambda": [v for v in config.Lambdas if v <= 1.0]}  # Λ ≤ min μ₀ = 1
-    if not sphere["Lambda"]:
+    lam = {"alpha": list(config.lams)}
+    ball = {**lam, "radius": list(config.Lambdas)}
+    sphere = {**lam, "radius": [v for v in config.Lambdas if v <= 1.0]}  # Λ ≤ min μ₀ = 1
+    if not sphere["radius"]:
         raise ValueError(f"Lambdas must hold a radius <= 1 for the trust region, got {config.Lambdas}.")
     ridge = {**lam, "beta": list(config.betas)}
     methods = {}
@@ -253,8 +251,8 @@ def weights_against_radius(stack, y, degree, lam, radii, max_iter):
             kernels="precomputed",
             solver="pgd",
             degree=degree,
-            lam=lam,
-            Lambda=radius,
+            alpha=lam,
+            radius=radius,
             max_iter=max_iter,
             tol=1e-4,
         ).fit(stack, y)
@@ -278,13 +276,13 @@ def learned_weight_rows(results):
     for key, learned in results["learned_weights"].items():
         name, method = key.split("/")
         chosen = results["selected_parameters"][key]
-        radius = chosen.get("Lambda", chosen.get("beta"))
+        radius = chosen.get("radius", chosen.get("beta"))
         rows.append(
             {
                 "data": name,
                 "method": method,
-                "λ": f"{chosen['lam']:g}",
-                "Λ or β": f"{'Λ' if 'Lambda' in chosen else 'β'}={radius:g}",
+                "λ": f"{chosen['alpha']:g}",
+                "Λ or β": f"{'Λ' if 'radius' in chosen else 'β'}={radius:g}",
                 "‖μ−𝟏‖/‖𝟏‖": f"{learned['distance_from_mu0']:.3f}",
                 "shape": f"{learned['shape_change']:.3f}",
                 "iterations": f"{learned['n_iter_mean']:.1f}",
@@ -460,10 +458,10 @@ class RidgeLearnedSVC(ClassifierMixin, BaseEstimator):
     solved once with K_μ fixed. Binary problems, precomputed (n, n, p) stacks.
     """
 
-    def __init__(self, degree=1, lam=1.0, Lambda=1.0, max_iter=50):
+    def __init__(self, degree=1, alpha=1.0, radius=1.0, max_iter=50):
         self.degree = degree
-        self.lam = lam
-        self.Lambda = Lambda
+        self.alpha = alpha
+        self.radius = radius
         self.max_iter = max_iter
 
     def __sklearn_tags__(self):
@@ -480,21 +478,21 @@ class RidgeLearnedSVC(ClassifierMixin, BaseEstimator):
             kernels="precomputed",
             solver="pgd",
             degree=self.degree,
-            lam=self.lam,
-            Lambda=self.Lambda,
+            alpha=self.alpha,
+            radius=self.radius,
             max_iter=self.max_iter,
             tol=1e-4,
         ).fit(X, Y[:, 0])
         self.weights_ = ridge.weights_
         combination = KernelCombination(np.ascontiguousarray(np.moveaxis(X, 2, 0)), self.degree)
-        state = SVMObjective(combination, Y, self.lam).evaluate(self.weights_)
-        self.dual_coef_, self.intercept_ = state.dual_coef, state.intercept
+        state = SVMObjective(combination, Y, self.alpha).evaluate(self.weights_)
+        self.dual_coef_, self.intercept_ = state.dual_coef.T, state.intercept
         return self
 
     def decision_function(self, X):
         X = validate_data(self, X, allow_nd=True, reset=False)
         kernel = np.tensordot(X, self.weights_, axes=(2, 0)) ** self.degree
-        return (kernel @ self.dual_coef_ + self.intercept_).ravel()
+        return (kernel @ self.dual_coef_.T + self.intercept_).ravel()
 
     def predict(self, X):
         return decision_to_labels(self.decision_function(X), self.classes_)
@@ -600,8 +598,8 @@ def run_figures(ctx, config):
             kernels="precomputed",
             solver="pgd",
             degree=degree,
-            lam=lam,
-            Lambda=config.Lambda,
+            alpha=lam,
+            radius=config.Lambda,
             max_iter=config.max_iter,
             tol=1e-4,
         )
@@ -656,15 +654,15 @@ def run_svm_figures(ctx, config):
     dual optimum J(μ)) and the paper's Sec. 3 question, μ learned by KRR PGD then used in the same
     2-norm soft-margin SVM (:class:`RidgeLearnedSVC`). Λ and μ₀ = 𝟏 as in ``li-figures``.
     """
-    common = dict(Lambda=config.Lambda, max_iter=config.max_iter)
+    common = dict(radius=config.Lambda, max_iter=config.max_iter)
 
     def algorithm7(degree):
         return lambda lam: KernelLearningSVC(
-            kernels="precomputed", solver="pgd", degree=degree, lam=lam, **common
+            kernels="precomputed", solver="pgd", degree=degree, alpha=lam, **common
         )
 
     def from_ridge(degree):
-        return lambda lam: RidgeLearnedSVC(degree=degree, lam=lam, **common)
+        return lambda lam: RidgeLearnedSVC(degree=degree, alpha=lam, **common)
 
     methods = {}
     for degree in (1, 2):

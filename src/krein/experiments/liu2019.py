@@ -31,8 +31,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import MinMaxScaler
 
 from ..kernels import TruncatedL1
-from ..logistic import IndefiniteLogisticRegression
-from ..logistic._iklr import _DEFAULT_LEARNING_RATE
+from ..logistic import DEFAULT_LEARNING_RATE, IndefiniteLogisticRegression
 from ..spectral import SpectrumTransformer, spectrum_summary
 from ._framework import ResultTable, experiment
 
@@ -177,12 +176,12 @@ def precomputed_methods(grid):
     from ..svm import DCASVC, KreinSVC
 
     methods = {
-        name: (Pipeline([("spectrum", SpectrumTransformer(method)), ("klr", klr())]), {"klr__lam": grid})
+        name: (Pipeline([("spectrum", SpectrumTransformer(method)), ("klr", klr())]), {"klr__alpha": grid})
         for name, method in (("Flip", "flip"), ("Clip", "clip"), ("Shift", "shift"))
     }
     methods["TDCASVM"] = (DCASVC(kernel="precomputed", max_iter=20), {"C": grid})  # k_max = 20 as for IKLR
     methods["KSVM"] = (KreinSVC(kernel="precomputed"), {"C": grid})
-    methods["CCICP-GD"] = (iklr("ccicp"), {"lam": grid})
+    methods["CCICP-GD"] = (iklr("ccicp"), {"alpha": grid})
     return methods
 
 
@@ -213,13 +212,13 @@ def table3_scores(X, y, *, methods, n_repetitions, grid, random_state=0, n_jobs=
     for repetition, (train, test) in enumerate(_table3_splits(y, n_repetitions, random_state)):
         cv = StratifiedKFold(5, shuffle=True, random_state=random_state + repetition)
         blocks = (K[np.ix_(train, train)], y[train], K[np.ix_(test, train)], y[test])
-        candidates["CCICP-SGD"] = (iklr("ccicp-sgd", random_state=random_state + repetition), {"lam": grid})
+        candidates["CCICP-SGD"] = (iklr("ccicp-sgd", random_state=random_state + repetition), {"alpha": grid})
         for method in methods:
             if method == "KLR(RBF)":  # σ and λ jointly by 5-fold CV: σ with the best CV score
                 fits = [
                     _fit_and_score(
                         klr(),
-                        {"lam": grid},
+                        {"alpha": grid},
                         np.exp(-squared_distances[np.ix_(train, train)] / s**2),
                         y[train],
                         np.exp(-squared_distances[np.ix_(test, train)] / s**2),
@@ -403,7 +402,7 @@ def table4_split(X, y, train, test, *, methods, grid, n_components=None, random_
     for method in methods:
         solver, step = TABLE4_METHODS[method]
         model = IndefiniteLogisticRegression(
-            kernel=kernel, lam=lams[step], n_components=n_components, step=step, random_state=random_state,
+            kernel=kernel, alpha=lams[step], n_components=n_components, step=step, random_state=random_state,
             **TABLE4_SOLVERS[solver],
         )  # fmt: skip
         row = {"method": method, "lam": lams[step], "accuracy": None}
@@ -543,7 +542,7 @@ def spd_split_scores(
     """
     from sklearn.svm import SVC
 
-    methods = {"SVM(Log-E)": (SVC(kernel="precomputed"), {"C": grid}), "KLR(Log-E)": (klr(), {"lam": grid})}
+    methods = {"SVM(Log-E)": (SVC(kernel="precomputed"), {"C": grid}), "KLR(Log-E)": (klr(), {"alpha": grid})}
     methods.update(precomputed_methods(grid))
     methods = {m: v for m, v in methods.items() if m not in exclude}
     scores = {}
@@ -553,10 +552,10 @@ def spd_split_scores(
         blocks = (K[np.ix_(train, train)], y[train], K[np.ix_(test, train)], y[test])
         accuracy, seconds, best, _ = _fit_and_score(estimator, method_grid, *blocks, cv, n_jobs)
         if method == "CCICP-GD":
-            chosen_lam = best["lam"]
+            chosen_lam = best["alpha"]
         scores[method] = [accuracy, seconds]
         advance()
-    model = iklr("ccicp-sgd", lam=chosen_lam, random_state=random_state + repetition)
+    model = iklr("ccicp-sgd", alpha=chosen_lam, random_state=random_state + repetition)
     start = time.perf_counter()
     model.fit(K_ai[np.ix_(train, train)], y[train])
     seconds = time.perf_counter() - start
@@ -711,7 +710,7 @@ def objective_curves(X, y, *, lam, max_outer_iter=20, random_state=0, step="majo
     curves = {}
     for name, params in solvers.items():
         model = IndefiniteLogisticRegression(
-            kernel="precomputed", lam=lam, max_outer_iter=max_outer_iter, step=step, **params,
+            kernel="precomputed", alpha=lam, max_outer_iter=max_outer_iter, step=step, **params,
             random_state=random_state,
         )  # fmt: skip
         try:
@@ -767,7 +766,7 @@ def run_figure3(ctx):
             "lam": 1e-2,
             "n_train": sizes,
             "curvature_L": curvatures,
-            "paper_learning_rate": _DEFAULT_LEARNING_RATE["paper"],
+            "paper_learning_rate": DEFAULT_LEARNING_RATE["paper"],
             "curves": {
                 step: {k: {m: h.tolist() for m, h in v.items()} for k, v in by_task.items()}
                 for step, by_task in curves.items()
@@ -814,7 +813,7 @@ def epsilon_sweep(X_train, y_train, X_test, y_test, *, lam, epsilons=FIGURE2_EPS
     rows = []
     for step in steps:
         for eps in epsilons:
-            model = iklr("ccicp", lam=lam, inexact_tol=eps, step=step)
+            model = iklr("ccicp", alpha=lam, inexact_tol=eps, step=step)
             start = time.perf_counter()
             model.fit(K_train, y_train)
             seconds = time.perf_counter() - start
@@ -836,8 +835,8 @@ def _cross_validated_lam(K, y, grid, random_state, n_jobs, max_points=1000, step
     points (Table IV protocol)."""
     subset = slice(0, min(max_points, y.size))
     cv = StratifiedKFold(5, shuffle=True, random_state=random_state)
-    search = GridSearchCV(iklr("ccicp", step=step), {"lam": grid}, cv=cv, scoring="accuracy", n_jobs=n_jobs)
-    return search.fit(K[subset, subset], y[subset]).best_params_["lam"]
+    search = GridSearchCV(iklr("ccicp", step=step), {"alpha": grid}, cv=cv, scoring="accuracy", n_jobs=n_jobs)
+    return search.fit(K[subset, subset], y[subset]).best_params_["alpha"]
 
 
 @experiment(
@@ -923,7 +922,7 @@ def initialization_runs(X_train, y_train, X_test, y_test, *, lam, step, n_runs, 
         for solver, runs in (("CCICP-GD", 1), ("CCICP-SGD", n_runs)):
             for run in range(runs):
                 model = iklr(
-                    TABLE4_SOLVERS[solver]["solver"], lam=lam, step=step, init=init,
+                    TABLE4_SOLVERS[solver]["solver"], alpha=lam, step=step, init=init,
                     random_state=random_state + run,
                 )  # fmt: skip
                 try:

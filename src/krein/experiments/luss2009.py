@@ -247,7 +247,7 @@ def _simpson_subsets(n, repeats, random_state):
 #: The curves of Figure 1: the paper's two algorithms with the paper's step, and krein's default.
 FIGURE1_SOLVERS = {
     "ACCPM": {"solver": "accpm"},
-    "projected gradient, step 5/k (paper)": {"solver": "projected_gradient", "step_size": 5.0},
+    "projected gradient, step 5/k (paper)": {"solver": "projected_gradient", "learning_rate": 5.0},
     "projected gradient, BB steps (krein default)": {"solver": "projected_gradient"},
 }
 

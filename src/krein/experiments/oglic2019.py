@@ -363,11 +363,13 @@ def dissimilarity_model(method, rank, grid, random_state, inner_folds):
     """
     from sklearn.model_selection import GridSearchCV, StratifiedKFold
 
-    from ..least_squares import KreinRidgeClassifier, VarianceConstrainedKreinClassifier
-    from ..least_squares._similarity_features import SimilarityFeaturesClassifier
+    from ..least_squares import (
+        KreinRidgeClassifier,
+        SimilarityFeaturesClassifier,
+        VarianceConstrainedKreinClassifier,
+    )
     from ..model_selection import HypergradientSearchCV
-    from ..svm import KreinSVC
-    from ..svm._squared_hinge import KreinSquaredHingeSVC
+    from ..svm import KreinSquaredHingeSVC, KreinSVC
 
     inner = StratifiedKFold(inner_folds, shuffle=True, random_state=random_state)
     low_rank = {"kernel": "precomputed", "n_components": rank, "random_state": random_state}

@@ -142,7 +142,7 @@ METHODS = (
     Method(
         "IKLR",
         lambda: IndefiniteLogisticRegression(kernel="precomputed", solver="ccicp"),
-        {"lam": [1e-3, 1e-2, 1e-1]},
+        {"alpha": [1e-3, 1e-2, 1e-1]},
     ),
     Method("clip+SVC", lambda: _spectrum_svc("clip"), {"svc__C": _C}, family="usual"),
     Method("flip+SVC", lambda: _spectrum_svc("flip"), {"svc__C": _C}, family="usual"),

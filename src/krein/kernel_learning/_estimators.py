@@ -30,9 +30,9 @@ from .._base import check_kernel_memory, decision_to_labels, is_precomputed, one
 from .._threads import single_threaded_blas
 from .._validation import LIBSVM_MAX_KERNEL, check_kernel_magnitude, check_square_kernel, check_test_kernel
 from ..kernels import Gaussian, make_kernel
+from ..optimize import project_onto_ball_orthant
 from ._combination import KernelCombination
 from ._objectives import RidgeObjective, SVMObjective
-from ._projection import project_onto_ball_orthant
 from ._solvers import interpolated_iteration, projected_gradient, riemannian_trust_region
 
 __all__ = ["KernelLearningRidge", "KernelLearningSVC"]
@@ -73,13 +73,13 @@ class _KernelCombinationMixin:
     _common_constraints = {
         "kernels": [None, list, tuple, StrOptions({"precomputed"})],
         "degree": [Interval(numbers.Integral, 1, None, closed="left")],
-        "lam": [Interval(numbers.Real, 0, None, closed="neither")],
-        "Lambda": [Interval(numbers.Real, 0, None, closed="neither")],
+        "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
+        "radius": [Interval(numbers.Real, 0, None, closed="neither")],
         "mu0": [None, numbers.Real, "array-like"],
         "mu_init": [None, numbers.Real, "array-like"],
         "q": [Interval(numbers.Real, 1, None, closed="left")],
         "beta": [Interval(numbers.Real, 0, None, closed="neither")],
-        "step_size": [None, Interval(numbers.Real, 0, None, closed="neither")],
+        "learning_rate": [None, Interval(numbers.Real, 0, None, closed="neither")],
         "tol": [Interval(numbers.Real, 0, None, closed="neither")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "verbose": ["verbose"],
@@ -135,7 +135,7 @@ class _KernelCombinationMixin:
         if indefinite:
             warnings.warn(
                 f"Base kernel(s) {', '.join(indefinite)} are not positive semidefinite: the weights are "
-                "restricted to where K_mu + lam * I stays positive definite (the objective is +inf "
+                "restricted to where K_mu + alpha * I stays positive definite (the objective is +inf "
                 "elsewhere; the default start moves into that region, towards smaller weights).",
                 UserWarning,
                 stacklevel=3,
@@ -147,7 +147,7 @@ class _KernelCombinationMixin:
     def _test_combination(self, X):
         """``S = Σ_k μ_k K_k(X, X_fit)`` (t, n) for validated test data."""
         check_is_fitted(self)
-        n_train = self.dual_coef_.shape[0]
+        n_train = self.dual_coef_.shape[-1]
         if self.kernels_ == "precomputed":
             X = validate_data(self, X, reset=False, dtype=np.float64, allow_nd=True)
             if X.ndim != 3 or X.shape[2] != self.n_kernels_:
@@ -182,7 +182,7 @@ class _KernelCombinationMixin:
             raise ValueError(f"{name} must be finite and non-negative, got {value}.")
         return value
 
-    def _pgd(self, objective, mu0, mu_init, regularized, step_size):
+    def _pgd(self, objective, mu0, mu_init, regularized, learning_rate):
         """Algorithms 2/5 (projection onto M) or 6 (regularized, projection onto μ ≥ 0)."""
         if regularized:
 
@@ -191,10 +191,10 @@ class _KernelCombinationMixin:
         else:
 
             def project(mu):
-                return project_onto_ball_orthant(mu, mu0, self.Lambda, self.q)
+                return project_onto_ball_orthant(mu, mu0, self.radius, self.q)
 
         start = mu0 if mu_init is None else mu_init
-        # The default start may lie where K_mu + lam*I is indefinite (F = +inf): it then moves towards
+        # The default start may lie where K_mu + alpha*I is indefinite (F = +inf): it then moves towards
         # a point of M without the indefinite base kernels, or the smallest weights of M, P(0). A start
         # the user gave is kept (or refused).
         fallbacks = ()
@@ -205,7 +205,7 @@ class _KernelCombinationMixin:
             start,
             project,
             fallbacks=fallbacks,
-            step_size=step_size,
+            learning_rate=learning_rate,
             tol=self.tol,
             max_iter=self.max_iter,
             verbose=self.verbose,
@@ -254,9 +254,9 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
         - ``"riia"``: regularized IIA, fixed point ``μ_k = v_k/2β`` of Theorem 2.2 (Algorithm 4; d = 1).
         - ``"trust_region"``: Riemannian trust region on the sphere ``‖μ − μ₀‖₂ = Λ`` (Appendix A.3,
           Algorithm 8; requires q = 2 and Λ ≤ min μ₀ so that the sphere stays in μ ≥ 0).
-    lam : float, default=1.0
+    alpha : float, default=1.0
         The ridge λ > 0 of Eq. (2)–(4), shared by the kernel-learning problem and the final KRR.
-    Lambda : float, default=1.0
+    radius : float, default=1.0
         Radius Λ of the feasible set M (solvers "pgd", "iia", "trust_region").
     mu0 : array-like of shape (p,) or float, default=None
         Centre μ₀ ≥ 0 of M; ``None`` means 𝟏 (the paper's choice).
@@ -266,10 +266,13 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
         The norm of M, q ≥ 1 (q = 2 for "iia" and "trust_region").
     beta : float, default=1.0
         Weight β of ``r(μ) = β‖μ‖²`` (solvers "rpgd" and "riia").
-    step_size : float, default=None
-        PGD: initial step η (default 1; multiplied by 0.8 whenever the objective would increase,
-        Sec. 2.3.2). IIA/rIIA: interpolation η ∈ (0, 1) (default ½). Trust region: initial radius Δ₀
-        (default Λ/4).
+    learning_rate : float, default=None
+        PGD/rPGD: the first step η (default 1; multiplied by 0.8 whenever the objective would
+        increase, Sec. 2.3.2).
+    interpolation : float, default=None
+        IIA/rIIA: the interpolation η ∈ (0, 1) of ``α' = ηα + (1 − η)(K_μ + λI)⁻¹y`` (default ½).
+    initial_radius : float, default=None
+        Trust region: the first radius Δ₀ (default Λ/4).
     tol : float, default=1e-6
         Relative stopping tolerance on the change of μ (PGD), of α (IIA) or on the Riemannian
         gradient norm (trust region).
@@ -313,20 +316,25 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
     _parameter_constraints = {
         **_KernelCombinationMixin._common_constraints,
         "solver": [StrOptions(_RIDGE_SOLVERS)],
+        "interpolation": [None, Interval(numbers.Real, 0, 1, closed="neither")],
+        "initial_radius": [None, Interval(numbers.Real, 0, None, closed="neither")],
     }
 
     def __init__(
         self,
         kernels=None,
+        *,
         degree=1,
         solver="pgd",
-        lam=1.0,
-        Lambda=1.0,
+        alpha=1.0,
+        radius=1.0,
         mu0=None,
         mu_init=None,
         q=2.0,
         beta=1.0,
-        step_size=None,
+        learning_rate=None,
+        interpolation=None,
+        initial_radius=None,
         tol=1e-6,
         max_iter=100,
         verbose=0,
@@ -334,13 +342,15 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
         self.kernels = kernels
         self.degree = degree
         self.solver = solver
-        self.lam = lam
-        self.Lambda = Lambda
+        self.alpha = alpha
+        self.radius = radius
         self.mu0 = mu0
         self.mu_init = mu_init
         self.q = q
         self.beta = beta
-        self.step_size = step_size
+        self.learning_rate = learning_rate
+        self.interpolation = interpolation
+        self.initial_radius = initial_radius
         self.tol = tol
         self.max_iter = max_iter
         self.verbose = verbose
@@ -374,10 +384,10 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
         combination = KernelCombination(stack, self.degree)
         mu0, mu_init = self._weight_vectors(combination.n_kernels)
         regularized = solver in ("rpgd", "riia")
-        objective = RidgeObjective(combination, y, self.lam, self.beta if regularized else 0.0)
+        objective = RidgeObjective(combination, y, self.alpha, self.beta if regularized else 0.0)
         with _blas_threads(len(y)):
             if solver in ("pgd", "rpgd"):
-                step = 1.0 if self.step_size is None else self.step_size
+                step = 1.0 if self.learning_rate is None else self.learning_rate
                 result = self._pgd(objective, mu0, mu_init, regularized, step)
             elif solver in ("iia", "riia"):
                 result = self._interpolated(objective, solver, mu0, mu_init)
@@ -388,11 +398,7 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
         return self
 
     def _interpolated(self, objective, solver, mu0, mu_init):
-        interpolation = 0.5 if self.step_size is None else self.step_size
-        if not 0 < interpolation < 1:
-            raise ValueError(
-                f"For solver={solver!r}, step_size is the interpolation η in (0, 1), got {interpolation}."
-            )
+        interpolation = 0.5 if self.interpolation is None else self.interpolation
         if solver == "iia":
 
             def weights(v):  # Theorem 2.1, projected onto M (a no-op when every v_k ≥ 0)
@@ -400,7 +406,7 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
                 return (
                     mu0
                     if norm == 0
-                    else project_onto_ball_orthant(mu0 + self.Lambda * v / norm, mu0, self.Lambda, 2.0)
+                    else project_onto_ball_orthant(mu0 + self.radius * v / norm, mu0, self.radius, 2.0)
                 )
         else:
 
@@ -421,22 +427,22 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
 
     def _trust_region(self, objective, mu0, mu_init):
         p = objective.combination.n_kernels
-        if self.Lambda > np.min(mu0):
+        if self.radius > np.min(mu0):
             raise ValueError(
-                "solver='trust_region' optimizes on the sphere ||mu - mu0|| = Lambda, which must stay in "
-                f"mu >= 0: Lambda={self.Lambda} must not exceed min(mu0)={np.min(mu0)}."
+                "solver='trust_region' optimizes on the sphere ||mu - mu0|| = radius, which must stay in "
+                f"mu >= 0: radius={self.radius} must not exceed min(mu0)={np.min(mu0)}."
             )
-        start = mu0 + self.Lambda / np.sqrt(p) if mu_init is None else mu_init
+        start = mu0 + self.radius / np.sqrt(p) if mu_init is None else mu_init
         if np.linalg.norm(start - mu0) == 0:
             raise ValueError(
                 "mu_init must differ from mu0 for solver='trust_region' (it is retracted onto the sphere)."
             )
-        initial_radius = self.Lambda / 4 if self.step_size is None else self.step_size
+        initial_radius = self.radius / 4 if self.initial_radius is None else self.initial_radius
         return riemannian_trust_region(
             objective,
             start,
             mu0,
-            float(self.Lambda),
+            float(self.radius),
             initial_radius=initial_radius,
             tol=self.tol,
             max_iter=self.max_iter,
@@ -468,11 +474,11 @@ class KernelLearningSVC(_KernelCombinationMixin, ClassifierMixin, BaseEstimator)
     solver : {"pgd", "rpgd"}, default="pgd"
         ``"pgd"``: projection onto ``M = {μ ≥ 0 : ‖μ − μ₀‖_q ≤ Λ}``; ``"rpgd"``: ``r(μ) = β‖μ‖²`` and
         projection onto μ ≥ 0.
-    lam : float, default=1.0
+    alpha : float, default=1.0
         λ = 1/C of the 2-norm soft margin.
-    Lambda, mu0, mu_init, q, beta : see :class:`KernelLearningRidge`.
-    step_size : float, default=None
-        Initial step η (default 1).
+    radius, mu0, mu_init, q, beta : see :class:`KernelLearningRidge`.
+    learning_rate : float, default=None
+        The first step η of PGD (default 1; multiplied by 0.8 whenever the objective would increase).
     tol : float, default=1e-4
         Relative tolerance on the change of μ.
     max_iter : int, default=50
@@ -482,7 +488,7 @@ class KernelLearningSVC(_KernelCombinationMixin, ClassifierMixin, BaseEstimator)
     ----------
     classes_ : ndarray
     weights_ : ndarray of shape (p,)
-    dual_coef_ : ndarray of shape (n_samples, n_tasks)
+    dual_coef_ : ndarray of shape (n_tasks, n_samples)
         Signed SVM coefficients ``y_i α_i`` (one column per one-vs-rest task; one for binary).
     intercept_ : ndarray of shape (n_tasks,)
     objective_history_ : ndarray
@@ -497,15 +503,16 @@ class KernelLearningSVC(_KernelCombinationMixin, ClassifierMixin, BaseEstimator)
     def __init__(
         self,
         kernels=None,
+        *,
         degree=1,
         solver="pgd",
-        lam=1.0,
-        Lambda=1.0,
+        alpha=1.0,
+        radius=1.0,
         mu0=None,
         mu_init=None,
         q=2.0,
         beta=1.0,
-        step_size=None,
+        learning_rate=None,
         tol=1e-4,
         max_iter=50,
         verbose=0,
@@ -513,13 +520,13 @@ class KernelLearningSVC(_KernelCombinationMixin, ClassifierMixin, BaseEstimator)
         self.kernels = kernels
         self.degree = degree
         self.solver = solver
-        self.lam = lam
-        self.Lambda = Lambda
+        self.alpha = alpha
+        self.radius = radius
         self.mu0 = mu0
         self.mu_init = mu_init
         self.q = q
         self.beta = beta
-        self.step_size = step_size
+        self.learning_rate = learning_rate
         self.tol = tol
         self.max_iter = max_iter
         self.verbose = verbose
@@ -533,11 +540,11 @@ class KernelLearningSVC(_KernelCombinationMixin, ClassifierMixin, BaseEstimator)
         combination = KernelCombination(stack, self.degree)
         mu0, mu_init = self._weight_vectors(combination.n_kernels)
         regularized = self.solver == "rpgd"
-        objective = SVMObjective(combination, Y, self.lam, self.beta if regularized else 0.0)
-        step = 1.0 if self.step_size is None else self.step_size
+        objective = SVMObjective(combination, Y, self.alpha, self.beta if regularized else 0.0)
+        step = 1.0 if self.learning_rate is None else self.learning_rate
         with _blas_threads(len(Y)):
             result = self._pgd(objective, mu0, mu_init, regularized, step)
-        self.dual_coef_ = result.state.dual_coef
+        self.dual_coef_ = result.state.dual_coef.T
         self.intercept_ = result.state.intercept
         self._store_result(result)
         return self
@@ -545,7 +552,7 @@ class KernelLearningSVC(_KernelCombinationMixin, ClassifierMixin, BaseEstimator)
     def decision_function(self, X):
         """``Σ_i y_iα_i K_μ(x, x_i) + b`` per one-vs-rest task (a vector for binary problems)."""
         S = self._test_combination(X)
-        scores = (S if self.degree == 1 else S**self.degree) @ self.dual_coef_ + self.intercept_
+        scores = (S if self.degree == 1 else S**self.degree) @ self.dual_coef_.T + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict(self, X):

@@ -30,9 +30,9 @@ def outside_domain_error(combination, mu, lam, what):
     _, A = _regularized_kernel(combination, np.asarray(mu, dtype=float), lam)
     smallest = float(eigvalsh(A, subset_by_index=[0, 0], check_finite=False)[0]) - lam
     return ValueError(
-        f"K_mu + lam * I is not positive definite at mu = {np.round(mu, 6)} (smallest eigenvalue of "
-        f"K_mu: {smallest:.4g}, lam = {lam:g}): {what}, because a base kernel is indefinite. Increase "
-        f"lam above {-smallest:.4g}, start from smaller weights (mu0, mu_init), or use positive "
+        f"K_mu + alpha * I is not positive definite at mu = {np.round(mu, 6)} (smallest eigenvalue of "
+        f"K_mu: {smallest:.4g}, alpha = {lam:g}): {what}, because a base kernel is indefinite. Increase "
+        f"alpha above {-smallest:.4g}, start from smaller weights (mu0, mu_init), or use positive "
         "semidefinite base kernels."
     )
 
@@ -66,7 +66,7 @@ class RidgeObjective:
     combination : KernelCombination
     y : ndarray of shape (n,)
     lam : float
-        The ridge λ > 0.
+        The ridge λ > 0 (``alpha`` of the estimators).
     beta : float, default=0
         Weight of the regularizer ``r(μ) = β‖μ‖²`` (0 for the constrained problem (6)).
     """
@@ -146,6 +146,7 @@ class SVMObjective:
     Y : ndarray of shape (n, n_tasks)
         ±1 targets, one column per one-vs-rest task.
     lam : float
+        λ = 1/C of the 2-norm soft margin (``alpha`` of the estimators).
     beta : float, default=0
     svm_tol : float, default=1e-5
         Stopping tolerance of LIBSVM.

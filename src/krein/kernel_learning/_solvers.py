@@ -17,6 +17,8 @@ import numpy as np
 from scipy.linalg import eigh, null_space
 from scipy.optimize import brentq
 
+from .. import optimize
+
 __all__ = [
     "SolverResult",
     "interpolated_iteration",
@@ -74,40 +76,35 @@ def _log(verbose, name, iteration, value, extra=""):
 
 
 def projected_gradient(
-    objective, mu, project, *, step_size, tol, max_iter, verbose=0, name="pgd", fallbacks=()
+    objective, mu, project, *, learning_rate, tol, max_iter, verbose=0, name="pgd", fallbacks=()
 ):
     """Projected gradient descent ``μ' = P_M(μ − η∇F(μ))`` with the step rule of Sec. 2.3.2.
 
     Where F = +∞ at the start, the first of the ``fallbacks`` (points of M) where F is finite moves the
     start along the segment towards it (M is convex: the segment stays in M); without one it is an
-    error.
-
-    A step that would increase the objective is rejected and η multiplied by 0.8 until the objective
+    error. The iteration is :func:`krein.optimize.projected_gradient` with ``rule="backtracking"``: a
+    step that would increase the objective is rejected and η multiplied by 0.8 until the objective
     does not increase, so the accepted iterates decrease F monotonically; η carries over to the next
     iteration; a step to where F = +∞ is rejected the same way. Stops when
     ``‖μ' − μ‖ ≤ tol (1 + ‖μ‖)`` (Algorithm 2, line 3) or after ``max_iter``.
     """
     state = _finite_start(objective, objective.evaluate(project(mu)), fallbacks)
-    result = SolverResult(state, [state.value])
-    eta = float(step_size)
-    _log(verbose, name, 0, state.value)
-    for iteration in range(1, max_iter + 1):
-        result.n_iter = iteration
-        while True:
-            candidate = project(state.mu - eta * state.gradient)
-            step = np.linalg.norm(candidate - state.mu)
-            if _small(step, np.linalg.norm(state.mu), tol):
-                result.converged = True
-                return result
-            trial = objective.evaluate(candidate)
-            if trial.value <= state.value:
-                break
-            eta *= STEP_DECREASE
-        state = trial
-        result.state = state
-        result.history.append(state.value)
-        _log(verbose, name, iteration, state.value, f"  step size {eta:.3g}")
-    return result
+    history = []
+
+    def oracle(mu):
+        state = objective.evaluate(mu)
+        return state.value, state.gradient, state
+
+    def record(iteration, mu, current, step):
+        history.append(current[0])
+        _log(verbose, name, iteration, current[0], f"  step size {step:.3g}" if iteration else "")
+        return False
+
+    found = optimize.projected_gradient(
+        oracle, state.mu, project, learning_rate=learning_rate, rule="backtracking", max_iter=max_iter,
+        tol=tol, callback=record, initial=(state.value, state.gradient, state), decrease=STEP_DECREASE,
+    )  # fmt: skip
+    return SolverResult(found.state[2], history, found.n_iter, found.converged)
 
 
 def interpolated_iteration(

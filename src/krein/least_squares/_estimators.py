@@ -25,9 +25,8 @@ from ..kernels import (
     initial_kernel,
     make_kernel,
 )
-from ..nystroem import nystroem_representation
-from ..nystroem._source import check_finite_chunk
-from ..nystroem._source import is_dask_array as _is_dask
+from ..nystroem import check_finite_chunk, clamp_n_components, nystroem_representation
+from ..nystroem import is_dask_array as _is_dask
 from ..spectral import SpectralRepresentation, indefiniteness
 from ._spectral import SpectralProblem, center_kernel
 
@@ -207,7 +206,7 @@ class _KreinLeastSquares(KernelEstimatorMixin):
         representation, self.landmark_indices_ = nystroem_representation(
             self.kernel_,
             X,
-            n_components=self.n_components,
+            n_components=clamp_n_components(self.n_components, X.shape[0], stacklevel=3),
             landmarks=self.landmarks,
             landmark_rank=self.landmark_rank,
             warn_poor=False,
@@ -245,7 +244,7 @@ class _KreinLeastSquares(KernelEstimatorMixin):
     def _set_solution(self, problem):
         solution = self._solve(problem)
         alpha, intercept = problem.dual_coef(solution)
-        self.dual_coef_ = alpha[:, 0] if self._single_output else alpha
+        self.dual_coef_ = alpha[:, 0] if self._single_output else alpha.T
         self.intercept_ = float(intercept[0]) if self._single_output else intercept
         return solution
 
@@ -320,7 +319,7 @@ class _KreinLeastSquares(KernelEstimatorMixin):
         check_is_fitted(self, "dual_coef_")
         if self.landmark_indices_ is not None and (_is_dask(X) or self.working_memory is not None):
             return self._streamed_decision(X)
-        return self._decision_rows(X) @ self.dual_coef_ + self.intercept_
+        return self._decision_rows(X) @ self.dual_coef_.T + self.intercept_
 
     def _streamed_decision(self, X):
         """Low-rank predictions in row blocks of ``working_memory`` MiB; lazy for dask ``X``.
@@ -329,7 +328,7 @@ class _KreinLeastSquares(KernelEstimatorMixin):
         """
         precomputed = self.kernel_ == "precomputed"
         points = self.landmark_indices_ if precomputed else self._landmark_points
-        args = (self.kernel_, points, self.dual_coef_, self.intercept_, self.working_memory)
+        args = (self.kernel_, points, self.dual_coef_.T, self.intercept_, self.working_memory)
         if not _is_dask(X):
             X = (
                 check_precomputed_test_kernel(X, self)
@@ -340,7 +339,7 @@ class _KreinLeastSquares(KernelEstimatorMixin):
         X = _check_dask_data(X, self.n_features_in_, type(self).__name__)
         if self.dual_coef_.ndim == 1:
             return X.map_blocks(_decision_in_blocks, *args, check_finite=True, drop_axis=1, dtype=np.float64)
-        chunks = (X.chunks[0], (self.dual_coef_.shape[1],))
+        chunks = (X.chunks[0], (self.dual_coef_.shape[0],))
         return X.map_blocks(_decision_in_blocks, *args, check_finite=True, chunks=chunks, dtype=np.float64)
 
     # ------------------------------------------------------------------ hyperparameter search
@@ -590,7 +589,8 @@ _COMMON_PARAMETERS_DOC = """kernel : Kernel, str or "precomputed", default="gaus
         approximation is centred (``H K̃ H``, column means of ``K_XZ`` from the same streamed pass).
     n_components : int or None, default=None
         None: exact eigendecomposition. Otherwise the rank of a Nyström one-shot eigendecomposition
-        (Oglic & Gärtner 2019, Sec. 2.2) computed by :mod:`krein.nystroem`.
+        (Oglic & Gärtner 2019, Sec. 2.2) computed by :mod:`krein.nystroem`; more than the training
+        points warns and uses every point as a landmark.
     landmarks : str, default="uniform"
         Landmark sampler of the Nyström model (see :mod:`krein.nystroem`).
     landmark_rank : {"full", "validated"}, default="full"
@@ -625,7 +625,7 @@ _COMMON_PARAMETERS_DOC = """kernel : Kernel, str or "precomputed", default="gaus
         and ``predict``/``decision_function`` return lazy dask arrays (call ``.compute()``). Ignored
         when ``n_components`` is None."""
 
-_COMMON_ATTRIBUTES_DOC = """dual_coef_ : ndarray of shape (n_points,) or (n_points, n_targets)
+_COMMON_ATTRIBUTES_DOC = """dual_coef_ : ndarray of shape (n_points,) or (n_tasks, n_points)
         α with ``f(x) = Σᵢ αᵢ k(x, pᵢ) + intercept_``; the points are the training points (exact) or
         the landmarks ``landmark_indices_`` (Nyström).
     intercept_ : float or ndarray of shape (n_targets,)

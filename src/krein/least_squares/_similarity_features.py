@@ -23,7 +23,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._base import KernelEstimatorMixin, check_kernel_memory, decision_to_labels, one_vs_rest_targets
 from .._validation import check_precomputed_test_kernel, check_square_kernel
 from ..kernels import Kernel, make_kernel
-from ..nystroem import uniform_landmarks
+from ..nystroem import clamp_n_components, uniform_landmarks
 
 __all__ = ["SimilarityFeaturesClassifier", "SimilarityFeaturesRidge"]
 
@@ -46,10 +46,13 @@ class _SimilarityFeaturesModel(KernelEstimatorMixin, BaseEstimator):
         """Fit ``w`` (columns of ``Y``) on the similarity features of the validated ``X``."""
         self.kernel_ = make_kernel(self.kernel)
         n = X.shape[0]
-        if self.n_components is None or self.n_components >= n:
+        n_components = (
+            n if self.n_components is None else clamp_n_components(self.n_components, n, stacklevel=3)
+        )
+        if n_components == n:
             self.prototype_indices_ = np.arange(n)
         else:
-            self.prototype_indices_ = uniform_landmarks(n, self.n_components, self.random_state)
+            self.prototype_indices_ = uniform_landmarks(n, n_components, self.random_state)
         if self.kernel_ == "precomputed":
             F = check_square_kernel(X, "X")[:, self.prototype_indices_]
         else:
@@ -97,7 +100,8 @@ class SimilarityFeaturesRidge(RegressorMixin, _SimilarityFeaturesModel):
     alpha : float, default=1e-3
         Ridge penalty α of the risk ``(1/n) Σ (f(xᵢ) − yᵢ)² + α‖w‖²``.
     n_components : int, default=None
-        Number of uniformly drawn prototypes (all training points when None).
+        Number of uniformly drawn prototypes (all training points when None; more than the training
+        points warns and uses them all).
     random_state : int, RandomState or None, default=None
 
     Attributes

@@ -13,7 +13,7 @@ where ``c`` encodes the regularization and μ the variance constraint:
   ``cᵢ = n λ_{sign σᵢ}``;
 * Kreĭn ridge regression (no constraint) has μ = −1: ``α = (H + nΛ±)⁻¹ P y`` of the 2019 paper;
 * the variance constraint ``(1/n) Σ f(xᵢ)² = r²`` (centred data) makes μ the smallest root of the
-  secular equation (7), found by :func:`krein.optimize._secular.solve_sphere_quadratic` on the
+  secular equation (7), found by :func:`krein.optimize.solve_sphere_quadratic` on the
   quadratic ``uᵀ diag(c/σ) u − 2 ŷᵀu`` over the sphere ``‖u‖² = n r²`` in the coordinates ``û = σ α̂``
   of the training predictions (Sec. 3.1 and Eq. (6) of the 2018 paper).
 
@@ -48,22 +48,14 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
-from ..optimize._secular import solve_sphere_quadratic
+from ..optimize import solve_sphere_quadratic
+from ..spectral import center_kernel
 
 __all__ = ["SpectralProblem", "SpectralSolution", "center_kernel", "regularization_weights"]
 
 #: μ* closer than this to the end of its interval (relative to |w_min|, w = c/σ) counts as the hard
 #: case: the solution along the bounding eigenvector is then determined by rounding, not by the data.
 BOUNDARY_RTOL = 1e-10
-
-
-def center_kernel(K):
-    """The centred kernel ``H K H`` (``H = I − 11ᵀ/n``) and the column means of ``K``."""
-    column_means = K.mean(axis=0)
-    centered = K - column_means[None, :]
-    centered -= column_means[:, None]
-    centered += column_means.mean()
-    return centered, column_means
 
 
 def regularization_weights(values, n_samples, lambda_plus, lambda_minus, regularization):

@@ -1,5 +1,5 @@
 """Kernel logistic regression with indefinite kernels (Liu et al. 2019): IKLR by CCCP and CCICP."""
 
-from ._iklr import IndefiniteLogisticRegression
+from ._iklr import DEFAULT_LEARNING_RATE, IndefiniteLogisticRegression
 
-__all__ = ["IndefiniteLogisticRegression"]
+__all__ = ["DEFAULT_LEARNING_RATE", "IndefiniteLogisticRegression"]

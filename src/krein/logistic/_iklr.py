@@ -16,7 +16,7 @@ from .._base import KernelEstimatorMixin, decision_to_labels, one_vs_rest_target
 from .._validation import check_precomputed_test_kernel, check_square_kernel
 from ..kernels import Kernel, make_kernel
 from ..nystroem import LANDMARK_METHODS, clamp_n_components, nystroem_representation
-from ..optimize._cccp import DCObjective, concave_convex_procedure
+from ..optimize import DCObjective, concave_convex_procedure
 from ..spectral import SpectralRepresentation
 
 __all__ = ["IndefiniteLogisticRegression"]
@@ -26,7 +26,7 @@ _DEFAULT_INEXACT_TOL = {"cccp": 1e-10, "ccicp": 1.0, "ccicp-sgd": 1e-4}
 #: ``ε`` of CCICP-SGD-I (Sec. V-G).
 _SGD_INEXACT_TOL = 1.0
 #: Default learning rate per step rule: the majorization-minimization step, and the paper's ``η = 0.02``.
-_DEFAULT_LEARNING_RATE = {"majorizer": 1.0, "plain": 0.02, "paper": 0.02}
+DEFAULT_LEARNING_RATE = {"majorizer": 1.0, "plain": 0.02, "paper": 0.02}
 #: Share Σμ⁺/Σ|μ| of the spectrum below which the positive part K₊ of the decomposition counts as vanished.
 _VANISHING_POSITIVE_SHARE = 1e-8
 
@@ -127,7 +127,7 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
     kernel : Kernel, str or "precomputed", default="tl1"
         The kernel; the default is the truncated ℓ₁ kernel ``max(ρ − ‖x − x'‖₁, 0)`` with
         ``ρ = 0.7·d`` (Huang et al. 2018), the indefinite kernel of the paper's experiments.
-    lam : float, default=1e-2
+    alpha : float, default=1e-2
         Regularization ``λ > 0``.
     n_components : int or None, default=None
         None: the exact eigendecomposition of the n×n training kernel. Otherwise the number of Nyström
@@ -161,7 +161,7 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
         eigenvectors of ``K`` (plain steps there are plain steps in ``α``, since ``V`` is orthonormal):
 
         - ``"majorizer"``: preconditioned by the diagonal majorizer ``P = λ(μ⁺+τ) + μ²/(4n) ⪰ ∇²F_k``
-          (see :mod:`krein.optimize._cccp`), ``α ← α − η P⁻¹ ∇F_k(α)`` with a relative ``η``; scale
+          (see :mod:`krein.optimize`), ``α ← α − η P⁻¹ ∇F_k(α)`` with a relative ``η``; scale
           free, and one step nearly solves a subproblem, so CCCP and CCICP cost about the same.
         - ``"plain"``: the paper's step, Algorithm 1 line 9 (GD) ``α ← α − η ∇F_k(α)`` with the
           gradient (10) and an absolute ``η``, and Eq. (12) (SGD) ``α ← α − η_e ĝ`` on each mini-batch.
@@ -215,7 +215,7 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
-    dual_coef_ : ndarray of shape (n_points, n_tasks)
+    dual_coef_ : ndarray of shape (n_tasks, n_points)
         ``β`` with ``f(x) = K(x, P) β`` per one-vs-rest task (one task for binary problems); ``P`` the
         training points (exact, ``β = α``) or the landmarks ``landmark_indices_`` (low rank).
     objective_history_ : list of ndarray
@@ -245,7 +245,7 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
 
     _parameter_constraints = {
         "kernel": [Kernel, str],
-        "lam": [Interval(numbers.Real, 0, None, closed="neither")],
+        "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
         "n_components": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "landmarks": [StrOptions(set(LANDMARK_METHODS))],
         "landmark_rank": [StrOptions({"validated", "full"})],
@@ -270,7 +270,7 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
         self,
         kernel="tl1",
         *,
-        lam=1e-2,
+        alpha=1e-2,
         n_components=None,
         landmarks="uniform",
         landmark_rank="full",
@@ -291,7 +291,7 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
         verbose=0,
     ):
         self.kernel = kernel
-        self.lam = lam
+        self.alpha = alpha
         self.n_components = n_components
         self.landmarks = landmarks
         self.landmark_rank = landmark_rank
@@ -360,10 +360,10 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
         inner = "sgd" if self.solver == "ccicp-sgd" else "gd"
         learning_rate = self.learning_rate
         if learning_rate is None:
-            learning_rate = _DEFAULT_LEARNING_RATE[self.step]
+            learning_rate = DEFAULT_LEARNING_RATE[self.step]
         coefficients, eigen_coef, histories, n_iter, n_inner = [], [], [], [], []
         for task in range(Y.shape[1]):
-            problem = _LogisticDC(vectors, values, Y[:, task], float(self.lam), self.tau_)
+            problem = _LogisticDC(vectors, values, Y[:, task], float(self.alpha), self.tau_)
             start = vectors.T @ self._initial_alpha(vectors.shape[0], rng)
             result = concave_convex_procedure(
                 problem,
@@ -385,7 +385,7 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
             histories.append(result.objective_history)
             n_iter.append(result.n_iter)
             n_inner.append(result.n_inner_iter)
-        self.dual_coef_ = np.column_stack(coefficients)
+        self.dual_coef_ = np.vstack(coefficients)
         self._eigen_coef = np.column_stack(eigen_coef)
         self.objective_history_ = histories
         self.n_iter_ = np.asarray(n_iter)
@@ -435,7 +435,7 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
         """``f(x) = K(x, P) β`` per task (``P`` training points or landmarks): shape (n_samples,) for binary
         problems."""
         check_is_fitted(self)
-        scores = self._decision_rows(X) @ self.dual_coef_
+        scores = self._decision_rows(X) @ self.dual_coef_.T
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict(self, X):
@@ -468,15 +468,15 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
             vectors, values = self.representation_.coordinates(rows), self.representation_.values
             norms = []
             for task in range(Y.shape[1]):
-                weights = Y[:, task] * expit(-Y[:, task] * (rows @ self.dual_coef_[:, task]))
-                step = self.lam * self._eigen_coef[:, task] - vectors.T @ weights / rows.shape[0]
+                weights = Y[:, task] * expit(-Y[:, task] * (rows @ self.dual_coef_[task]))
+                step = self.alpha * self._eigen_coef[:, task] - vectors.T @ weights / rows.shape[0]
                 norms.append(np.linalg.norm(values * step))
             return np.asarray(norms)
         K = self._test_kernel(X)
         norms = []
         for task in range(Y.shape[1]):
-            alpha = self.dual_coef_[:, task]
+            alpha = self.dual_coef_[task]
             f = K @ alpha
             weights = Y[:, task] * expit(-Y[:, task] * f)
-            norms.append(np.linalg.norm(K @ (self.lam * alpha - weights / K.shape[0])))
+            norms.append(np.linalg.norm(K @ (self.alpha * alpha - weights / K.shape[0])))
         return np.asarray(norms)

@@ -36,7 +36,14 @@ from ._representation import (
     StreamedRepresentation,
     nystroem_representation,
 )
-from ._source import ChunkMoments, KernelColumns, chunk_moments, combine_moments
+from ._source import (
+    ChunkMoments,
+    KernelColumns,
+    check_finite_chunk,
+    chunk_moments,
+    combine_moments,
+    is_dask_array,
+)
 from ._transformer import IndefiniteNystroem
 
 __all__ = [
@@ -51,10 +58,12 @@ __all__ = [
     "NystroemRepresentation",
     "OneShotEigendecomposition",
     "StreamedRepresentation",
+    "check_finite_chunk",
     "chunk_moments",
     "clamp_n_components",
     "combine_moments",
     "gisbrecht_schleif_eigendecomposition",
+    "is_dask_array",
     "kmeanspp_landmarks",
     "landmark_factor",
     "leverage_landmarks",

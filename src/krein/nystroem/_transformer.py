@@ -95,8 +95,8 @@ class IndefiniteNystroem(
     def __init__(
         self,
         kernel="sigmoid",
-        n_components=100,
         *,
+        n_components=100,
         rank=None,
         landmarks="uniform",
         sketch_size=None,

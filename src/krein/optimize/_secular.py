@@ -49,19 +49,10 @@ MAX_ITER = 200
 class SecularSolution(NamedTuple):
     """Global minimizer of (★) and its Lagrange multiplier.
 
-    Attributes
-    ----------
-    u : ndarray of shape (r,)
-        The minimizer, ``‖u‖ = R``.
-    mu : float
-        The optimal multiplier μ* = w_min − δ*.
-    shift : float
-        δ* = w_min − μ* ≥ 0, the distance of μ* to the end of its interval, computed without
-        cancellation.
-    hard_case : bool
-        Whether μ* = w_min exactly (``b`` orthogonal to the eigenvectors of ``w_min`` and ``φ(0) ≤ R²``).
-    n_iter : int
-        Root-finder iterations.
+    ``u`` (shape (r,)) is the minimizer, ``‖u‖ = R``; ``mu`` the optimal multiplier μ* = w_min − δ*;
+    ``shift`` δ* = w_min − μ* ≥ 0, the distance of μ* to the end of its interval, computed without
+    cancellation; ``hard_case`` whether μ* = w_min exactly (``b`` orthogonal to the eigenvectors of
+    ``w_min`` and ``φ(0) ≤ R²``); ``n_iter`` the root-finder iterations.
     """
 
     u: np.ndarray

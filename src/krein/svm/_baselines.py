@@ -29,7 +29,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base import KernelEstimatorMixin, decision_to_labels, one_vs_rest_targets
 from .._validation import LIBSVM_MAX_KERNEL
-from ..optimize._projection import project_box_hyperplane
+from ..optimize import project_box_hyperplane, projected_gradient
 from ..spectral import eigendecompose
 from ._proxy import kkt_intercept
 
@@ -111,7 +111,7 @@ class _LibsvmBaseline(_OneVsRestKernelSVC):
     }
 
     def __init__(
-        self, kernel="gaussian", C=1.0, class_weight=None, tol=1e-3, max_iter=LIBSVM_MAX_ITER, verbose=0
+        self, kernel="gaussian", *, C=1.0, class_weight=None, tol=1e-3, max_iter=LIBSVM_MAX_ITER, verbose=0
     ):
         self.kernel = kernel
         self.C = C
@@ -226,7 +226,7 @@ class DCASVC(_OneVsRestKernelSVC):
         "verbose": ["verbose"],
     }
 
-    def __init__(self, kernel="gaussian", C=1.0, class_weight=None, max_iter=100, tol=1e-6, verbose=0):
+    def __init__(self, kernel="gaussian", *, C=1.0, class_weight=None, max_iter=100, tol=1e-6, verbose=0):
         self.kernel = kernel
         self.C = C
         self.class_weight = class_weight
@@ -263,16 +263,21 @@ class DCASVC(_OneVsRestKernelSVC):
         return labels * alpha, kkt_intercept(gradient, alpha, labels, upper)
 
     def _convex_step(self, Q, labels, upper, linear, start, max_inner=2000):
-        """``argmax linearᵀα − ½αᵀ(Q + τI)α`` on the SVM feasible set, by accelerated projection."""
-        tau, step = self.shift_, 1.0 / self._lipschitz
-        alpha, momentum, t = start, start, 1.0
-        for _ in range(max_inner):
-            gradient = linear - Q @ momentum - tau * momentum
-            new = project_box_hyperplane(momentum + step * gradient, labels, upper)
-            t_new = (1 + np.sqrt(1 + 4 * t * t)) / 2
-            momentum = new + ((t - 1) / t_new) * (new - alpha)
-            converged = np.max(np.abs(new - alpha)) <= 1e-10 * max(1.0, np.max(upper))
-            alpha, t = new, t_new
-            if converged:
-                break
-        return alpha
+        """``argmax linearᵀα − ½αᵀ(Q + τI)α`` on the SVM feasible set, by accelerated projection
+        (rule ``"accelerated"`` of :func:`krein.optimize.projected_gradient`, step ``1/L``), until no
+        coordinate moves by more than ``1e-10 · max(1, max C)``."""
+        tau, threshold = self.shift_, 1e-10 * max(1.0, np.max(upper))
+        previous = [start]
+
+        def descent_oracle(alpha):  # the value is not used by the accelerated rule
+            return None, tau * alpha - (linear - Q @ alpha)
+
+        def small_move(iteration, alpha, state, step):
+            moved = np.max(np.abs(alpha - previous[0]))
+            previous[0] = alpha
+            return moved <= threshold
+
+        return projected_gradient(
+            descent_oracle, start, lambda alpha: project_box_hyperplane(alpha, labels, upper),
+            learning_rate=1.0 / self._lipschitz, rule="accelerated", max_iter=max_inner, callback=small_move,
+        ).x  # fmt: skip

@@ -30,7 +30,7 @@ _COMMON_CONSTRAINTS = {
     "solver": [StrOptions({"projected_gradient", "accpm", "exchange"})],
     "max_iter": [Interval(Integral, 1, None, closed="left")],
     "tol": [Interval(Real, 0, None, closed="neither")],
-    "step_size": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
+    "learning_rate": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
     "smoothing": [Interval(Real, 0, None, closed="left")],
     "verbose": ["verbose"],
 }
@@ -111,7 +111,7 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
             solver=self.solver,
             max_iter=self.max_iter,
             tol=self.tol,
-            step_size=self.step_size,
+            learning_rate=self.learning_rate,
             smoothing=self.smoothing,
             start=start,
             verbose=self.verbose,
@@ -202,11 +202,11 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
     solver : {"projected_gradient", "accpm", "exchange"}, default="projected_gradient"
         Algorithm 1 (O(n²) per iteration by rank-one eigen-updates), Algorithm 2 (ACCPM) or
         Algorithm 3 (exchange method of Chen & Ye; its QCLPs go to cvxpy, see
-        :mod:`krein.optimize._exchange`).
+        :func:`krein.optimize.exchange_maximize`).
     max_iter : int, default=1000
     tol : float, default=1e-3
         Relative duality-gap tolerance (Sec. 2.4; the gap is certified at every iterate).
-    step_size : "auto" or float, default="auto"
+    learning_rate : "auto" or float, default="auto"
         Projected-gradient steps (Algorithm 1). ``"auto"``: spectral projected gradient, the
         Barzilai–Borwein step ``t = sᵀs/sᵀ(∇f_k − ∇f_{k+1})`` with a nonmonotone line search (each
         trial one O(n²) eigen-update). A float ``t``: the paper's rule (Sec. 3.2),
@@ -239,12 +239,13 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
     def __init__(
         self,
         kernel="gaussian",
+        *,
         C=1.0,
         rho=10.0,
         solver="projected_gradient",
         max_iter=1000,
         tol=1e-3,
-        step_size="auto",
+        learning_rate="auto",
         smoothing=0.0,
         class_weight=None,
         verbose=0,
@@ -255,7 +256,7 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
         self.solver = solver
         self.max_iter = max_iter
         self.tol = tol
-        self.step_size = step_size
+        self.learning_rate = learning_rate
         self.smoothing = smoothing
         self.class_weight = class_weight
         self.verbose = verbose
@@ -311,7 +312,7 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
     C : float, default=1.0
     epsilon : float, default=0.1
         Width of the insensitive tube.
-    rho, solver, max_iter, tol, step_size, smoothing, verbose
+    rho, solver, max_iter, tol, learning_rate, smoothing, verbose
         As in :class:`IndefiniteSVC`.
     """
 
@@ -324,13 +325,14 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
     def __init__(
         self,
         kernel="gaussian",
+        *,
         C=1.0,
         epsilon=0.1,
         rho=10.0,
         solver="projected_gradient",
         max_iter=1000,
         tol=1e-3,
-        step_size="auto",
+        learning_rate="auto",
         smoothing=0.0,
         verbose=0,
     ):
@@ -341,7 +343,7 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
         self.solver = solver
         self.max_iter = max_iter
         self.tol = tol
-        self.step_size = step_size
+        self.learning_rate = learning_rate
         self.smoothing = smoothing
         self.verbose = verbose
 
@@ -382,7 +384,7 @@ class IndefiniteOneClassSVM(OutlierMixin, _ProxyKernelEstimator):
     kernel : Kernel, str or "precomputed", default="gaussian"
     nu : float in (0, 1], default=0.5
         Upper bound on the fraction of training errors.
-    rho, solver, max_iter, tol, step_size, smoothing, verbose
+    rho, solver, max_iter, tol, learning_rate, smoothing, verbose
         As in :class:`IndefiniteSVC`.
     """
 
@@ -394,12 +396,13 @@ class IndefiniteOneClassSVM(OutlierMixin, _ProxyKernelEstimator):
     def __init__(
         self,
         kernel="gaussian",
+        *,
         nu=0.5,
         rho=10.0,
         solver="projected_gradient",
         max_iter=1000,
         tol=1e-3,
-        step_size="auto",
+        learning_rate="auto",
         smoothing=0.0,
         verbose=0,
     ):
@@ -409,7 +412,7 @@ class IndefiniteOneClassSVM(OutlierMixin, _ProxyKernelEstimator):
         self.solver = solver
         self.max_iter = max_iter
         self.tol = tol
-        self.step_size = step_size
+        self.learning_rate = learning_rate
         self.smoothing = smoothing
         self.verbose = verbose
 

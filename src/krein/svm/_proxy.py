@@ -18,7 +18,7 @@ optimum). Writing ``λᵢ`` for the eigenvalues of ``X`` and ``dᵢ`` for those 
 
 where every term of the sum is ≥ 0 (``λᵢ ≥ dᵢ``: a positive rank-one update) and is formed from the
 root shift ``λᵢ − dᵢ = O(‖z̃‖²/ρ)`` that the secular solver returns to full relative accuracy
-(:func:`~krein.optimize._rank_one.rank_one_positive_part`), so ``f − f₀`` keeps its digits for every
+(:func:`~krein.optimize.rank_one_positive_part`), so ``f − f₀`` keeps its digits for every
 ρ. The solvers work with ``f − f₀``; ``objective_`` is ``f₀ + (f − f₀)``. The gradient is
 ``∇f = p − Mᵀ(K* z)`` (Danskin; ``∂λᵢ/∂z̃ = vᵢvᵢᵀz̃/2ρ`` by (11)). In the eigenbasis of ``K̃₀`` each
 evaluation is a rank-one eigen-update (Sec. 3.1), O(n·min(n₊, n₋)) plus two n×n matrix–vector
@@ -73,10 +73,14 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
-from ..optimize._accpm import accpm_maximize
-from ..optimize._exchange import exchange_maximize
-from ..optimize._projection import project_box_hyperplane
-from ..optimize._rank_one import rank_one_eigh, rank_one_smoothed_part
+from ..optimize import (
+    accpm_maximize,
+    exchange_maximize,
+    project_box_hyperplane,
+    projected_gradient,
+    rank_one_eigh,
+    rank_one_smoothed_part,
+)
 from ..spectral import eigendecompose
 
 __all__ = [
@@ -351,7 +355,7 @@ class _Certificate:
 
 
 def solve_proxy_problem(
-    problem, *, solver, max_iter, tol, step_size="auto", smoothing=0.0, start=None, verbose=0
+    problem, *, solver, max_iter, tol, learning_rate="auto", smoothing=0.0, start=None, verbose=0
 ):
     """Maximize ``f`` by projected gradient, ACCPM or the exchange method.
 
@@ -366,7 +370,7 @@ def solve_proxy_problem(
     max_iter : int
     tol : float
         Relative duality-gap tolerance.
-    step_size : "auto" or float
+    learning_rate : "auto" or float
         ``"auto"``: spectral projected gradient (Barzilai–Borwein steps with a nonmonotone line
         search, see :func:`_projected_gradient`); a float ``t`` gives the paper's schedule
         ``β_{k+1} = P_A(β_k + (t/k)∇f(β_k))`` (Sec. 3.2 uses 5/k), no line search.
@@ -394,7 +398,7 @@ def solve_proxy_problem(
 
     beta = problem.project(np.zeros(problem.linear.size) if start is None else start)
     if solver == "projected_gradient":
-        converged, n_iter = _projected_gradient(problem, oracle, certificate, beta, max_iter, step_size)
+        converged, n_iter = _projected_gradient(problem, oracle, certificate, beta, max_iter, learning_rate)
     elif solver == "accpm":
 
         def accpm_oracle(beta):
@@ -438,61 +442,33 @@ def solve_proxy_problem(
     )
 
 
-#: Nonmonotone window of the spectral projected gradient (Birgin, Martínez & Raydan 2000).
-_MEMORY = 10
-_ARMIJO = 1e-4
+def _projected_gradient(problem, oracle, certificate, beta, max_iter, learning_rate):
+    """Algorithm 1 (projected gradient ascent) by :func:`krein.optimize.projected_gradient` on ``−f_ε``;
+    returns ``(converged, n_iter)``.
 
-
-def _projected_gradient(problem, oracle, certificate, beta, max_iter, step_size):
-    """Algorithm 1 (projected gradient ascent); returns ``(converged, n_iter)``.
-
-    ``step_size`` float: the paper's ``β_{k+1} = P_A(β_k + (t/k)∇f(β_k))``. ``"auto"``: the spectral
-    projected gradient of Birgin, Martínez & Raydan (2000): the direction ``d = P_A(β + t∇f) − β``
-    with the Barzilai–Borwein step ``t = sᵀs / sᵀ(∇f_k − ∇f_{k+1})`` (the inverse curvature of ``f``
-    along the last move; > 0 by concavity), and a nonmonotone Armijo search on ``β + λd`` against the
-    worst of the last 10 values (safeguarded quadratic interpolation, usually λ = 1 at once). Each
-    trial is one rank-one eigen-update, O(n²); the certified gap costs O(n log n) per iteration.
-    ``oracle(β) -> (f, f_ε, ∇f_ε)`` (values relative to ``f₀``): the steps and the search follow
-    ``f_ε`` (``= f`` unless smoothing); the certificate gets the true value ``f``.
+    ``learning_rate`` float ``t``: the paper's ``β_{k+1} = P_A(β_k + (t/k)∇f(β_k))`` (rule
+    ``"diminishing"``). ``"auto"``: the spectral projected gradient (rule ``"spectral"``, Barzilai–Borwein
+    steps from ``1/L`` for the SVM part of ``f``, nonmonotone line search; ``normal = s``, since every
+    feasible move keeps ``sᵀβ``). Each trial is one rank-one eigen-update, O(n²); the certified gap
+    costs O(n log n) per iteration. ``oracle(β) -> (f, f_ε, ∇f_ε)`` (values relative to ``f₀``): the
+    steps and the search follow ``f_ε`` (``= f`` unless smoothing); the certificate gets the true
+    value ``f``.
     """
-    value, smoothed, gradient = oracle(beta)
-    if certificate.check(beta, value, gradient):
-        return True, 0
-    scale = problem.spectrum.curvature * np.max(problem.z_coef**2)
-    step = 1.0 / max(scale, 1e-12)  # 1/L for the SVM part of f
-    step_bounds = (1e-8 * step, 1e8 * step)
-    recent = [smoothed]
-    for iteration in range(1, max_iter + 1):
-        if step_size != "auto":
-            candidate = problem.project(beta + (step_size / iteration) * gradient)
-            candidate_value, candidate_smoothed, candidate_gradient = oracle(candidate)
-        else:
-            direction = problem.project(beta + step * gradient) - beta
-            # sᵀd = 0, so ∇fᵀd = (∇f − cs)ᵀd for any c: removing the mean along s keeps the slope's
-            # sign exact near the optimum, where ∇f ≈ νs is large and its projected part tiny
-            slope = float((gradient - problem.signs * (gradient @ problem.signs) / gradient.size) @ direction)
-            if slope <= 0:  # P_A(β + t∇f) = β: β is stationary to rounding
-                return certificate.history[-1] <= certificate.tol, iteration
-            reference = min(recent[-_MEMORY:])
-            fraction = 1.0
-            while True:
-                candidate = beta + fraction * direction
-                candidate_value, candidate_smoothed, candidate_gradient = oracle(candidate)
-                if candidate_smoothed >= reference + _ARMIJO * fraction * slope or fraction < 1e-12:
-                    break
-                # maximizer of the quadratic through f_ε(β), its slope and the trial, kept in [0.1, 0.5]λ
-                curvature = (smoothed + fraction * slope - candidate_smoothed) / fraction**2
-                trial = slope / (2 * curvature) if curvature > 0 else 0.5 * fraction
-                fraction = min(max(trial, 0.1 * fraction), 0.5 * fraction)
-            move = candidate - beta
-            decrease = float(move @ (gradient - candidate_gradient))
-            step = (
-                step_bounds[1]
-                if decrease <= 0
-                else min(max(move @ move / decrease, step_bounds[0]), step_bounds[1])
-            )
-        beta, value, smoothed, gradient = candidate, candidate_value, candidate_smoothed, candidate_gradient
-        recent.append(smoothed)
-        if certificate.check(beta, value, gradient):
-            return True, iteration
-    return False, max_iter
+
+    def descent_oracle(beta):
+        value, smoothed, gradient = oracle(beta)
+        return -smoothed, -gradient, value, gradient
+
+    def check(iteration, beta, state, step):
+        return certificate.check(beta, state[2], state[3])
+
+    if learning_rate == "auto":
+        scale = problem.spectrum.curvature * np.max(problem.z_coef**2)
+        rule, learning_rate = "spectral", 1.0 / max(scale, 1e-12)
+    else:
+        rule = "diminishing"
+    result = projected_gradient(
+        descent_oracle, beta, problem.project, learning_rate=learning_rate, rule=rule, max_iter=max_iter,
+        callback=check, normal=problem.signs,
+    )  # fmt: skip
+    return result.converged, result.n_iter

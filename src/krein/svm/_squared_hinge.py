@@ -7,12 +7,12 @@ coordinates with positive/negative eigenvalues). The primal problem
 
     min_{z, b}  Σᵢ max(0, 1 − yᵢ(Φᵢ z + b))² + n λ₊ ‖z₊‖² + n λ₋ ‖z₋‖²
 
-is strictly convex in ``z`` and piecewise quadratic; we solve it by the modified finite Newton method
-of Keerthi & DeCoste (2005): on the active set ``I = {i : yᵢ f(xᵢ) < 1}`` solve the regularized least
-squares problem ``(Φ̂_Iᵀ Φ̂_I + n R) w̄ = Φ̂_Iᵀ y_I`` (``Φ̂ = [Φ, 1]``, ``R = diag(λ±, 0)``), then take
-the exact line search along ``w̄ − w`` (the derivative of the objective along the ray is monotone and
-piecewise linear, so its root is found by sorting breakpoints). It terminates finitely, at the
-global minimum, when the active set no longer changes.
+is strictly convex in ``z`` and piecewise quadratic; :func:`krein.optimize.squared_hinge_newton`
+solves it by the modified finite Newton method of Keerthi & DeCoste (2005): on the active set
+``I = {i : yᵢ f(xᵢ) < 1}`` solve the regularized least squares problem
+``(Φ̂_Iᵀ Φ̂_I + n R) w̄ = Φ̂_Iᵀ y_I`` (``Φ̂ = [Φ, 1]``, ``R = diag(λ±, 0)``), then take the exact line
+search along ``w̄ − w``. It terminates finitely, at the global minimum, when the active set no longer
+changes.
 
 On a Nyström representation, ``nystroem_split="landmarks"`` is the paper's own Sec. 2.5 formulation:
 features ``Φ = K_XZ U_Z |D|^{-1/2} S`` and the penalty ``nλ₊‖z₊‖² + nλ₋‖z₋‖²`` split by the signs ``S``
@@ -35,98 +35,11 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._base import KernelEstimatorMixin, decision_to_labels, one_vs_rest_targets
 from .._validation import check_test_kernel
 from ..kernels import Kernel, make_kernel
-from ..nystroem import LANDMARK_METHODS, nystroem_representation
+from ..nystroem import LANDMARK_METHODS, clamp_n_components, nystroem_representation
+from ..optimize import squared_hinge_newton
 from ..spectral import SpectralRepresentation
 
-__all__ = ["KreinSquaredHingeSVC", "squared_hinge_newton"]
-
-
-def _line_search(a, c, wRd, dRd, n):
-    """Root in ``t ≥ 0`` of ``g(t) = −Σᵢ max(0, aᵢ − t cᵢ) cᵢ + n (wRd + t dRd)`` (monotone, piecewise
-    linear), with ``aᵢ = 1 − yᵢ oᵢ`` and ``cᵢ = yᵢ δᵢ`` along the direction ``d``."""
-    active = a > 0
-    alpha = -np.sum(a[active] * c[active]) + n * wRd
-    beta = np.sum(c[active] ** 2) + n * dRd
-    moving = c != 0
-    times = a[moving] / c[moving]
-    leaving = (c[moving] > 0) & active[moving]
-    entering = (c[moving] < 0) & ~active[moving]
-    events = np.flatnonzero((leaving | entering) & (times >= 0))
-    order = events[np.argsort(times[events], kind="stable")]
-    a_m, c_m = a[moving], c[moving]
-    for k in order:
-        t = times[k]
-        if beta > 0 and -alpha / beta <= t:
-            break
-        sign = -1.0 if leaving[k] else 1.0
-        alpha += sign * (-a_m[k] * c_m[k])
-        beta += sign * c_m[k] ** 2
-    if beta <= 0:
-        return 1.0
-    return max(0.0, -alpha / beta)
-
-
-def squared_hinge_newton(features, y, penalties, *, fit_intercept=True, tol=1e-10, max_iter=100):
-    """Minimize ``Σ max(0, 1 − yᵢ(Φᵢ w + b))² + n Σⱼ ρⱼ wⱼ²`` by the finite Newton method.
-
-    Parameters
-    ----------
-    features : ndarray of shape (n, r)
-        ``Φ``.
-    y : ndarray of shape (n,)
-        Labels ±1.
-    penalties : ndarray of shape (r,)
-        ``ρ`` (strictly positive).
-    fit_intercept : bool, default=True
-        Add an unregularized bias ``b``.
-    tol : float, default=1e-10
-        Stop when the relative decrease of the objective is below ``tol`` or the active set repeats.
-    max_iter : int, default=100
-
-    Returns
-    -------
-    w : ndarray of shape (r,)
-    b : float
-    n_iter : int
-    """
-    n = features.shape[0]
-    design = np.hstack([features, np.ones((n, 1))]) if fit_intercept else features
-    R = np.append(penalties, 0.0) if fit_intercept else penalties
-    w = np.zeros(design.shape[1])
-    outputs = np.zeros(n)
-
-    def objective(out, weights):
-        return np.sum(np.maximum(0.0, 1.0 - y * out) ** 2) + n * np.dot(R * weights, weights)
-
-    value = objective(outputs, w)
-    n_iter = 0
-    while n_iter < max_iter:
-        n_iter += 1
-        active = y * outputs < 1
-        D = design[active]
-        system = D.T @ D
-        system[np.diag_indices_from(system)] += n * R
-        try:
-            target = scipy.linalg.solve(system, D.T @ y[active], assume_a="pos", check_finite=False)
-        except (np.linalg.LinAlgError, scipy.linalg.LinAlgError):
-            target = scipy.linalg.lstsq(system, D.T @ y[active], check_finite=False)[0]
-        direction = target - w
-        delta = design @ direction
-        step = _line_search(
-            1.0 - y * outputs, y * delta, np.dot(R * w, direction), np.dot(R * direction, direction), n
-        )
-        w = w + step * direction
-        outputs = outputs + step * delta
-        new_value = objective(outputs, w)
-        converged = value - new_value <= tol * max(new_value, 1e-300) or np.array_equal(
-            active, y * outputs < 1
-        )
-        value = new_value
-        if converged:
-            break
-    if fit_intercept:
-        return w[:-1], float(w[-1]), n_iter
-    return w, 0.0, n_iter
+__all__ = ["KreinSquaredHingeSVC"]
 
 
 class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
@@ -139,6 +52,7 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
         Regularization of the positive and negative decomposition components ``λ₊``, ``λ₋``.
     n_components : int, default=None
         Number of Nyström landmarks m; None uses the exact eigendecomposition of the training kernel.
+        More than the training points warns and uses every point as a landmark.
     landmarks : {"uniform", "leverage", "kmeans++"}, default="uniform"
         Landmark sampler (Sec. 2.3).
     nystroem_split : {"approximation", "landmarks"}, default="approximation"
@@ -166,7 +80,7 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
     classes_ : ndarray of shape (n_classes,)
     representation_ : SpectralRepresentation
     landmark_indices_ : ndarray of shape (m,) or None
-    dual_coef_ : ndarray of shape (n_points, n_tasks)
+    dual_coef_ : ndarray of shape (n_tasks, n_points)
         ``β`` with ``f(x) = K(x, P) β + b`` (``P`` the training points, or the landmarks).
     coef_ : ndarray of shape (r, n_tasks)
         ``z`` in the features ``Φ`` (``Ũ |Λ|^{1/2} sign(Λ)``, or ``K_XZ U_Z |D|^{-1/2} S`` with
@@ -226,7 +140,7 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
             return SpectralRepresentation.exact(K), y
         self.kernel_ = make_kernel(self.kernel)
         X, y = validate_data(self, X, y, reset=True, dtype=np.float64)
-        n_components = min(self.n_components, X.shape[0])
+        n_components = clamp_n_components(self.n_components, X.shape[0], stacklevel=3)
         representation, indices = nystroem_representation(
             self.kernel_,
             X,
@@ -283,7 +197,7 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
         u = to_eigen @ coef if landmark_split else to_eigen[:, None] * coef
         self.coef_ = C @ u if landmark_split else coef
         self.representation_ = representation
-        self.dual_coef_ = representation.dual_coef(u / values[:, None])
+        self.dual_coef_ = representation.dual_coef(u / values[:, None]).T
         return self
 
     def decision_function(self, X):
@@ -296,7 +210,7 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
                 rows = rows[:, self.landmark_indices_]
         else:
             rows = self._test_kernel(X)
-        scores = rows @ self.dual_coef_ + self.intercept_
+        scores = rows @ self.dual_coef_.T + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict(self, X):
