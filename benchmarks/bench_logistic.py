@@ -32,13 +32,29 @@ features scaled to [0, 1]):
    alone at each ``--large-n`` (where the exact one would hold an n×n kernel), beside the floor of one
    landmark kernel block ``K(X, Z)`` (n×m).
 
+4. (``--streaming``) Streamed low-rank fits that never hold an n×m block (issue 18): at ``--n`` points
+   (``make_classification``, d = ``--d``, standardized; Gaussian kernel η = √d), ``n_components=--m``
+   and ``working_memory=256`` MiB, the fit time (wall and CPU: the machine may be shared, and the
+   fits run one after another) and the peak resident memory beyond the data of
+   ``KreinRidge`` (±1 targets; one pass: the Nyström Gram matrix), ``IndefiniteLogisticRegression``
+   (CCICP-GD, 20 outer iterations, each one pass over the landmark kernel columns) and
+   ``KreinSquaredHingeSVC`` (finite Newton, one pass per iteration); each fit runs in a fresh
+   process (peak RSS from ``getrusage`` minus the RSS once the data exist), and the ratios to
+   ``KreinRidge`` are printed. Threads are pinned to one (``OMP/OPENBLAS/MKL_NUM_THREADS=1``).
+
 Run: ``python benchmarks/bench_logistic.py [--n 5000] [--alpha 1e-3]``, or
-``python benchmarks/bench_logistic.py --low-rank [--n 5000] [--m 200] [--large-n 20000]``.
+``python benchmarks/bench_logistic.py --low-rank [--n 5000] [--m 200] [--large-n 20000]``, or
+``python benchmarks/bench_logistic.py --streaming [--n 100000] [--m 1000] [--d 20]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -110,6 +126,86 @@ def low_rank(args):
         print(f"  ratio low rank / floor at n = {n}: {seconds['low rank'] / floor:.1f}x")
 
 
+#: Threads pinned for the streaming comparison (each fit runs in its own process with these).
+PINNED = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+STREAMED = ("KreinRidge", "IndefiniteLogisticRegression", "KreinSquaredHingeSVC")
+
+
+def _resident_mib():
+    with open("/proc/self/status") as status:
+        line = next(line for line in status if line.startswith("VmRSS:"))
+    return int(line.split()[1]) / 1024
+
+
+def streaming_one(args):
+    """One streamed fit (in this process): prints a JSON line with its time, memory and accuracy."""
+    from krein.kernels import Gaussian
+    from krein.least_squares import KreinRidge
+    from krein.nystroem import NystroemRepresentation
+    from krein.svm import KreinSquaredHingeSVC
+
+    passes = [1]  # the one-shot eigendecomposition's pass; then each pass of a solver over the data
+    for name in ("reduce_rows", "training_outputs", "landmark_moment"):
+        method = getattr(NystroemRepresentation, name)
+        setattr(
+            NystroemRepresentation,
+            name,
+            lambda self, *a, _method=method: passes.append(1) or _method(self, *a),
+        )
+    X, y, X_test, y_test = _synthetic(args.n, d=args.d, n_test=10_000)
+    data_mib = _resident_mib()
+    common = {"kernel": Gaussian(np.sqrt(args.d)), "n_components": args.m, "working_memory": 256.0}
+    model = {
+        "KreinRidge": lambda: KreinRidge(**common, random_state=0),
+        "IndefiniteLogisticRegression": lambda: IndefiniteLogisticRegression(
+            **common, alpha=args.alpha, random_state=0
+        ),
+        "KreinSquaredHingeSVC": lambda: KreinSquaredHingeSVC(**common, random_state=0),
+    }[args.streaming_one]()
+    targets = np.where(y == 1, 1.0, -1.0) if args.streaming_one == "KreinRidge" else y
+    cpu = time.process_time()
+    _, seconds = timed(model.fit, X, targets)
+    cpu = time.process_time() - cpu
+    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    scores = model.predict(X_test)
+    accuracy = float(
+        np.mean((scores > 0 if args.streaming_one == "KreinRidge" else scores == 1) == (y_test == 1))
+    )
+    row = {
+        "seconds": seconds,
+        "cpu_seconds": cpu,
+        "beyond_data_mib": peak_mib - data_mib,
+        "accuracy": accuracy,
+        "passes": len(passes),
+    }
+    print(json.dumps(row))
+
+
+def streaming(args):
+    """Part 4: each streamed fit in a fresh process with pinned threads; times, memory and ratios."""
+    print(f"4. streamed fits: n = {args.n}, d = {args.d}, m = {args.m}, working_memory = 256 MiB, "
+          f"Gaussian η = √d, λ (IKLR) = {args.alpha}; one thread")  # fmt: skip
+    print(
+        f"  {'estimator':30s} {'fit s':>8s} {'cpu s':>8s} {'passes':>6s} {'MiB > data':>10s} {'accuracy':>8s}"
+    )
+    rows = {}
+    for name in STREAMED:
+        command = [sys.executable, __file__, "--streaming-one", name, "--n", str(args.n), "--m", str(args.m),
+                   "--d", str(args.d), "--alpha", str(args.alpha)]  # fmt: skip
+        output = subprocess.run(
+            command, env={**os.environ, **PINNED}, capture_output=True, text=True, check=True
+        )
+        rows[name] = json.loads(output.stdout.strip().splitlines()[-1])
+        row = rows[name]
+        print(
+            f"  {name:30s} {row['seconds']:8.1f} {row['cpu_seconds']:8.1f} {row['passes']:6d} "
+            f"{row['beyond_data_mib']:10.0f} {row['accuracy']:8.4f}"
+        )
+    for name in STREAMED[1:]:
+        wall, cpu = (rows[name][key] / rows["KreinRidge"][key] for key in ("seconds", "cpu_seconds"))
+        print(f"  ratio {name} / KreinRidge: {wall:.2f}x wall, {cpu:.2f}x cpu")
+
+
 def main():
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -120,7 +216,16 @@ def main():
     parser.add_argument("--low-rank", action="store_true", help="run part 3 only")
     parser.add_argument("--m", type=int, default=200, help="landmarks of part 3")
     parser.add_argument("--large-n", type=int, nargs="*", default=[20000], help="low-rank sizes of part 3")
+    parser.add_argument("--streaming", action="store_true", help="run part 4 only")
+    parser.add_argument("--streaming-one", choices=STREAMED, help=argparse.SUPPRESS)
+    parser.add_argument("--d", type=int, default=20, help="features of part 4")
     args = parser.parse_args()
+    if args.streaming_one:
+        streaming_one(args)
+        return
+    if args.streaming:
+        streaming(args)
+        return
     if args.low_rank:
         low_rank(args)
         return
@@ -146,7 +251,7 @@ def main():
     y_pm = np.where(y[train] == np.unique(y)[1], 1.0, -1.0)
     tau = 20 * max(-values[0], 0.0)  # the estimator's default shift
     # L: the largest curvature of a subproblem F_k (the majorizer's largest entry, at α = 0)
-    curvature = float(np.max(_LogisticDC(vectors, values, y_pm, args.alpha, tau).metric))
+    curvature = float(np.max(_LogisticDC(spectrum, y_pm, args.alpha, tau).metric))
     print(f"  L = λ(μ_max + τ) + μ_max²/(4n) = {curvature:.4g}: plain steps with η > 2/L = {2 / curvature:.3g} "
           "overshoot along the top eigenvector")  # fmt: skip
     rows = {}
@@ -158,7 +263,7 @@ def main():
     ]:
         print(f"  step={step!r}, learning_rate={learning_rate:.4g}")
         for name, solver, eps in [("CCCP-GD", "cccp", 1e-4), ("CCICP-GD", "ccicp", 1.0)]:
-            problem = _CountingLogisticDC(vectors, values, y_pm, args.alpha, tau)
+            problem = _CountingLogisticDC(spectrum, y_pm, args.alpha, tau)
             result, solver_seconds = timed(
                 concave_convex_procedure, problem, np.zeros(values.size), step=step,
                 learning_rate=learning_rate, inexact_tol=eps, max_outer_iter=20,
@@ -201,7 +306,7 @@ def main():
         kernel="precomputed", alpha=args.alpha, solver="cccp", inexact_tol=1e-6
     )
     _, klr_seconds = timed(klr.fit, K_flip, y[train])
-    problem = _LogisticDC(vectors, np.abs(values), y_pm, args.alpha, 0.0)
+    problem = _LogisticDC(SpectralRepresentation(np.abs(values), vectors), y_pm, args.alpha, 0.0)
     _, klr_solver_seconds = timed(
         concave_convex_procedure, problem, np.zeros(values.size), inexact_tol=1e-6, max_outer_iter=20
     )

@@ -12,6 +12,7 @@ from krein.dissimilarity._geodesic_kernel import geodesic_gaussian_kernel
 from krein.kernels import Gaussian, TruncatedL1
 from krein.logistic import IndefiniteLogisticRegression
 from krein.logistic._iklr import _LogisticDC
+from krein.spectral import SpectralRepresentation
 
 
 def objective(K, y_pm, alpha, lam):
@@ -155,7 +156,7 @@ def test_psd_kernel_gives_kernel_logistic_regression():
 def test_logistic_dc_gradients_match_finite_differences(tl1_problem):
     _, y, K = tl1_problem
     values, vectors = np.linalg.eigh(K)
-    problem = _LogisticDC(vectors, values, 2.0 * y - 1, lam=0.05, tau=1.0)
+    problem = _LogisticDC(SpectralRepresentation(values, vectors), 2.0 * y - 1, lam=0.05, tau=1.0)
     c = np.random.default_rng(3).normal(size=values.size) * 0.1
     for function in (problem.convex, problem.concave):
         _, gradient = function(c)
@@ -164,7 +165,7 @@ def test_logistic_dc_gradients_match_finite_differences(tl1_problem):
     # g − h is objective (5), and the majorizer bounds the Hessian of g
     alpha = vectors @ c
     assert problem.objective(c) == pytest.approx(objective(K, 2.0 * y - 1, alpha, 0.05), rel=1e-12)
-    margins = problem.margins(c)
+    margins = (2.0 * y - 1) * (vectors @ (values * c))
     weights = expit(margins) * expit(-margins)
     hessian = (vectors * values).T @ (weights[:, None] * (vectors * values)) / y.size + np.diag(
         problem.convex_weight

@@ -7,8 +7,18 @@ import pytest
 from sklearn.model_selection import StratifiedKFold
 from sklearn.svm import SVC
 
+from krein.datasets import load_dataset
 from krein.experiments import RunContext, get_experiment
-from krein.experiments.luss2009 import _select_and_test, _simpson_subsets, average_measure
+from krein.experiments.luss2009 import (
+    PAPER_TABLE1,
+    PAPER_TABLE2,
+    TABLE2_DATA,
+    _select_and_test,
+    _simpson_subsets,
+    average_measure,
+    paper_split,
+    versus_paper,
+)
 
 
 def test_average_measure():
@@ -21,12 +31,65 @@ def test_table2_selection_on_a_subset():
     K, y = next(_simpson_subsets(40, 1, 0))
     y = (y > 0).astype(int)
     train, test = np.arange(0, 40, 2), np.arange(1, 40, 2)
-    kernels = [("simpson", K[np.ix_(train, train)], K[np.ix_(test, train)])]
     accuracy, recall, average, params, _ = _select_and_test(
-        SVC(kernel="precomputed"), {"C": [0.1, 1.0]}, kernels, y[train], y[test], StratifiedKFold(3), 1
+        SVC(kernel="precomputed"),
+        {"C": [0.1, 1.0]},
+        [("simpson", K)],
+        train,
+        test,
+        y,
+        StratifiedKFold(3),
+        1,
+        0,
     )
     assert average == pytest.approx((accuracy + recall) / 2)
     assert accuracy > 60 and params["C"] in (0.1, 1.0)
+    predicted = SVC(kernel="precomputed", C=params["C"]).fit(K[np.ix_(train, train)], y[train])
+    predicted = predicted.predict(K[np.ix_(test, train)])
+    # the recall is that of class 0, the positive class passed
+    assert recall == pytest.approx(100 * np.mean(predicted[y[test] == 0] == 0))
+
+
+def test_paper_recalls_name_the_positive_class():
+    """Each of the paper's recalls is k/N for a whole k, with N the test count of the class TABLE2_DATA
+    names; the test size of Table 1 does the same for the accuracies."""
+    for task, measures in PAPER_TABLE2.items():
+        stem = task.rsplit("-", 1)[0] if task.startswith("USPS") else task
+        for measure, n in (("recall", TABLE2_DATA[stem][2]), ("accuracy", PAPER_TABLE1[task][1])):
+            for value in measures[measure]:
+                k = round(value * n / 100)
+                assert 100 * k / n == pytest.approx(value, abs=0.006), (task, measure, value)
+    # and the positive class is the one whose share of the data gives nearer N test points than the other
+    for stem, (name, positive, n) in TABLE2_DATA.items():
+        n_test = PAPER_TABLE1[stem + "-SS" if stem.startswith("USPS") else stem][1]
+        share = np.mean(load_dataset(name).target == positive)
+        assert abs(share * n_test - n) < abs((1 - share) * n_test - n), stem
+
+
+def test_versus_paper_binomial_errors():
+    row = {"task": "USPS-3-5-SS", "method": "Denoise", "accuracy": 96.0, "recall": 90.0, "average": 93.0}
+    for measure in ("accuracy", "recall", "average"):
+        row[f"paper {measure}"] = PAPER_TABLE2["USPS-3-5-SS"][measure][0]
+    cells = {c["measure"]: c for c in versus_paper([row])}
+    # accuracy 95.47 % on the paper's 773 test images, recall 94.50 % on its 418 threes
+    accuracy, recall = 100 * np.sqrt(0.9547 * 0.0453 / 773), 100 * np.sqrt(0.945 * 0.055 / 418)
+    assert cells["accuracy"]["paper_se"] == pytest.approx(accuracy, abs=0.005)
+    assert cells["recall"]["paper_se"] == pytest.approx(recall, abs=0.005)
+    assert cells["average"]["paper_se"] == pytest.approx(0.5 * np.hypot(accuracy, recall), abs=0.005)
+    assert (cells["accuracy"]["inside"], cells["recall"]["inside"]) == ("yes", "no")
+    # Table 3 rows find the same sizes; the sigmoid rows theirs
+    row["task"] = "USPS-4-6-gaussian"
+    assert versus_paper([row])[0]["paper_se"] == pytest.approx(
+        100 * np.sqrt(0.9547 * 0.0453 / 857), abs=0.005
+    )
+    row["task"] = "German-sig"
+    assert versus_paper([row])[1]["paper_se"] == pytest.approx(100 * np.sqrt(0.945 * 0.055 / 150), abs=0.005)
+
+
+def test_paper_split_has_the_papers_sizes():
+    data, train, test = paper_split("pima", 384, 0)
+    assert train.size == test.size == 384 and not np.intersect1d(train, test).size
+    assert abs(data.target[train].mean() - data.target[test].mean()) < 0.01
 
 
 @pytest.mark.parametrize("name", ["luss2009-table3", "luss2009-figure1", "luss2009-figure2"])
@@ -41,9 +104,10 @@ def test_quick_runs(name, tmp_path):
         assert all(run[-1] < run[0] for run in gaps["ACCPM"])
 
 
-def test_figure2_sizes_beyond_the_3v5_pair_use_all_digits():
-    [(K, y)] = list(_simpson_subsets(400, 1, 0))
-    assert K.shape == (400, 400) and set(np.unique(y)) == {-1, 1}
+def test_simpson_subsets_are_usps_3v5():
+    [(K, y)] = list(_simpson_subsets(60, 1, 0))
+    assert K.shape == (60, 60) and set(np.unique(y)) == {-1, 1}
     np.testing.assert_allclose(K, K.T)
-    with pytest.raises(ValueError, match="exceeds the 1797"):
+    np.testing.assert_allclose(np.diag(K), 1.0)
+    with pytest.raises(ValueError, match="exceeds the 1540"):
         next(_simpson_subsets(2000, 1, 0))

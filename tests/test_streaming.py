@@ -8,6 +8,7 @@ import tracemalloc
 
 import numpy as np
 import pytest
+from sklearn.base import clone
 
 from krein.kernels import DeltaGaussian
 from krein.least_squares import (
@@ -16,7 +17,9 @@ from krein.least_squares import (
     VarianceConstrainedKrein,
     VarianceConstrainedKreinClassifier,
 )
-from krein.nystroem import StreamedRepresentation
+from krein.logistic import IndefiniteLogisticRegression
+from krein.nystroem import IndefiniteNystroem, StreamedRepresentation
+from krein.svm import KreinSquaredHingeSVC
 
 KERNEL = DeltaGaussian(eta1=1.0, eta2=2.0)
 ESTIMATORS = [
@@ -205,3 +208,102 @@ def test_streamed_fit_never_allocates_an_n_by_m_array(configured):
     n_by_m = n * m * 8  # 160 MB
     assert peak < n_by_m / 10, f"peak traced allocation {peak / 2**20:.1f} MiB"
     assert np.sqrt(np.mean((predictions - y) ** 2)) < 0.7 * np.std(y)
+
+
+# --------------------------------------------------------------------------- IKLR and the SH-SVM
+def classifier(cls, **params):
+    """A low-rank IKLR or SH-SVM on the indefinite test kernel."""
+    extra = {"max_outer_iter": 8, "alpha": 1e-3} if cls is IndefiniteLogisticRegression else {}
+    return cls(KERNEL, n_components=30, random_state=0, **{**extra, **params})
+
+
+def assert_same_classifier(got, expected, X_test):
+    """Same landmarks, coefficients, intercepts and decisions (1e-8 of their scale)."""
+    np.testing.assert_array_equal(got.landmark_indices_, expected.landmark_indices_)
+    scale = np.max(np.abs(expected.dual_coef_))
+    np.testing.assert_allclose(got.dual_coef_, expected.dual_coef_, rtol=0, atol=1e-8 * scale)
+    np.testing.assert_allclose(got.intercept_, expected.intercept_, rtol=1e-8, atol=1e-12)
+    decision = expected.decision_function(X_test)
+    np.testing.assert_allclose(
+        np.asarray(got.decision_function(X_test)), decision, rtol=0, atol=1e-8 * np.max(np.abs(decision))
+    )
+
+
+CLASSIFIERS = [IndefiniteLogisticRegression, KreinSquaredHingeSVC]
+
+
+@pytest.mark.parametrize("center", [False, True], ids=["uncentred", "centred"])
+@pytest.mark.parametrize("cls", CLASSIFIERS, ids=[c.__name__ for c in CLASSIFIERS])
+def test_streamed_classifier_equals_in_memory_low_rank_fit(cls, center):
+    """Every pass over the training data streams in blocks of TINY_MEMORY: no n×r eigenvectors."""
+    X, y = make_data(400, "binary")
+    X_test, y_test = make_data(150, "binary", seed=1)
+    in_memory = classifier(cls, center=center).fit(X, y)
+    streamed = classifier(cls, center=center, working_memory=TINY_MEMORY).fit(X, y)
+    assert in_memory.representation_._vectors is not None  # the in-memory solver holds Ũ
+    assert streamed.representation_._vectors is None  # the streamed one never does
+    assert_same_classifier(streamed, in_memory, X_test)
+    np.testing.assert_array_equal(streamed.predict(X_test), in_memory.predict(X_test))
+    majority = np.max(np.unique(y_test, return_counts=True)[1]) / y_test.size
+    assert streamed.score(X_test, y_test) > majority
+    if center:  # centring changes the model: the intercept carries −k̄ᵀβ
+        uncentred = classifier(cls, working_memory=TINY_MEMORY).fit(X, y)
+        assert not np.allclose(uncentred.decision_function(X_test), streamed.decision_function(X_test))
+
+
+@pytest.mark.parametrize("center", [False, True], ids=["uncentred", "centred"])
+@pytest.mark.parametrize("cls", CLASSIFIERS, ids=[c.__name__ for c in CLASSIFIERS])
+def test_dask_classifier_on_local_cluster_equals_in_memory_fit(dask_client, cls, center):
+    import dask.array as da
+
+    X, y = make_data(400, "multiclass")
+    X_test, _ = make_data(150, "multiclass", seed=1)
+    in_memory = classifier(cls, center=center).fit(X, y)
+    distributed_fit = classifier(cls, center=center).fit(
+        da.from_array(X, chunks=(37, 2)), da.from_array(y, chunks=50)
+    )
+    assert distributed_fit.representation_._vectors is None
+    assert_same_classifier(distributed_fit, in_memory, X_test)
+    lazy = distributed_fit.decision_function(da.from_array(X_test, chunks=40))
+    assert isinstance(lazy, da.Array)
+    np.testing.assert_allclose(
+        lazy.compute(),
+        in_memory.decision_function(X_test),
+        rtol=0,
+        atol=1e-8 * np.max(np.abs(lazy.compute())),
+    )
+    np.testing.assert_array_equal(distributed_fit.predict(X_test), in_memory.predict(X_test))
+
+
+def test_streamed_iklr_projects_a_random_start_like_the_in_memory_fit():
+    """``init="random"``: the start ``Vᵀα⁽⁰⁾`` is one more streamed pass, equal to the in-memory one."""
+    X, y = make_data(300, "binary")
+    params = {"init": "random", "center": True, "max_outer_iter": 4}
+    in_memory = classifier(IndefiniteLogisticRegression, **params).fit(X, y)
+    streamed = classifier(IndefiniteLogisticRegression, working_memory=TINY_MEMORY, **params).fit(X, y)
+    assert_same_classifier(streamed, in_memory, X[:50])
+    zero_start = classifier(IndefiniteLogisticRegression, center=True, max_outer_iter=4).fit(X, y)
+    assert not np.allclose(zero_start.dual_coef_, in_memory.dual_coef_)
+
+
+def test_indefinite_nystroem_centres_and_streams_like_the_shared_representation(dask_client):
+    """``center=True`` with every point a landmark gives the centred kernel ``HKH`` (test rows
+    centred by the same column means); blocks and dask give the in-memory features."""
+    import dask.array as da
+
+    X, _ = make_data(120, "regression")
+    X_test, _ = make_data(30, "regression", seed=1)
+    full = IndefiniteNystroem(KERNEL, n_components=120, landmark_rank="full", center=True).fit(X)
+    K, K_test = KERNEL(X), KERNEL(X_test, X)
+    H = np.eye(120) - 1.0 / 120
+    np.testing.assert_allclose(full.approximate_kernel(X), H @ K @ H, atol=1e-8 * np.abs(K).max())
+    centred_test = (K_test - K.mean(axis=0)) @ H  # test rows of HKH: k_x − k̄, then H on the right
+    np.testing.assert_allclose(
+        full.approximate_kernel(X_test, X), centred_test @ H, atol=1e-8 * np.abs(K).max()
+    )
+    low_rank = IndefiniteNystroem(KERNEL, n_components=25, random_state=0, center=True).fit(X)
+    blocks = clone(low_rank).set_params(working_memory=TINY_MEMORY).fit(X)
+    np.testing.assert_allclose(blocks.transform(X_test), low_rank.transform(X_test), rtol=0, atol=1e-10)
+    lazy = clone(low_rank).fit(da.from_array(X, chunks=(40, 3))).transform(da.from_array(X_test, chunks=10))
+    assert isinstance(lazy, da.Array)
+    np.testing.assert_allclose(lazy.compute(), low_rank.transform(X_test), rtol=0, atol=1e-10)

@@ -9,14 +9,13 @@ correctly.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
 from ._validation import check_kernel_magnitude, check_precomputed_test_kernel, check_square_kernel
 from .kernels import make_kernel
+from .spectral import warn_unrelated_rows
 
 __all__ = [
     "KernelEstimatorMixin",
@@ -128,16 +127,7 @@ class KernelEstimatorMixin:
         else:
             X = validate_data(self, X, reset=False, dtype=np.float64)
             K = self.kernel_(X, self.X_fit_)
-        unrelated = np.count_nonzero(~np.any(K, axis=1))
-        if unrelated:
-            warnings.warn(
-                f"{type(self).__name__}: {unrelated} of {K.shape[0]} test points have an all-zero kernel "
-                "row (no training point or landmark is similar to them), so their predictions carry no "
-                "information from the data; widen the kernel (e.g. a larger bandwidth or rho) or check "
-                "that the test data are scaled like the training data.",
-                UserWarning,
-                stacklevel=3,
-            )
+        warn_unrelated_rows(K, type(self).__name__)
         return K
 
 

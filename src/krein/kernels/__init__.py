@@ -9,7 +9,7 @@ Estimators accept a :class:`Kernel`, one of the names in :data:`KERNEL_NAMES`, o
 from ._base import Hyperparameter, Kernel
 from ._blocks import block_rows, kernel_blocks, streamed_gram
 from ._composite import Constant, Difference, Power, Product, Scaled, Sum
-from ._initialization import APPENDIX_D_KERNELS, initial_kernel
+from ._initialization import APPENDIX_D_CLASSES, APPENDIX_D_KERNELS, initial_kernel, initial_kernel_like
 from ._vectorial import (
     ARDGaussian,
     ARDSigmoid,
@@ -23,6 +23,7 @@ from ._vectorial import (
 )
 
 __all__ = [
+    "APPENDIX_D_CLASSES",
     "APPENDIX_D_KERNELS",
     "ARDGaussian",
     "ARDSigmoid",
@@ -44,6 +45,7 @@ __all__ = [
     "TruncatedL1",
     "block_rows",
     "initial_kernel",
+    "initial_kernel_like",
     "kernel_blocks",
     "make_kernel",
     "streamed_gram",

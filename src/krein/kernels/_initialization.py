@@ -25,7 +25,7 @@ from ._vectorial import (
     _squared_distances,
 )
 
-__all__ = ["APPENDIX_D_KERNELS", "initial_kernel"]
+__all__ = ["APPENDIX_D_CLASSES", "APPENDIX_D_KERNELS", "initial_kernel", "initial_kernel_like"]
 
 #: The six kernels of Appendix D, by the names of Table 3 of Oglic & Gärtner (2018).
 APPENDIX_D_KERNELS = ("SIGMOID", "RL-SIGMOID", "DELTA-GAUSS", "EPANECHNIKOV", "GAUSS", "RL-GAUSS")
@@ -88,3 +88,34 @@ def initial_kernel(name, X, random_state=None):
     if key == "EPANECHNIKOV":
         return Epanechnikov(_rl_sigmoid_eta(X, rng) ** 2)
     raise ValueError(f"Unknown Appendix D kernel {name!r}; expected one of {APPENDIX_D_KERNELS}.")
+
+
+#: Appendix D kernel classes and their Appendix E.1 initialisation names.
+APPENDIX_D_CLASSES = {
+    Gaussian: "GAUSS",
+    ARDGaussian: "RL-GAUSS",
+    Sigmoid: "SIGMOID",
+    ARDSigmoid: "RL-SIGMOID",
+    DeltaGaussian: "DELTA-GAUSS",
+    Epanechnikov: "EPANECHNIKOV",
+}
+
+
+def initial_kernel_like(kernel, X, random_state=None):
+    """``kernel`` with its tunable hyperparameters drawn by Appendix E.1 (:func:`initial_kernel`).
+
+    Only the draw replaces the user's kernel: hyperparameters with ``*_bounds="fixed"`` keep their
+    value, the others keep their bounds and start clipped into them, and a scalar bandwidth of an
+    "RL" kernel (one shared η) stays a scalar (the geometric mean of the per-feature draw).
+    """
+    drawn = initial_kernel(APPENDIX_D_CLASSES[type(kernel)], X, random_state)
+    params = {}
+    for h in kernel.hyperparameters:
+        if h.fixed:
+            continue
+        value = np.asarray(getattr(drawn, h.name), dtype=float)
+        if np.ndim(getattr(kernel, h.name)) == 0:
+            value = np.exp(np.mean(np.log(value)))
+        value = np.clip(value, h.bounds[:, 0], h.bounds[:, 1])
+        params[h.name] = float(value[0]) if np.ndim(getattr(kernel, h.name)) == 0 else value
+    return kernel.clone_with_theta(kernel.theta).set_params(**params)

@@ -35,10 +35,7 @@ are then the eigenvectors of ``K``); on an indefinite kernel with m ≪ n they a
 ``tests/test_low_rank.py``), because ``H₊`` of ``K_ZZ`` is not orthogonal to ``H₋`` in the empirical
 inner product ``ΦᵀΦ``.
 
-The hyperparameter gradient of a validation loss (Sec. 3.3, Eq. (8), Appendix E.2) is derived here
-exactly, including the derivative of the eigenvectors of K with respect to kernel hyperparameters
-(the Daleckiĭ–Kreĭn formula for the matrix function α = F(K) y with divided differences of
-``f(σ) = 1/(c(σ) − μσ)``), and the implicit derivative of μ through the constraint.
+The hyperparameter gradient of a validation loss is in :mod:`krein.least_squares._hypergradient`.
 """
 
 from __future__ import annotations
@@ -49,9 +46,8 @@ import numpy as np
 import scipy.linalg
 
 from ..optimize import solve_sphere_quadratic
-from ..spectral import center_kernel
 
-__all__ = ["SpectralProblem", "SpectralSolution", "center_kernel", "regularization_weights"]
+__all__ = ["SpectralProblem", "SpectralSolution", "regularization_weights"]
 
 #: μ* closer than this to the end of its interval (relative to |w_min|, w = c/σ) counts as the hard
 #: case: the solution along the bounding eigenvector is then determined by rounding, not by the data.
@@ -101,9 +97,6 @@ class SpectralProblem:
         Training targets after centring (if ``centered``).
     target_means : ndarray of shape (t,)
         Means removed from the targets (zeros when not centred).
-    column_means : ndarray of shape (n,) or (m,), or None
-        Column means of the uncentred training kernel (of the landmark columns ``K_XZ`` for a Nyström
-        representation) when the kernel was centred.
     split : {"approximation", "landmarks"}, default="approximation"
         Kreĭn decomposition of a Nyström model (see the module docstring); ``"landmarks"`` needs a
         representation with :attr:`landmark_coordinates`.
@@ -112,7 +105,6 @@ class SpectralProblem:
     representation: object
     targets: np.ndarray
     target_means: np.ndarray
-    column_means: np.ndarray | None
     split: str = "approximation"
 
     def __post_init__(self):
@@ -200,133 +192,8 @@ class SpectralProblem:
         """Dual coefficients on the representation's points and intercepts, one column per target.
 
         With a centred kernel the centring is folded in: ``f(x) = k(x, P)ᵀ α + b`` with
-        ``b = ȳ − k̄ᵀ α`` (``k̄`` the column means of the training kernel, or of ``K_XZ``); on the
-        training points ``α`` sums to zero.
+        ``b = ȳ − k̄ᵀ α`` (``k̄`` the column means of the training kernel, or of ``K_XZ``; see
+        :meth:`~krein.spectral.SpectralRepresentation.offset`).
         """
         alpha = self.representation.dual_coef(solution.alpha_hat)
-        if self.column_means is None:
-            return alpha, self.target_means.copy()
-        if self.representation.extension is None:  # on the training points: Σα = 0 up to rounding
-            alpha = alpha - alpha.mean(axis=0)
-        return alpha, self.target_means - self.column_means @ alpha
-
-    # ------------------------------------------------------------------ hypergradients
-    def validation_loss_and_gradient(self, solution, K_val, y_val, kernel_gradient=None):
-        """Validation mean squared error and its gradient (Sec. 3.3, Eq. (8), Appendix E.2).
-
-        Parameters
-        ----------
-        solution : SpectralSolution
-            From :meth:`solve` on this problem.
-        K_val : ndarray of shape (m, n)
-            Uncentred validation-versus-training kernel rows.
-        y_val : ndarray of shape (m, t)
-        kernel_gradient : callable, optional
-            ``kernel_gradient(G, G_val)`` returns ``⟨G, ∂K/∂θ⟩ + ⟨G_val, ∂K_val/∂θ⟩`` for the ``p``
-            log kernel hyperparameters θ, with K the uncentred training kernel (for example
-            through :meth:`krein.kernels.Kernel.value_and_contraction`). The gradient is linear in
-            ∂K, so one call serves all targets.
-
-        Returns
-        -------
-        loss : float
-            Mean over targets of the validation mean squared error.
-        gradient : ndarray
-            With respect to ``log λ₊, log λ₋``, then ``log r`` (variance-constrained models), then
-            the ``p`` log kernel hyperparameters.
-        """
-        rep = self.representation
-        if rep.extension is not None or rep.vectors is None or solution.denominator is None:
-            raise NotImplementedError("Hypergradients need the exact spectral representation.")
-        if np.any(solution.hard_case):
-            raise ValueError(
-                "The validation loss is not differentiable in the hard case (μ* at the end of its "
-                "interval): the solution is not unique."
-            )
-        U, sigma, c = rep.vectors, rep.values, solution.weights
-        constrained = solution.radius is not None
-        n_targets = y_val.shape[1]
-        total_loss, total_gradient = 0.0, np.zeros(2 + constrained)
-        if kernel_gradient is not None:
-            G_train, G_val = np.zeros((self.n_samples, self.n_samples)), np.zeros(K_val.shape)
-        alphas, intercepts = self.dual_coef(solution)
-        for j in range(n_targets):
-            alpha, a, b = alphas[:, j], solution.alpha_hat[:, j], self.projections[:, j]
-            f = 1.0 / solution.denominator[:, j]
-            mu = solution.multiplier[j]
-            u = sigma * a
-            error = K_val @ alpha + intercepts[j] - y_val[:, j]
-            m = error.size
-            total_loss += float(error @ error) / m
-            tau = (2.0 / m) * (K_val.T @ error)
-            if self.column_means is not None:
-                tau -= (2.0 / m) * error.sum() * self.column_means
-                tau -= tau.mean()
-            t_hat = U.T @ tau
-            gradient = []
-            # λ₊, λ₋: ∂cᵢ/∂log λ± = cᵢ on the eigenvalues of that sign.
-            D = float(np.sum(u * u * sigma * f)) if constrained else None
-            for mask in (sigma > 0, sigma < 0):
-                dc = c * mask
-                dmu = float(np.sum(u * u * dc * f)) / D if constrained else 0.0
-                gradient.append(-float(np.sum(t_hat * a * f * (dc - sigma * dmu))))
-            T = float(np.sum(t_hat * a * sigma * f))  # τᵀ ∂α/∂μ
-            if constrained:
-                R2 = self.n_samples * solution.radius[j] ** 2
-                gradient.append(T * R2 / D)
-            total_gradient += np.asarray(gradient)
-            if kernel_gradient is not None:
-                G_train += self._implicit_gradient_matrix(
-                    U, sigma, c, f, mu, b, u, tau, t_hat, T, D, self.targets[:, j]
-                )
-                G_val += (2.0 / m) * np.outer(error, alpha)  # the explicit K_val in the predictions
-                if self.column_means is not None:  # the training column means in the intercept
-                    G_train -= ((2.0 / m) * error.sum() / self.n_samples) * alpha[None, :]
-        if kernel_gradient is not None:
-            total_gradient = np.concatenate([total_gradient, kernel_gradient(G_train, G_val)])
-        return total_loss / n_targets, total_gradient / n_targets
-
-    def _implicit_gradient_matrix(self, U, sigma, c, f, mu, b, u, tau, t_hat, T, D, y):
-        """The ``G`` with ``⟨G, ∂K/∂θ⟩`` the implicit part of the gradient (α through K_c, μ through r).
-
-        ``G = V (Γ ∘ (τ̂ ŷᵀ)) Vᵀ`` with Γ the divided differences of ``f(σ) = 1/(c(σ) − μσ)`` over the
-        full eigenbasis V = [U, W] of K_c, eigenvalues outside U treated as zero (the model has no
-        component there); for the constrained models, minus ``(T/D)`` times the same construction
-        for ``h(σ) = σ f(σ)`` and ``û`` (the implicit derivative of μ).
-
-        ``c`` is constant on each sign class (``c₊`` on σ > 0, ``c₋`` on σ ≤ 0), so with
-        ``Δᵢⱼ = cⱼ − cᵢ`` the divided differences are ``Γ_f = fᵢfⱼ (μ + Δᵢⱼ/(σᵢ − σⱼ))`` and
-        ``Γ_h = fᵢfⱼ (cᵢ + σᵢΔᵢⱼ/(σᵢ − σⱼ))``: a rank-one matrix plus a Cauchy matrix that vanishes
-        within a sign class. Hence ``U (Γ ∘ τ̂ŷᵀ) Uᵀ = (Up)(Uq)ᵀ + U diag(s) C diag(q) Uᵀ`` with ``C``
-        supported on the n₊ × n₋ off-diagonal blocks, formed in O(n² min(n₊, n₋) + n n₊ n₋) instead of
-        the O(n³) of two dense products (O(n²) for a definite kernel).
-        """
-        q = b * f
-        p = mu * t_hat * f
-        s = t_hat * f
-        left = f / sigma * t_hat  # kept–dropped block: Γ = f/σ
-        if D is not None:
-            p -= (T / D) * u * c * f
-            s -= (T / D) * u * sigma * f
-            left -= (T / D) * f * u
-        G = np.outer(U @ p, U @ q)
-        positive = sigma > 0
-        if 0 < positive.sum() < sigma.size:
-            negative = ~positive
-            cauchy = (c[negative][None, :] - c[positive][:, None]) / (
-                sigma[positive][:, None] - sigma[negative][None, :]
-            )  # C₊₋; C₋₊ = C₊₋ᵀ
-            A_pos, A_neg = U[:, positive] * s[positive], U[:, negative] * s[negative]
-            B_pos, B_neg = U[:, positive] * q[positive], U[:, negative] * q[negative]
-            if positive.sum() <= negative.sum():  # every product of rank n₊
-                G += A_pos @ (cauchy @ B_neg.T) + (A_neg @ cauchy.T) @ B_pos.T
-            else:  # rank n₋
-                G += (A_pos @ cauchy) @ B_neg.T + A_neg @ (cauchy.T @ B_pos.T)
-        y_perp = y - U @ b
-        tau_perp = tau - U @ t_hat
-        G += np.outer(U @ left, y_perp)
-        G += np.outer(tau_perp, U @ (f / sigma * b))
-        if self.column_means is not None:  # ⟨G, H dK H⟩ = ⟨H G H, dK⟩
-            G -= G.mean(axis=0)[None, :]
-            G -= G.mean(axis=1)[:, None]
-        return G
+        return alpha, self.target_means + self.representation.offset(alpha)

@@ -10,14 +10,12 @@ from scipy.special import expit, log_expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from .._base import KernelEstimatorMixin, decision_to_labels, one_vs_rest_targets
-from .._validation import check_precomputed_test_kernel, check_square_kernel
-from ..kernels import Kernel, make_kernel
-from ..nystroem import LANDMARK_METHODS, clamp_n_components, nystroem_representation
+from .._base import one_vs_rest_targets
+from ..nystroem import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
 from ..optimize import DCObjective, concave_convex_procedure
-from ..spectral import SpectralRepresentation
+from ..spectral import is_dask_array
 
 __all__ = ["IndefiniteLogisticRegression"]
 
@@ -42,44 +40,50 @@ class _LogisticDC(DCObjective):
     ``σ'(t) ≤ 1/4`` gives the diagonal majorizer ``P = λ(μ⁺+τ) + μ²/(4n) ⪰ ∇²g``.
     """
 
-    def __init__(self, vectors, values, y, lam, tau):
-        self.vectors, self.values, self.y, self.lam = vectors, values, y, lam
+    def __init__(self, representation, y, lam, tau):
+        self.representation, self.values, self.y, self.lam = representation, representation.values, y, lam
         self.n_samples = y.size
+        values = self.values
         self.convex_weight = lam * (np.maximum(values, 0.0) + tau)
         self.concave_weight = lam * (np.maximum(-values, 0.0) + tau)
         self.metric = self.convex_weight + values**2 / (4.0 * self.n_samples)
 
-    def margins(self, c):
-        """``y ⊙ Kα``."""
-        return self.y * (self.vectors @ (self.values * c))
-
-    def loss_and_weights(self, c):
-        """Mean logistic loss and ``y ⊙ β`` with ``βᵢ = σ(−yᵢ (Kα)ᵢ)``."""
-        margins = self.margins(c)
-        return -np.mean(log_expit(margins)), self.y * expit(-margins)
+    def _loss_and_back(self, c):
+        """Mean logistic loss and ``Vᵀ(y ⊙ β)/n`` (``βᵢ = σ(−yᵢ (Kα)ᵢ)``): one pass over the data."""
+        loss, back = self.representation.reduce_rows(self.values * c, _logistic_rows, self.y)
+        return loss / self.n_samples, back / self.n_samples
 
     def convex(self, c):
-        loss, weights = self.loss_and_weights(c)
+        loss, back = self._loss_and_back(c)
         value = loss + 0.5 * np.sum(self.convex_weight * c**2)
-        gradient = self.convex_weight * c - self.values * (self.vectors.T @ weights) / self.n_samples
-        return value, gradient
+        return value, self.convex_weight * c - self.values * back
 
     def concave(self, c):
         return 0.5 * np.sum(self.concave_weight * c**2), self.concave_weight * c
 
     def convex_batch_gradient(self, c, batch):
-        rows = self.vectors[batch]
-        margins = self.y[batch] * (rows @ (self.values * c))
-        weights = self.y[batch] * expit(-margins)
+        rows = self.representation.training_rows(batch)
+        _, weights = _logistic_rows(rows @ (self.values * c), self.y[batch])
         return self.convex_weight * c - self.values * (rows.T @ weights) / batch.size
 
     def gradient(self, c):
         """Gradient of (6); equal in norm to the gradient with respect to ``α``."""
-        _, weights = self.loss_and_weights(c)
-        return self.values * (self.lam * c - (self.vectors.T @ weights) / self.n_samples)
+        return self.values * (self.lam * c - self._loss_and_back(c)[1])
 
 
-class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
+def _logistic_rows(outputs, y):
+    """Summed logistic loss of outputs ``Kα`` on labels ``y`` and the weights ``y ⊙ β`` (module level:
+    dask ships it to the workers)."""
+    margins = y * outputs
+    return -np.sum(log_expit(margins)), y * expit(-margins)
+
+
+def _rows_of(outputs, data):
+    """The weights ``data`` themselves: with :meth:`reduce_rows`, the projection ``Vᵀ data``."""
+    return 0.0, data
+
+
+class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Kernel logistic regression with an indefinite kernel (IKLR), solved by CCCP or CCICP.
 
     Minimizes the IKLR objective of Liu et al. (2019), Eq. (5)/(6),
@@ -129,6 +133,9 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
         ``ρ = 0.7·d`` (Huang et al. 2018), the indefinite kernel of the paper's experiments.
     alpha : float, default=1e-2
         Regularization ``λ > 0``.
+    center : bool, default=False
+        Fit on the centred kernel ``HKH`` (``H K̃ H`` with ``n_components``); test rows are centred
+        consistently, the correction folded into ``intercept_``. False is the paper's model.
     n_components : int or None, default=None
         None: the exact eigendecomposition of the n×n training kernel. Otherwise the number of Nyström
         landmarks m of the low-rank model above (a value above n_samples is clamped to n_samples with a
@@ -140,8 +147,13 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
         Nyström Eq. (3)) or those validated on held-out kernel columns; as in
         :class:`krein.least_squares.KreinRidge`.
     working_memory : float or None, default=None
-        Only with ``n_components``: MiB per block of landmark kernel columns in the streamed fit (None:
-        scikit-learn's ``working_memory`` setting).
+        Only with ``n_components``: MiB per block of landmark kernel columns. None: the one-shot
+        eigendecomposition is computed in blocks of scikit-learn's ``working_memory`` and ``Ũ`` (n×r) is
+        held for the CCCP iterations. A value streams every pass: each evaluation of objective (6) and
+        its gradient recomputes the landmark columns block by block (``Ũ c = (K_XZ − k̄)(E c)``), so the
+        fit holds no n×m or n×r array (O(n) beyond the data), and predictions are computed in blocks.
+        A dask ``X`` always streams, one task per row chunk (on a ``dask.distributed`` cluster when a
+        client is active); ``decision_function`` then returns a lazy dask array.
     solver : {"cccp", "ccicp", "ccicp-sgd"}, default="ccicp"
         Algorithm 1 with exact subproblems (CCCP-GD), early termination (CCICP-GD) or stochastic
         gradients (CCICP-SGD).
@@ -215,8 +227,10 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
+    intercept_ : ndarray of shape (n_tasks,)
+        ``b = −k̄ᵀβ``, the centring folded into the model (zeros without ``center``).
     dual_coef_ : ndarray of shape (n_tasks, n_points)
-        ``β`` with ``f(x) = K(x, P) β`` per one-vs-rest task (one task for binary problems); ``P`` the
+        ``β`` with ``f(x) = K(x, P) β + b`` per one-vs-rest task (one task for binary problems); ``P`` the
         training points (exact, ``β = α``) or the landmarks ``landmark_indices_`` (low rank).
     objective_history_ : list of ndarray
         Per task, objective (6) at ``α⁽⁰⁾`` and after each outer iteration.
@@ -244,12 +258,8 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
     """
 
     _parameter_constraints = {
-        "kernel": [Kernel, str],
+        **SPECTRAL_PARAMETERS,
         "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
-        "n_components": [Interval(numbers.Integral, 1, None, closed="left"), None],
-        "landmarks": [StrOptions(set(LANDMARK_METHODS))],
-        "landmark_rank": [StrOptions({"validated", "full"})],
-        "working_memory": [Interval(numbers.Real, 0, None, closed="neither"), None],
         "solver": [StrOptions({"cccp", "ccicp", "ccicp-sgd"})],
         "inexact_tol": [Interval(numbers.Real, 0, None, closed="left"), None],
         "max_outer_iter": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -262,7 +272,6 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
         "sgd_inexact": ["boolean"],
         "batch_size": [Interval(numbers.Integral, 1, None, closed="left")],
         "init": [StrOptions({"zeros", "ones", "minus_ones", "random"})],
-        "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
 
@@ -271,6 +280,7 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
         kernel="tl1",
         *,
         alpha=1e-2,
+        center=False,
         n_components=None,
         landmarks="uniform",
         landmark_rank="full",
@@ -292,6 +302,7 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
     ):
         self.kernel = kernel
         self.alpha = alpha
+        self.center = center
         self.n_components = n_components
         self.landmarks = landmarks
         self.landmark_rank = landmark_rank
@@ -319,8 +330,7 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
         return _DEFAULT_INEXACT_TOL[self.solver]
 
     def _initial_alpha(self, n, rng):
-        if self.init == "zeros":
-            return np.zeros(n)
+        """``α⁽⁰⁾`` of a non-zero ``init``."""
         if self.init == "ones":
             return np.ones(n)
         if self.init == "minus_ones":
@@ -331,10 +341,9 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
         """Fit the model on training data ``X`` (or an n×n kernel) and labels ``y``."""
         self._validate_params()
         rng = check_random_state(self.random_state)
-        spectrum, y = self._representation(X, y, rng)
-        self.classes_, Y = one_vs_rest_targets(y)
-        values, vectors = spectrum.values, spectrum.vectors
-        self.representation_ = spectrum
+        spectrum, y = self._fit_representation(X, y, random_state=rng)
+        self.classes_, Y = one_vs_rest_targets(y.compute() if is_dask_array(y) else y)
+        values = spectrum.values
         self.eigenvalues_ = np.sort(values)
         smallest, largest = self.eigenvalues_[0], self.eigenvalues_[-1]
         if self.tau is None:
@@ -361,10 +370,12 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
         learning_rate = self.learning_rate
         if learning_rate is None:
             learning_rate = DEFAULT_LEARNING_RATE[self.step]
-        coefficients, eigen_coef, histories, n_iter, n_inner = [], [], [], [], []
+        eigen_coef, histories, n_iter, n_inner = [], [], [], []
         for task in range(Y.shape[1]):
-            problem = _LogisticDC(vectors, values, Y[:, task], float(self.alpha), self.tau_)
-            start = vectors.T @ self._initial_alpha(vectors.shape[0], rng)
+            problem = _LogisticDC(spectrum, Y[:, task], float(self.alpha), self.tau_)
+            start = np.zeros(values.size)  # Vᵀα⁽⁰⁾, one pass over the data unless α⁽⁰⁾ = 0
+            if self.init != "zeros":
+                start = spectrum.reduce_rows(start, _rows_of, self._initial_alpha(Y.shape[0], rng))[1]
             result = concave_convex_procedure(
                 problem,
                 start,
@@ -380,47 +391,17 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
                 random_state=rng,
                 callback=self._progress_printer(task, problem),
             )
-            coefficients.append(spectrum.dual_coef(result.x))
             eigen_coef.append(result.x)
             histories.append(result.objective_history)
             n_iter.append(result.n_iter)
             n_inner.append(result.n_inner_iter)
-        self.dual_coef_ = np.vstack(coefficients)
         self._eigen_coef = np.column_stack(eigen_coef)
+        self.dual_coef_ = spectrum.dual_coef(self._eigen_coef).T
+        self.intercept_ = spectrum.offset(self.dual_coef_.T)
         self.objective_history_ = histories
         self.n_iter_ = np.asarray(n_iter)
         self.n_inner_iter_ = np.asarray(n_inner)
         return self
-
-    def _representation(self, X, y, rng):
-        """The exact spectral representation of the training kernel, or its Nyström one (low rank)."""
-        if self.n_components is None:
-            K, y = self._fit_kernel(X, y)
-            self.landmark_indices_ = None
-            return SpectralRepresentation.exact(K, name="the training kernel"), y
-        self.kernel_ = make_kernel(self.kernel)
-        X, y = validate_data(self, X, y, reset=True, dtype=np.float64)
-        if self.kernel_ == "precomputed":
-            X = check_square_kernel(X, "X")
-        representation, self.landmark_indices_ = nystroem_representation(
-            self.kernel_,
-            X,
-            n_components=clamp_n_components(self.n_components, X.shape[0], stacklevel=3),
-            landmarks=self.landmarks,
-            landmark_rank=self.landmark_rank,
-            warn_poor=False,
-            random_state=rng,
-            working_memory=self.working_memory,
-        )
-        if self.kernel_ != "precomputed":
-            self.X_fit_ = X[self.landmark_indices_]
-        return representation, y
-
-    def _decision_rows(self, X):
-        """Kernel rows of test points against the points ``P`` carrying ``dual_coef_``."""
-        if self.kernel_ == "precomputed" and self.landmark_indices_ is not None:
-            return check_precomputed_test_kernel(X, self)[:, self.landmark_indices_]
-        return self._test_kernel(X)
 
     def _progress_printer(self, task, problem):
         if not self.verbose:
@@ -432,15 +413,14 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
         return report
 
     def decision_function(self, X):
-        """``f(x) = K(x, P) β`` per task (``P`` training points or landmarks): shape (n_samples,) for binary
-        problems."""
-        check_is_fitted(self)
-        scores = self._decision_rows(X) @ self.dual_coef_.T
-        return scores.ravel() if scores.shape[1] == 1 else scores
+        """``f(x) = K(x, P) β + b`` per task (``P`` training points or landmarks; ``b`` the centring's
+        offset, 0 without ``center``): shape (n_samples,) for binary problems; lazy for a dask ``X``."""
+        scores = self._evaluate(X)
+        return scores[:, 0] if scores.shape[1] == 1 else scores
 
     def predict(self, X):
         """Class labels: the sign of ``f`` (binary) or the largest one-vs-rest score."""
-        return decision_to_labels(self.decision_function(X), self.classes_)
+        return self._labels(self.decision_function(X))
 
     def predict_proba(self, X):
         """Class probabilities ``p = σ(f(x))`` (end of Sec. IV-A); one-vs-rest scores normalized."""
@@ -458,25 +438,18 @@ class IndefiniteLogisticRegression(KernelEstimatorMixin, ClassifierMixin, BaseEs
     def objective_gradient_norm(self, X, y):
         """Norm of the gradient of objective (6) at the fitted ``α`` for each task, on the training data.
 
-        ``X`` and ``y`` must be the training data the model was fitted on. For the low-rank model, the
-        gradient of ``F̃`` on the span of ``Ũ``: ``‖K̃(λα − (y ⊙ β)/n)‖ = ‖Λ(λc − Ũᵀ(y ⊙ β)/n)‖``.
+        ``X`` and ``y`` must be the training data the model was fitted on. In the representation's
+        coordinates ``Ũ`` (exact or Nyström): ``‖K̃(λα − (y ⊙ β)/n)‖ = ‖Λ(λc − Ũᵀ(y ⊙ β)/n)‖`` (for the
+        exact model ``K̃ = K`` up to its numerically zero eigenvalues).
         """
         check_is_fitted(self)
         _, Y = one_vs_rest_targets(np.asarray(y))
-        if self.landmark_indices_ is not None:
-            rows = self._decision_rows(X)
-            vectors, values = self.representation_.coordinates(rows), self.representation_.values
-            norms = []
-            for task in range(Y.shape[1]):
-                weights = Y[:, task] * expit(-Y[:, task] * (rows @ self.dual_coef_[task]))
-                step = self.alpha * self._eigen_coef[:, task] - vectors.T @ weights / rows.shape[0]
-                norms.append(np.linalg.norm(values * step))
-            return np.asarray(norms)
-        K = self._test_kernel(X)
+        representation = self.representation_
+        vectors = representation.coordinates(self._validate_test(X), working_memory=self.working_memory)
+        scores = self.decision_function(X).reshape(Y.shape[0], -1)
         norms = []
         for task in range(Y.shape[1]):
-            alpha = self.dual_coef_[task]
-            f = K @ alpha
-            weights = Y[:, task] * expit(-Y[:, task] * f)
-            norms.append(np.linalg.norm(K @ (self.alpha * alpha - weights / K.shape[0])))
+            weights = Y[:, task] * expit(-Y[:, task] * scores[:, task])
+            step = self.alpha * self._eigen_coef[:, task] - vectors.T @ weights / Y.shape[0]
+            norms.append(np.linalg.norm(representation.values * step))
         return np.asarray(norms)

@@ -9,6 +9,10 @@
   :func:`kmeanspp_landmarks`, :func:`select_landmarks`.
 * :func:`one_shot_eigendecomposition` and the Gisbrecht–Schleif baseline
   :func:`gisbrecht_schleif_eigendecomposition` (Appendix B).
+* :class:`SpectralEstimatorMixin` — the shared parameters (``kernel``, ``center``, ``n_components``,
+  ``landmarks``, ``landmark_rank``, ``random_state``, ``working_memory``) and plumbing of every Kreĭn
+  estimator: exact or Nyström representation, streamed or on Dask, test points through the
+  representation's out-of-sample map.
 * :func:`probe_error` and :func:`validated_rank` — the a-posteriori error of an approximation from
   held-out kernel columns, and the rank of the landmark block it chooses (``landmark_rank``).
 """
@@ -21,6 +25,7 @@ from ._approximation import (
     one_shot_eigendecomposition,
 )
 from ._error import PROBE_COLUMNS, probe_error, validated_rank
+from ._estimator import SPECTRAL_PARAMETERS, SPECTRAL_PARAMETERS_DOC, SpectralEstimatorMixin
 from ._landmarks import (
     LANDMARK_METHODS,
     clamp_n_components,
@@ -54,6 +59,9 @@ __all__ = [
     "LANDMARK_RANKS",
     "POOR_APPROXIMATION",
     "PROBE_COLUMNS",
+    "SPECTRAL_PARAMETERS",
+    "SPECTRAL_PARAMETERS_DOC",
+    "SpectralEstimatorMixin",
     "LandmarkFactor",
     "NystroemRepresentation",
     "OneShotEigendecomposition",

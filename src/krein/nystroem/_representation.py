@@ -23,11 +23,18 @@ import warnings
 import numpy as np
 from sklearn.utils import check_random_state
 
+from ..kernels import block_rows
 from ..spectral import SpectralRepresentation
 from ._approximation import eigen_from_gram, landmark_factor
-from ._error import PROBE_COLUMNS, probe_error, validated_rank
+from ._error import (
+    PROBE_COLUMNS,
+    parsimonious_rank,
+    probe_error,
+    truncation_errors,
+    validated_rank,
+)
 from ._landmarks import select_landmarks
-from ._source import KernelColumns
+from ._source import KernelColumns, check_finite_chunk
 
 __all__ = [
     "LANDMARK_RANKS",
@@ -63,6 +70,9 @@ class NystroemRepresentation(SpectralRepresentation):
         ``R``, ``S`` and the kept eigenvalues of ``K_ZZ`` (truncated to the validated rank).
     column_means : ndarray of shape (m,) or None
         Column means ``k̄`` of ``K_XZ`` when centred.
+    gram, row_sum : ndarray of shape (m, m) and (m,)
+        ``Σᵢ kᵢ kᵢᵀ`` and ``Σᵢ kᵢ`` over the (centred) landmark rows ``kᵢ = K(xᵢ, Z) − k̄``, so that
+        ``ŨᵀŨ = Eᵀ gram E`` and ``Ũᵀ1 = Eᵀ row_sum`` without a pass.
     approximation_error : float
         Estimated ``‖K − K̃‖_F / ‖K‖_F`` of the uncentred approximation (:func:`probe_error`).
     n_probes : int
@@ -79,6 +89,8 @@ class NystroemRepresentation(SpectralRepresentation):
         factor,
         W,
         column_means=None,
+        gram=None,
+        row_sum=None,
         targets=None,
         projection=None,
         approximation_error=np.nan,
@@ -87,11 +99,19 @@ class NystroemRepresentation(SpectralRepresentation):
     ):
         self._W = W
         self._columns, self._landmark_indices = columns, landmark_indices
-        self.landmark_factor, self.column_means = factor, column_means
+        self.landmark_factor = factor
+        self.gram, self.row_sum = gram, row_sum
         self._targets, self._projection = targets, projection
         self.approximation_error, self.n_probes = approximation_error, n_probes
         self._working_memory = working_memory
-        super().__init__(values, None, extension)
+        super().__init__(
+            values,
+            None,
+            extension,
+            kernel=columns.kernel,
+            points=columns.points(landmark_indices),
+            column_means=column_means,
+        )
 
     @property
     def landmark_signature(self):
@@ -121,6 +141,63 @@ class NystroemRepresentation(SpectralRepresentation):
     def vectors(self, value):
         self._vectors = value
 
+    @property
+    def streams(self):
+        """Whether passes over the training points stream (dask data, or a ``working_memory`` budget)."""
+        return self._columns.distributed or self._working_memory is not None
+
+    def reduce_rows(self, coef, function, data):
+        """As :meth:`SpectralRepresentation.reduce_rows`, streamed when :attr:`streams`.
+
+        ``Ũ coef = (K_XZ − 1k̄ᵀ)(E coef)`` and ``Ũᵀ w = Eᵀ (K_XZᵀ w − k̄ 1ᵀw)``: one kernel evaluation
+        and two products with ``K_XZ`` per row block, never an n×m or n×r array; a dask ``X`` is
+        reduced one task per row chunk (``function`` must then be picklable).
+        """
+        if not self.streams:
+            return super().reduce_rows(coef, function, data)
+        weights = self.extension @ coef
+        shift = 0.0 if self.column_means is None else -(self.column_means @ weights)
+        value, back, total = reduce_rows(
+            self._columns, self.points, weights, shift, function, data, self._working_memory
+        )
+        if self.column_means is not None:
+            back = back - np.multiply.outer(self.column_means, total)
+        return value, self.extension.T @ back
+
+    def training_rows(self, indices):
+        """``Ũ[indices] = (K(X[indices], Z) − k̄) E``, from kernel rows when the pass streams."""
+        if not self.streams:
+            return super().training_rows(indices)
+        return self.landmark_rows(indices) @ self.extension
+
+    def landmark_rows(self, indices):
+        """The (centred) landmark kernel rows ``K(X[indices], Z) − k̄`` of training points."""
+        rows = self._columns.block(np.asarray(indices), self._landmark_indices)
+        return rows if self.column_means is None else rows - self.column_means
+
+    def landmark_sums(self, indices, y):
+        """``(Σ kᵢkᵢᵀ, Σ kᵢ, Σ yᵢkᵢ)`` over the (centred) landmark rows of the training points
+        ``indices``, in blocks of ``working_memory`` (never an |indices|×m array)."""
+        m = self._landmark_indices.size
+        gram, total, moment = np.zeros((m, m)), np.zeros(m), np.zeros(m)
+        step = block_rows(m, self._working_memory, copies=2)
+        for start in range(0, len(indices), step):
+            block = indices[start : start + step]
+            rows = self.landmark_rows(block)
+            gram += rows.T @ rows
+            total += rows.sum(axis=0)
+            moment += rows.T @ y[block]
+        return gram, total, moment
+
+    def training_outputs(self, coef):
+        """``Ũ coef`` over the training points (an n-vector), streamed when :attr:`streams`."""
+        if not self.streams:
+            return self.vectors @ coef
+        weights = self.extension @ coef
+        shift = 0.0 if self.column_means is None else -(self.column_means @ weights)
+        outputs = self.evaluate(self._columns.X, weights, shift, working_memory=self._working_memory)
+        return outputs.compute() if self._columns.distributed else outputs
+
     def project(self, y):
         """Eigen-coordinates ``Ũᵀ y`` of a training target vector (or matrix)."""
         if self._projection is not None and y is self._targets:
@@ -129,22 +206,68 @@ class NystroemRepresentation(SpectralRepresentation):
             y_array = np.asarray(y, dtype=np.float64)
             if y_array.shape == self._targets.shape and np.array_equal(y_array, self._targets):
                 return self._projection.copy()
+        return self._W.T @ (self.landmark_factor.right.T @ self.landmark_moment(y))
+
+    def landmark_moment(self, y):
+        """``Σᵢ yᵢ kᵢ = K_XZᵀ y − k̄ 1ᵀy`` over the (centred) landmark rows ``kᵢ``: one pass."""
         moments = self._columns.moments(
             self._landmark_indices, y, gram=False, working_memory=self._working_memory
         )
-        return self._projection_of(moments.moment, y)
+        return self._centred_moment(moments.moment, y)
 
-    def _projection_of(self, moment, y):
-        """``Wᵀ Rᵀ (K_XZᵀ y − k̄ 1ᵀ y)`` from the raw moment ``K_XZᵀ y`` of targets ``y``."""
+    def _centred_moment(self, moment, y):
+        """``K_XZᵀ y − k̄ 1ᵀ y`` from the raw moment ``K_XZᵀ y`` of targets ``y``."""
         if self.column_means is not None:
             sums = y.sum(axis=0)
             sums = sums.compute() if hasattr(sums, "dask") else np.asarray(sums, dtype=np.float64)
             moment = moment - np.multiply.outer(self.column_means, sums)
-        return self._W.T @ (self.landmark_factor.right.T @ moment)
+        return moment
 
 
 #: Kept for code written against the former name: every Nyström representation streams now.
 StreamedRepresentation = NystroemRepresentation
+
+
+def _reduce_chunk(kernel, X_chunk, Z, weights, shift, function, data, working_memory, check_finite=False):
+    """``(Σ value, K_chunkᵀ w, Σ w)`` over the row blocks of one chunk, ``(value, w) = function(o, data)``
+    for the outputs ``o = K_chunk weights + shift`` of each block (``K_chunk = K(X_chunk, Z)``)."""
+    X_chunk = np.asarray(X_chunk, dtype=np.float64)
+    if check_finite:
+        check_finite_chunk(X_chunk, "X")
+    precomputed = isinstance(kernel, str)
+    step = block_rows(len(Z), working_memory, copies=2)
+    value, back, total = 0.0, 0.0, 0.0
+    for start in range(0, X_chunk.shape[0], step):
+        rows = slice(start, start + step)
+        block = X_chunk[rows][:, Z] if precomputed else kernel(X_chunk[rows], Z)
+        part, w = function(block @ weights + shift, data[rows])
+        value, back, total = value + part, back + block.T @ w, total + w.sum(axis=0)
+    return value, back, total
+
+
+def _sum_parts(parts):
+    return tuple(sum(part[i] for part in parts) for i in range(3))
+
+
+def reduce_rows(columns, Z, weights, shift, function, data, working_memory=None):
+    """The streamed pass of :meth:`NystroemRepresentation.reduce_rows` over the rows of ``columns.X``.
+
+    ``data`` (in memory, aligned with the rows) is sliced with them; a dask ``X`` is reduced one task
+    per row chunk (on the cluster when a ``distributed`` client is active) and the parts summed.
+    """
+    if not columns.distributed:
+        return _reduce_chunk(columns.kernel, columns.X, Z, weights, shift, function, data, working_memory)
+    import dask
+
+    X = columns.X.rechunk({1: -1})
+    bounds = np.cumsum((0,) + X.chunks[0])
+    task = dask.delayed(_reduce_chunk, pure=True)
+    parts = [
+        task(columns.kernel, block, Z, weights, shift, function, data[a:b], working_memory, True)
+        for block, a, b in zip(X.to_delayed().ravel(), bounds[:-1], bounds[1:], strict=True)
+    ]
+    (result,) = dask.compute(dask.delayed(_sum_parts)(parts))
+    return result
 
 
 def nystroem_representation(
@@ -162,6 +285,7 @@ def nystroem_representation(
     working_memory=None,
     y=None,
     warn_poor=True,
+    error_controlled=False,
 ):
     """One-shot Nyström eigendecomposition of the kernel matrix of ``X`` (Oglic & Gärtner 2019, Sec. 2.2).
 
@@ -199,6 +323,11 @@ def nystroem_representation(
         Warn when the estimated error exceeds ``POOR_APPROXIMATION``. Callers whose product is the
         approximation ``K̃`` itself (:class:`IndefiniteNystroem`, ``KreinPCA``) warn; the learning
         estimators do not, because their model is judged by its predictions, not by ``K̃``.
+    error_controlled : bool, default=False
+        With ``landmark_rank="validated"``, ``rank=None`` and ``center=False``: truncate the one-shot
+        eigendecomposition to the smallest rank whose estimated error is within one standard error of
+        the least (:func:`~krein.nystroem._error.parsimonious_rank`; :class:`IndefiniteNystroem`'s
+        default). False keeps every resolved eigenpair.
 
     Returns
     -------
@@ -231,16 +360,32 @@ def nystroem_representation(
         landmark_rank=landmark_rank,
         center=center,
         working_memory=working_memory,
+        error_controlled=error_controlled,
     )
     if warn_poor and representation.approximation_error > POOR_APPROXIMATION:
         _warn_poor(representation, n_components, full_rank, landmarks, landmark_rank, rank)
     return representation, indices
 
 
-def one_shot(columns, indices, rng, *, y=None, rank=None, rcond=None, landmark_rank, center, working_memory):
+def one_shot(
+    columns,
+    indices,
+    rng,
+    *,
+    y=None,
+    rank=None,
+    rcond=None,
+    landmark_rank,
+    center,
+    working_memory,
+    error_controlled=False,
+):
     """The representation of :func:`nystroem_representation` for given landmarks, without warnings.
 
-    Draws the probe columns from ``rng``. Returns the representation and the number of eigenpairs of
+    Draws the probe columns from ``rng``. With ``landmark_rank="validated"``, ``rank=None``, no
+    centring and probe columns, the one-shot eigendecomposition is truncated to the smallest rank whose
+    estimated error is within one standard error of the least when ``error_controlled``
+    (:func:`parsimonious_rank`). Returns the representation and the number of eigenpairs of
     ``K_ZZ`` above the ``rcond`` cutoff (before the validated truncation).
     """
     if center and columns.n < 2:
@@ -260,6 +405,10 @@ def one_shot(columns, indices, rng, *, y=None, rank=None, rcond=None, landmark_r
     gram = moments.scatter if center else moments.gram
     values, W = eigen_from_gram(R.T @ gram @ R, factor.signature, rank=rank)
     extension = R @ W
+    truncate = error_controlled and landmark_rank == "validated" and rank is None
+    if truncate and not center and probes.size:
+        kept = parsimonious_rank(*truncation_errors(values, extension, moments, K_ZZ, K_ZV, columns.n))
+        values, W, extension = values[:kept], W[:, :kept], extension[:, :kept]
     core = (R * factor.signature) @ R.T if center else (extension * values) @ extension.T
     representation = NystroemRepresentation(
         values,
@@ -269,13 +418,16 @@ def one_shot(columns, indices, rng, *, y=None, rank=None, rcond=None, landmark_r
         factor=factor,
         W=W,
         column_means=moments.mean if center else None,
+        gram=gram,
+        row_sum=np.zeros(indices.size) if center else columns.n * moments.mean,
         targets=y if y is None or hasattr(y, "dask") else np.asarray(y, dtype=np.float64),
         approximation_error=probe_error(core, moments, K_ZZ, K_ZV, columns.n),
         n_probes=probes.size,
         working_memory=working_memory,
     )
     if y is not None:
-        representation._projection = representation._projection_of(moments.moment, representation._targets)
+        moment = representation._centred_moment(moments.moment, representation._targets)
+        representation._projection = W.T @ (R.T @ moment)
     return representation, full_rank
 
 
@@ -288,10 +440,13 @@ def _warn_poor(representation, n_components, full_rank, landmarks, landmark_rank
         advice.append("a lower rank of the landmark block (landmark_rank='validated')")
     if rank is not None:
         advice.append(f"another rank than rank={rank}")
+    elif representation.values.size < kept:  # the error-controlled truncation chose the rank
+        advice.append(f"a larger rank (rank > {representation.values.size})")
     warnings.warn(
         "The Nyström approximation is poor: its relative Frobenius error ‖K − K̃‖/‖K‖ is estimated at "
         f"{representation.approximation_error:.3g} from {representation.n_probes} held-out kernel columns "
-        f"(it keeps {kept} of the {full_rank} eigenpairs of K_ZZ). Use " + ", ".join(advice) + ".",
+        f"(it keeps {kept} of the {full_rank} eigenpairs of K_ZZ; rank {representation.values.size}). "
+        "Use " + ", ".join(advice) + ".",
         UserWarning,
         stacklevel=3,
     )

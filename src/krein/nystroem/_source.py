@@ -49,7 +49,7 @@ class ChunkMoments(NamedTuple):
     ``KᵀK = scatter + count · mean meanᵀ`` and, without cancellation, that of the column-centred
     ``H K`` (the centred kernel of Oglic & Gärtner 2018, Sec. 5). ``moment = Kᵀ y`` (raw). With probe
     columns ``V`` (held-out columns for the error estimate), ``probe_cross = K_XVᵀ K`` and
-    ``probe_square = ‖K_XV‖²_F``. Entries not requested are ``None``.
+    ``probe_square`` the squared norms of the columns of ``K_XV`` (m',). Entries not requested are ``None``.
     """
 
     count: int
@@ -57,7 +57,7 @@ class ChunkMoments(NamedTuple):
     scatter: np.ndarray | None
     moment: np.ndarray | None
     probe_cross: np.ndarray | None
-    probe_square: float | None
+    probe_square: np.ndarray | None
 
     @property
     def gram(self):
@@ -123,7 +123,7 @@ def chunk_moments(
         if probes is not None:
             probe_block = X_chunk[rows][:, probes] if precomputed else kernel(X_chunk[rows], probes)
             cross = probe_block.T @ block
-            square = float(np.einsum("ij,ij->", probe_block, probe_block))
+            square = np.einsum("ij,ij->j", probe_block, probe_block)
         total = combine_moments(total, ChunkMoments(block.shape[0], mean, scatter, moment, cross, square))
     return total
 

@@ -6,20 +6,16 @@ import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted
 
-from .._base import KernelEstimatorMixin
-from .._validation import check_test_kernel
-from ..kernels import Kernel, make_kernel
-from ._landmarks import LANDMARK_METHODS, clamp_n_components
-from ._representation import LANDMARK_RANKS, nystroem_representation
+from ._estimator import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
 
 __all__ = ["IndefiniteNystroem"]
 
 
 class IndefiniteNystroem(
-    KernelEstimatorMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
+    SpectralEstimatorMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
 ):
     """Signed Nyström approximation of an indefinite kernel: features Φ and a signature s.
 
@@ -28,12 +24,14 @@ class IndefiniteNystroem(
     unseen) to ``φ(x) = k_x N`` with the same fitted map ``N``, so that ``k̃(x, x') = φ(x) diag(s) φ(x')ᵀ``
     — the Kreĭn-space projection onto the span of the landmark functionals, out of sample included.
 
-    * ``rank=None``: ``N = U_Z |D|^{-1/2}`` and ``s = sign(D)`` from ``K_ZZ = U_Z D U_Zᵀ`` (Eq. 3;
-      r ≤ m features), over the eigenpairs of ``K_ZZ`` kept by ``landmark_rank``: by default the
-      number of leading ones (largest ``|d|``) that minimizes the error estimated on held-out kernel
-      columns (:mod:`krein.nystroem._error`: the near-zero eigenvalues of the landmark block of an
-      indefinite kernel are not noise, and inverting them can make ``K̃`` worse than zero);
-      ``landmark_rank="full"`` is the paper's plain Eq. (3), dropping only ``|d| ≤ rcond · max|d|``.
+    * ``rank=None``, ``landmark_rank="full"``: the paper's plain Eq. (3), ``N = U_Z |D|^{-1/2}`` and
+      ``s = sign(D)`` from ``K_ZZ = U_Z D U_Zᵀ`` over the eigenpairs with ``|d| > rcond · max|d|``.
+    * ``rank=None``, ``landmark_rank="validated"`` (default): the pseudo-inverse of ``K_ZZ`` truncated to
+      the number of leading eigenpairs that minimizes the error estimated on held-out kernel columns
+      (the near-zero eigenvalues of the landmark block of an indefinite kernel are not noise, and
+      inverting them can make ``K̃`` worse than zero), then its one-shot eigendecomposition truncated
+      to the smallest rank whose estimated error is within one standard error (over the held-out
+      columns) of the least (:mod:`krein.nystroem._error`; features as for ``rank=k``).
     * ``rank=k``: the one-shot eigendecomposition ``K̃ = Ũ Λ Ũᵀ`` of Sec. 2.2 on the training data,
       truncated to the k eigenvalues of largest magnitude (the best rank-k approximation of ``K̃``);
       ``N = E |Λ|^{1/2}`` with ``Ũ = K_XZ E`` and ``s = sign(Λ)``.
@@ -49,7 +47,7 @@ class IndefiniteNystroem(
     n_components : int, default=100
         Number of landmarks m (reduced to n_samples, with a warning, if larger).
     rank : int, default=None
-        Rank of the approximation (one-shot eigendecomposition); None for plain Eq. (3).
+        Rank of the approximation (one-shot eigendecomposition); None: chosen by ``landmark_rank``.
     landmarks : {"uniform", "leverage", "kmeans++"}, default="uniform"
         Landmark sampler (Sec. 2.3).
     sketch_size : int, default=None
@@ -58,7 +56,14 @@ class IndefiniteNystroem(
         Relative cutoff of the landmark block's eigenvalues (default ``m · ε``).
     landmark_rank : {"validated", "full"}, default="validated"
         Eigenpairs of ``K_ZZ`` kept: the validated truncation, or all above ``rcond`` (Eq. 3).
+    center : bool, default=False
+        Approximate the centred kernel ``H K̃ H`` (``H = I − 11ᵀ/n``): features ``(k_x − k̄) N`` with the
+        column means ``k̄`` of ``K_XZ`` from the streamed pass.
     random_state : int, RandomState or None, default=None
+    working_memory : float or None, default=None
+        MiB per block of landmark kernel columns in the streamed fit (None: scikit-learn's
+        ``working_memory``); with a value, ``transform`` works in blocks of that size. A dask ``X`` is
+        reduced one task per row chunk at fit, and ``transform`` of a dask ``X`` is lazy.
 
     Attributes
     ----------
@@ -71,8 +76,8 @@ class IndefiniteNystroem(
     signature_ : ndarray of shape (r,)
         ±1 per feature: ``K̃ = Φ diag(signature_) Φᵀ``.
     eigenvalues_ : ndarray of shape (r,)
-        Signed eigenvalues Λ of the one-shot eigendecomposition (``rank`` given), else the kept
-        eigenvalues of ``K_ZZ``.
+        Signed eigenvalues Λ of the one-shot eigendecomposition, or the kept eigenvalues of ``K_ZZ``
+        (``rank=None`` with ``landmark_rank="full"``).
     approximation_error_ : float
         Estimated ``‖K − K̃‖_F / ‖K‖_F`` on the training data, from the landmark columns and 64
         held-out kernel columns (:func:`krein.nystroem.probe_error`; O(n m) beyond the fit). Above
@@ -82,14 +87,11 @@ class IndefiniteNystroem(
     """
 
     _parameter_constraints = {
-        "kernel": [Kernel, str],
+        **SPECTRAL_PARAMETERS,
         "n_components": [Interval(numbers.Integral, 1, None, closed="left")],
         "rank": [Interval(numbers.Integral, 1, None, closed="left"), None],
-        "landmarks": [StrOptions(set(LANDMARK_METHODS))],
         "sketch_size": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "rcond": [Interval(numbers.Real, 0, None, closed="left"), None],
-        "landmark_rank": [StrOptions(set(LANDMARK_RANKS))],
-        "random_state": ["random_state"],
     }
 
     def __init__(
@@ -102,7 +104,9 @@ class IndefiniteNystroem(
         sketch_size=None,
         rcond=None,
         landmark_rank="validated",
+        center=False,
         random_state=None,
+        working_memory=None,
     ):
         self.kernel = kernel
         self.n_components = n_components
@@ -111,26 +115,23 @@ class IndefiniteNystroem(
         self.sketch_size = sketch_size
         self.rcond = rcond
         self.landmark_rank = landmark_rank
+        self.center = center
         self.random_state = random_state
+        self.working_memory = working_memory
 
     def fit(self, X, y=None):
         """Choose landmarks and compute the feature map from the training data ``X``."""
         self._validate_params()
-        self.kernel_ = make_kernel(self.kernel)
-        X = validate_data(self, X, reset=True, dtype=np.float64)
-        n_components = clamp_n_components(self.n_components, X.shape[0], stacklevel=2)
-        representation, indices = nystroem_representation(
-            self.kernel_,
-            X,
-            n_components=n_components,
-            landmarks=self.landmarks,
-            rank=self.rank,
-            sketch_size=self.sketch_size,
-            rcond=self.rcond,
-            landmark_rank=self.landmark_rank,
-            random_state=self.random_state,
-        )
-        if self.rank is None:
+        producer = {
+            "rank": self.rank,
+            "sketch_size": self.sketch_size,
+            "rcond": self.rcond,
+            "warn_poor": True,
+            "error_controlled": True,
+        }
+        representation, _ = self._fit_representation(X, producer=producer)
+        indices = self.landmark_indices_
+        if self.rank is None and self.landmark_rank == "full":
             factor = representation.landmark_factor
             self.normalization_ = factor.right
             self.signature_ = factor.signature
@@ -142,9 +143,7 @@ class IndefiniteNystroem(
             self.eigenvalues_ = values
         self.approximation_error_ = representation.approximation_error
         self.component_indices_ = indices
-        self.components_ = indices if self.kernel_ == "precomputed" else X[indices]
-        if self.kernel_ != "precomputed":
-            self.X_fit_ = self.components_
+        self.components_ = representation.points
         return self
 
     @property
@@ -152,24 +151,23 @@ class IndefiniteNystroem(
         return self.normalization_.shape[1]
 
     def transform(self, X):
-        """Features ``Φ = K(X, Z) N`` with ``K̃(X, X') = Φ diag(signature_) Φ'ᵀ``.
+        """Features ``Φ = (K(X, Z) − k̄) N``, ``K̃(X, X') = Φ diag(signature_) Φ'ᵀ`` (``k̄ = 0`` uncentred).
 
         Parameters
         ----------
-        X : array-like of shape (t, n_features), or (t, n_train) test-versus-train kernel if
-            precomputed.
+        X : array-like or dask array of shape (t, n_features), or (t, n_train) test-versus-train
+            kernel if precomputed.
 
         Returns
         -------
         ndarray of shape (t, r)
         """
         check_is_fitted(self)
-        if self.kernel_ == "precomputed":
-            X = validate_data(self, X, reset=False, dtype=np.float64)
-            rows = check_test_kernel(X, self.n_features_in_, name="X")[:, self.components_]
-        else:
-            rows = self._test_kernel(X)
-        return rows @ self.normalization_
+        N = self.normalization_
+        offset = self.representation_.offset(N)
+        return self.representation_.evaluate(
+            self._validate_test(X), N, offset, working_memory=self.working_memory, owner=type(self).__name__
+        )
 
     def approximate_kernel(self, X, Y=None):
         """The approximation ``K̃(X, Y) = Φ_X diag(s) Φ_Yᵀ`` (``Y = X`` when None)."""

@@ -11,7 +11,8 @@
 - :func:`projected_gradient` — the one projected-gradient loop, with the step rules the papers use
   (backtracking, diminishing, spectral / Barzilai–Borwein, accelerated).
 - :func:`squared_hinge_newton` — the finite Newton method of Keerthi & DeCoste for the squared hinge
-  loss with per-coordinate ridge penalties (the Kreĭn squared-hinge SVM, Oglic & Gärtner 2019).
+  loss with per-coordinate ridge penalties (the Kreĭn squared-hinge SVM, Oglic & Gärtner 2019), and
+  :func:`streamed_squared_hinge_newton`, the same on a streamed Nyström representation.
 - :func:`concave_convex_procedure` with :class:`DCObjective` — CCCP and CCICP (Liu et al. 2019).
 - :func:`accpm_maximize` — the analytic-center cutting-plane method (Luss & d'Aspremont, Sec. 3.3).
 - :func:`exchange_maximize` — the exchange method for the semi-infinite QCLP (Sec. 3.4).
@@ -33,7 +34,7 @@ from ._rank_one import (
     smoothed_square,
 )
 from ._secular import SecularSolution, solve_sphere_quadratic
-from ._squared_hinge import squared_hinge_newton
+from ._squared_hinge import squared_hinge_newton, streamed_squared_hinge_newton
 
 __all__ = [
     "CCCPResult",
@@ -55,4 +56,5 @@ __all__ = [
     "smoothed_square",
     "solve_sphere_quadratic",
     "squared_hinge_newton",
+    "streamed_squared_hinge_newton",
 ]

@@ -7,6 +7,15 @@ exact line search along ``w̄ − w`` (the derivative of the objective along the
 piecewise linear, so its root is found by sorting breakpoints). It terminates finitely, at the
 global minimum, when the active set no longer changes. The Kreĭn squared-hinge SVM of Oglic & Gärtner
 (2019, Sec. 2.5) runs it on the features ``Φ = Ũ |Λ|^{1/2} sign(Λ)`` with ``ρ = λ±``.
+
+**Streamed** (:func:`streamed_squared_hinge_newton`): the same iterations on the features ``Φ = Ũ T``
+of a streamed Nyström representation (``Ũ`` the n×r one-shot eigenvectors, never formed), with
+what the method needs from the data reduced in landmark space: ``Φ_Iᵀ Φ_I = Tᵀ Eᵀ (G − G_out) E T``
+with ``G = Σᵢ kᵢkᵢᵀ`` over all centred landmark rows ``kᵢ = K(xᵢ, Z) − k̄`` (kept by the representation
+from its fitting pass) and ``G_out`` the same sum over the points outside ``I``, updated by the rows
+of the points that leave or enter ``I`` (at the start every point is active and ``G_out = 0``);
+``Φ_Iᵀ1`` and ``Φ_Iᵀy_I`` likewise; the outputs ``Φ d`` along a direction by one streamed pass per
+iteration. Memory beyond the data is O(n + m²).
 """
 
 from __future__ import annotations
@@ -14,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 
-__all__ = ["squared_hinge_newton"]
+__all__ = ["squared_hinge_newton", "streamed_squared_hinge_newton"]
 
 
 def _line_search(a, c, wRd, dRd, n):
@@ -67,8 +76,25 @@ def squared_hinge_newton(features, y, penalties, *, fit_intercept=True, tol=1e-1
     """
     n = features.shape[0]
     design = np.hstack([features, np.ones((n, 1))]) if fit_intercept else features
+
+    def normal_equations(active):
+        D = design[active]
+        return D.T @ D, D.T @ y[active]
+
+    return _finite_newton(
+        normal_equations, lambda direction: design @ direction, y, penalties, fit_intercept, tol, max_iter
+    )
+
+
+def _finite_newton(normal_equations, outputs_along, y, penalties, fit_intercept, tol, max_iter):
+    """The iterations of :func:`squared_hinge_newton`, given how to reach the data.
+
+    ``normal_equations(active)`` returns ``(Φ̂_Iᵀ Φ̂_I, Φ̂_Iᵀ y_I)`` for the active set ``I`` (a boolean
+    mask) and ``outputs_along(d)`` the outputs ``Φ̂ d`` of all points along a direction ``d``.
+    """
+    n = y.size
     R = np.append(penalties, 0.0) if fit_intercept else penalties
-    w = np.zeros(design.shape[1])
+    w = np.zeros(R.size)
     outputs = np.zeros(n)
 
     def objective(out, weights):
@@ -79,15 +105,14 @@ def squared_hinge_newton(features, y, penalties, *, fit_intercept=True, tol=1e-1
     while n_iter < max_iter:
         n_iter += 1
         active = y * outputs < 1
-        D = design[active]
-        system = D.T @ D
+        system, rhs = normal_equations(active)
         system[np.diag_indices_from(system)] += n * R
         try:
-            target = scipy.linalg.solve(system, D.T @ y[active], assume_a="pos", check_finite=False)
+            target = scipy.linalg.solve(system, rhs, assume_a="pos", check_finite=False)
         except (np.linalg.LinAlgError, scipy.linalg.LinAlgError):
-            target = scipy.linalg.lstsq(system, D.T @ y[active], check_finite=False)[0]
+            target = scipy.linalg.lstsq(system, rhs, check_finite=False)[0]
         direction = target - w
-        delta = design @ direction
+        delta = outputs_along(direction)
         step = _line_search(
             1.0 - y * outputs, y * delta, np.dot(R * w, direction), np.dot(R * direction, direction), n
         )
@@ -103,3 +128,55 @@ def squared_hinge_newton(features, y, penalties, *, fit_intercept=True, tol=1e-1
     if fit_intercept:
         return w[:-1], float(w[-1]), n_iter
     return w, 0.0, n_iter
+
+
+def streamed_squared_hinge_newton(
+    representation, T, y, penalties, *, fit_intercept=True, tol=1e-10, max_iter=100
+):
+    """Minimize ``Σ max(0, 1 − yᵢ(Φᵢ w + b))² + n Σⱼ ρⱼ wⱼ²`` for ``Φ = Ũ T`` without forming ``Φ``.
+
+    Parameters
+    ----------
+    representation : krein.nystroem.NystroemRepresentation
+        With ``gram``, ``row_sum``, ``landmark_sums``, ``landmark_moment`` and ``training_outputs``.
+    T : ndarray of shape (r, r)
+    y : ndarray of shape (n,)
+        Labels ±1.
+    penalties, fit_intercept, tol, max_iter : as :func:`squared_hinge_newton`.
+
+    Returns
+    -------
+    w : ndarray of shape (r,)
+    b : float
+    n_iter : int
+    """
+    E = representation.extension @ T  # landmark space → features: Φᵢ = kᵢ E T
+    # over all points: Σ kᵢkᵢᵀ, Σ kᵢ, Σ yᵢ kᵢ (the last by one pass, as Ũᵀy = Eᵀ Σ yᵢ kᵢ); then the
+    # same sums over the points outside the active set, updated by the points whose status changes
+    totals = (representation.gram, representation.row_sum, representation.landmark_moment(y), y.size, y.sum())
+    outside = [np.zeros_like(totals[0]), np.zeros_like(totals[1]), np.zeros_like(totals[1]), 0, 0.0]
+    previous = [np.ones(y.size, dtype=bool)]  # at the start every point is active
+
+    def normal_equations(active):
+        left, entered = np.flatnonzero(previous[0] & ~active), np.flatnonzero(~previous[0] & active)
+        for indices, sign in ((left, 1.0), (entered, -1.0)):
+            if indices.size:
+                sums = (*representation.landmark_sums(indices, y), indices.size, y[indices].sum())
+                for k, change in enumerate(sums):
+                    outside[k] = outside[k] + sign * change
+        previous[0] = active
+        gram, row_sum, moment, count, y_sum = (
+            total - out for total, out in zip(totals, outside, strict=True)
+        )
+        system, rhs = E.T @ gram @ E, E.T @ moment
+        if fit_intercept:
+            column = E.T @ row_sum
+            system = np.block([[system, column[:, None]], [column[None, :], np.array([[count]])]])
+            rhs = np.append(rhs, y_sum)
+        return system, rhs
+
+    def outputs_along(direction):
+        delta = representation.training_outputs(T @ direction[: T.shape[1]])
+        return delta + direction[-1] if fit_intercept else delta
+
+    return _finite_newton(normal_equations, outputs_along, y, penalties, fit_intercept, tol, max_iter)

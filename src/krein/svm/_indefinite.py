@@ -201,8 +201,9 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
         Penalty on ``‖K − K₀‖²_F``.
     solver : {"projected_gradient", "accpm", "exchange"}, default="projected_gradient"
         Algorithm 1 (O(n²) per iteration by rank-one eigen-updates), Algorithm 2 (ACCPM) or
-        Algorithm 3 (exchange method of Chen & Ye; its QCLPs go to cvxpy, see
-        :func:`krein.optimize.exchange_maximize`).
+        Algorithm 3 (exchange method of Chen & Ye: a sequence of QCLPs (13) on cutting kernels, each
+        solved by an interior-point method, see :func:`krein.optimize.exchange_maximize`; many cuts at
+        small ρ, few at large ρ).
     max_iter : int, default=1000
     tol : float, default=1e-3
         Relative duality-gap tolerance (Sec. 2.4; the gap is certified at every iterate).

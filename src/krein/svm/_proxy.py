@@ -421,7 +421,7 @@ def solve_proxy_problem(
 
         _, _, n_iter = exchange_maximize(
             problem.linear, problem.z_matrix(), problem.signs, problem.upper, problem.rhs,
-            problem.exchange_constraint, max_iter=max_iter, tol=tol, callback=exchange_callback,
+            problem.exchange_constraint, problem.gap, max_iter=max_iter, tol=tol, callback=exchange_callback,
         )  # fmt: skip
         converged = certificate.history[-1] <= tol
     else:  # pragma: no cover - validated by the estimators

@@ -25,24 +25,22 @@ of the eigenvalues of ``K_ZZ``. With ``z = C u`` (``u`` the coordinates of the t
 from __future__ import annotations
 
 import numbers
+from functools import partial
 
 import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._base import KernelEstimatorMixin, decision_to_labels, one_vs_rest_targets
-from .._validation import check_test_kernel
-from ..kernels import Kernel, make_kernel
-from ..nystroem import LANDMARK_METHODS, clamp_n_components, nystroem_representation
-from ..optimize import squared_hinge_newton
-from ..spectral import SpectralRepresentation
+from .._base import one_vs_rest_targets
+from ..nystroem import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
+from ..optimize import squared_hinge_newton, streamed_squared_hinge_newton
+from ..spectral import is_dask_array
 
 __all__ = ["KreinSquaredHingeSVC"]
 
 
-class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
+class KreinSquaredHingeSVC(SpectralEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Kreĭn squared-hinge SVM (KREĬN SH-SVM), exact or low-rank (Oglic & Gärtner 2019, Sec. 2.5).
 
     Parameters
@@ -50,6 +48,9 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
     kernel : Kernel, str or "precomputed", default="gaussian"
     lambda_plus, lambda_minus : float, default=1e-3
         Regularization of the positive and negative decomposition components ``λ₊``, ``λ₋``.
+    center : bool, default=False
+        Fit on the centred kernel ``HKH`` (``H K̃ H`` with ``n_components``); test rows are centred
+        consistently, the correction folded into ``intercept_``. False is the paper's model.
     n_components : int, default=None
         Number of Nyström landmarks m; None uses the exact eigendecomposition of the training kernel.
         More than the training points warns and uses every point as a landmark.
@@ -74,6 +75,10 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
         Newton iterations per one-vs-rest task.
     random_state : int, RandomState or None, default=None
         Landmark sampling.
+    working_memory : float or None, default=None
+        Only with ``n_components``: MiB per block of landmark kernel columns in the streamed one-shot
+        eigendecomposition (None: scikit-learn's ``working_memory``); with a value, predictions are
+        computed in blocks of that size. A dask ``X`` is reduced one task per row chunk.
 
     Attributes
     ----------
@@ -90,18 +95,14 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
     """
 
     _parameter_constraints = {
-        "kernel": [Kernel, str],
+        **SPECTRAL_PARAMETERS,
         "lambda_plus": [Interval(numbers.Real, 0, None, closed="neither")],
         "lambda_minus": [Interval(numbers.Real, 0, None, closed="neither")],
-        "n_components": [Interval(numbers.Integral, 1, None, closed="left"), None],
-        "landmarks": [StrOptions(set(LANDMARK_METHODS))],
         "nystroem_split": [StrOptions({"approximation", "landmarks"})],
-        "landmark_rank": [StrOptions({"validated", "full"})],
         "rank": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "fit_intercept": ["boolean"],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
-        "random_state": ["random_state"],
     }
 
     def __init__(
@@ -110,6 +111,7 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
         *,
         lambda_plus=1e-3,
         lambda_minus=1e-3,
+        center=False,
         n_components=None,
         landmarks="uniform",
         nystroem_split="approximation",
@@ -119,10 +121,12 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
         tol=1e-10,
         max_iter=100,
         random_state=None,
+        working_memory=None,
     ):
         self.kernel = kernel
         self.lambda_plus = lambda_plus
         self.lambda_minus = lambda_minus
+        self.center = center
         self.n_components = n_components
         self.landmarks = landmarks
         self.nystroem_split = nystroem_split
@@ -132,29 +136,7 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
         self.tol = tol
         self.max_iter = max_iter
         self.random_state = random_state
-
-    def _representation(self, X, y):
-        if self.n_components is None:
-            K, y = self._fit_kernel(X, y)
-            self.landmark_indices_ = None
-            return SpectralRepresentation.exact(K), y
-        self.kernel_ = make_kernel(self.kernel)
-        X, y = validate_data(self, X, y, reset=True, dtype=np.float64)
-        n_components = clamp_n_components(self.n_components, X.shape[0], stacklevel=3)
-        representation, indices = nystroem_representation(
-            self.kernel_,
-            X,
-            n_components=n_components,
-            landmarks=self.landmarks,
-            landmark_rank=self.landmark_rank,
-            warn_poor=False,
-            rank=self.rank,
-            random_state=self.random_state,
-        )
-        self.landmark_indices_ = indices
-        if self.kernel_ != "precomputed":
-            self.X_fit_ = X[indices]
-        return representation, y
+        self.working_memory = working_memory
 
     def fit(self, X, y):
         """Fit one squared-hinge problem per one-vs-rest task.
@@ -165,8 +147,9 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
         y : array-like of shape (n,)
         """
         self._validate_params()
-        representation, y = self._representation(X, y)
-        self.classes_, Y = one_vs_rest_targets(y)
+        representation, y = self._fit_representation(X, y, producer={"rank": self.rank})
+        self.classes_, Y = one_vs_rest_targets(y.compute() if is_dask_array(y) else y)
+        streams = getattr(representation, "streams", False)  # Ũ is never formed: streamed Newton
         values = representation.values
         landmark_split = self.n_components is not None and self.nystroem_split == "landmarks"
         if landmark_split:  # features Ũ V ω^{-1/2} with unit penalties (module docstring)
@@ -175,19 +158,23 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
             Q = C.T @ (np.where(signature > 0, self.lambda_plus, self.lambda_minus)[:, None] * C)
             omega, V = scipy.linalg.eigh(0.5 * (Q + Q.T), driver="evd", check_finite=False)
             to_eigen = V / np.sqrt(omega)  # u = to_eigen @ coef
-            features = representation.vectors @ to_eigen
+            features = None if streams else representation.vectors @ to_eigen
             penalties = np.ones(values.size)
         else:
             scale = np.sqrt(np.abs(values))
             to_eigen = scale * np.sign(values)  # diagonal
-            features = representation.vectors * to_eigen
+            features = None if streams else representation.vectors * to_eigen
             penalties = np.where(values > 0, self.lambda_plus, self.lambda_minus)
         coef = np.empty((values.size, Y.shape[1]))
         self.intercept_ = np.empty(Y.shape[1])
         self.n_iter_ = np.empty(Y.shape[1], dtype=int)
+        solver = squared_hinge_newton
+        if streams:
+            T = to_eigen if landmark_split else np.diag(to_eigen)
+            solver = partial(streamed_squared_hinge_newton, representation, T)
         for task in range(Y.shape[1]):
-            coef[:, task], self.intercept_[task], self.n_iter_[task] = squared_hinge_newton(
-                features,
+            coef[:, task], self.intercept_[task], self.n_iter_[task] = solver(
+                *(() if streams else (features,)),
                 Y[:, task],
                 penalties,
                 fit_intercept=self.fit_intercept,
@@ -196,23 +183,15 @@ class KreinSquaredHingeSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator)
             )
         u = to_eigen @ coef if landmark_split else to_eigen[:, None] * coef
         self.coef_ = C @ u if landmark_split else coef
-        self.representation_ = representation
         self.dual_coef_ = representation.dual_coef(u / values[:, None]).T
+        self.intercept_ += representation.offset(self.dual_coef_.T)
         return self
 
     def decision_function(self, X):
         """``f(x) = K(x, P) β + b``; one column per task (a vector for binary problems)."""
-        check_is_fitted(self)
-        if self.kernel_ == "precomputed":
-            X = validate_data(self, X, reset=False, dtype=np.float64)
-            rows = check_test_kernel(X, self.n_features_in_, name="X")
-            if self.landmark_indices_ is not None:
-                rows = rows[:, self.landmark_indices_]
-        else:
-            rows = self._test_kernel(X)
-        scores = rows @ self.dual_coef_.T + self.intercept_
-        return scores.ravel() if scores.shape[1] == 1 else scores
+        scores = self._evaluate(X)
+        return scores[:, 0] if scores.shape[1] == 1 else scores
 
     def predict(self, X):
         """Class labels (one-vs-rest)."""
-        return decision_to_labels(self.decision_function(X), self.classes_)
+        return self._labels(self.decision_function(X))

@@ -1,0 +1,302 @@
+"""The Kreĭn least squares model: representation → :class:`SpectralProblem` → coefficients → predictions.
+
+One fit path serves the four public estimators (:mod:`krein.least_squares._estimators`) and the
+hypergradient protocol (:mod:`krein.least_squares._hypergradient`): the training targets are encoded
+(:mod:`._targets`) and centred, the spectral representation of the (centred) training kernel is fitted
+exact or Nyström, streamed or on Dask (:class:`~krein.nystroem.SpectralEstimatorMixin`), and
+the solver of the estimator (ridge, or the variance constraint) gives the eigen-coordinates (†) of
+:mod:`krein.least_squares._spectral`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from numbers import Real
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from ..nystroem import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
+from ..spectral import indefiniteness, is_dask_array
+from ._spectral import SpectralProblem
+from ._targets import encode_balanced, encode_values
+
+__all__ = []
+
+#: Parameters that :meth:`fit_path` may vary (they do not change the kernel matrix).
+_PATH_PARAMETERS = {"lambda_plus", "lambda_minus", "radius", "regularization"}
+
+
+def _compute(value):
+    """``value.compute()`` for a dask value, ``value`` otherwise."""
+    return value.compute() if is_dask_array(value) else value
+
+
+class _KreinLeastSquares(SpectralEstimatorMixin):
+    """Shared machinery: kernel → spectral representation → coefficients → predictions."""
+
+    _parameter_constraints = {
+        **SPECTRAL_PARAMETERS,
+        "lambda_plus": [Interval(Real, 0, None, closed="neither")],
+        "lambda_minus": [Interval(Real, 0, None, closed="neither")],
+        "nystroem_split": [StrOptions({"approximation", "landmarks"})],
+    }
+
+    #: Whether the model carries the variance constraint (a radius r).
+    _constrained = False
+    #: ``encode(y) -> (Y, TargetEncoding)``: :func:`encode_values` or :func:`encode_balanced`.
+    _encode = staticmethod(encode_values)
+    #: ``validate_data`` arguments for ``y``.
+    _validate_y = {}
+
+    def _centred_targets(self, y):
+        """Encoded targets ``Y`` (n×t) minus their means (zeros without centring), and the means.
+
+        Sets ``_encoding`` (and ``classes_`` for classifiers); one lazy pass over dask targets.
+        """
+        Y, self._encoding = self._encode(y)
+        if self._encoding.classes is not None:
+            self.classes_ = self._encoding.classes
+        means = _compute(Y.mean(axis=0)) if self.center else np.zeros(Y.shape[1])
+        return Y - means, means
+
+    @property
+    def _single_output(self):
+        return self._encoding.single_output
+
+    def _fit_problem(self, X, y):
+        """Validate, build the spectral representation and return a :class:`SpectralProblem`."""
+        self._validate_params()
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
+        means = {}
+
+        def targets(y):  # centred in the streamed pass of the Nyström producer
+            Y, means["targets"] = self._centred_targets(y)
+            return Y
+
+        representation, Y = self._fit_representation(X, y, targets=targets, **self._validate_y)
+        self.eigenvalues_ = representation.values
+        self.indefiniteness_ = indefiniteness(representation.values)
+        split = "approximation" if self.n_components is None else self.nystroem_split
+        return SpectralProblem(representation, Y, means["targets"], split)
+
+    def _solve(self, problem, warn=True):
+        raise NotImplementedError
+
+    def _set_solution(self, problem):
+        solution = self._solve(problem)
+        alpha, intercept = problem.dual_coef(solution)
+        self.dual_coef_ = alpha[:, 0] if self._single_output else alpha.T
+        self.intercept_ = float(intercept[0]) if self._single_output else intercept
+        return solution
+
+    def fit(self, X, y):
+        """Fit the model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
+            Training inputs, or the training kernel matrix if ``kernel="precomputed"``; a dask array
+            with ``n_components`` (streamed fit).
+        y : array-like of shape (n_samples,) (or (n_samples, n_targets) for regressors)
+
+        Returns
+        -------
+        self
+        """
+        self._set_solution(self._fit_problem(X, y))
+        return self
+
+    def fit_path(self, X, y, params):
+        """Fit one model per parameter setting, sharing one eigendecomposition of the kernel.
+
+        Parameters
+        ----------
+        X, y : as in :meth:`fit`
+        params : iterable of dict
+            Settings of ``lambda_plus``, ``lambda_minus``, ``radius`` and/or ``regularization``
+            (parameters that leave the kernel matrix unchanged), e.g. a
+            :class:`sklearn.model_selection.ParameterGrid`.
+
+        Returns
+        -------
+        list of fitted estimators
+            Clones of this estimator with the settings applied, in the order of ``params``; they
+            share ``representation_`` (read-only). This estimator itself is left as it was (fitted
+            or not).
+        """
+        params = [dict(p) for p in params]
+        for setting in params:
+            unknown = set(setting) - _PATH_PARAMETERS
+            if unknown:
+                raise ValueError(
+                    f"fit_path can only vary {sorted(_PATH_PARAMETERS)} (the kernel matrix must stay the "
+                    f"same); got {sorted(unknown)}."
+                )
+        base = clone(self)  # fitted on a clone: a side call never changes a fitted estimator
+        problem = base._fit_problem(X, y)
+        parameters = base.get_params(deep=False)
+        fitted_state = {k: v for k, v in vars(base).items() if k not in parameters}
+        models = []
+        for setting in params:
+            model = clone(self).set_params(**setting)
+            model._validate_params()
+            model.__dict__.update(fitted_state)
+            model._set_solution(problem)
+            models.append(model)
+        return models
+
+    def _raw_decision(self, X):
+        """``K(X, P) α + b`` through the representation (in memory, in blocks, or lazily on dask)."""
+        return self._evaluate(X)
+
+
+def _check_solution_boundary(estimator, solution):
+    """Warn when μ* ends (numerically) at the end of its interval (Sec. 3.1: ill-posed problem)."""
+    at_boundary = solution.hard_case
+    if np.any(at_boundary):
+        warnings.warn(
+            f"{type(estimator).__name__}: the Lagrange multiplier μ* = {solution.multiplier[at_boundary]} "
+            f"reached the end of its interval (distance {solution.shift[at_boundary]}); the problem is "
+            "ill-posed there (hard case: the targets are orthogonal to the eigenvector bounding the "
+            "interval) and the solution is not unique. Consider another radius or regularization.",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
+class _Ridge:
+    """Kreĭn ridge regression: the unconstrained solution (μ = −1) of (†)."""
+
+    def __init__(
+        self,
+        kernel="gaussian",
+        *,
+        lambda_plus=1e-2,
+        lambda_minus=1e-2,
+        center=True,
+        n_components=None,
+        landmarks="uniform",
+        landmark_rank="full",
+        nystroem_split="approximation",
+        random_state=None,
+        working_memory=None,
+    ):
+        self.kernel = kernel
+        self.lambda_plus = lambda_plus
+        self.lambda_minus = lambda_minus
+        self.center = center
+        self.n_components = n_components
+        self.landmarks = landmarks
+        self.landmark_rank = landmark_rank
+        self.nystroem_split = nystroem_split
+        self.random_state = random_state
+        self.working_memory = working_memory
+
+    def _solve(self, problem, warn=True):
+        return problem.solve(self.lambda_plus, self.lambda_minus)
+
+
+class _VarianceConstrained:
+    """The variance-constrained problem (3)/(4) of Oglic & Gärtner (2018), μ* by the secular equation."""
+
+    _constrained = True
+    _parameter_constraints = {
+        **_KreinLeastSquares._parameter_constraints,
+        "radius": [Interval(Real, 0, None, closed="neither"), None],
+        "regularization": [StrOptions({"decomposition", "krein"})],
+    }
+
+    def __init__(
+        self,
+        kernel="gaussian",
+        *,
+        lambda_plus=1e-2,
+        lambda_minus=1e-2,
+        radius=None,
+        regularization="decomposition",
+        center=True,
+        n_components=None,
+        landmarks="uniform",
+        landmark_rank="full",
+        nystroem_split="approximation",
+        random_state=None,
+        working_memory=None,
+    ):
+        self.kernel = kernel
+        self.lambda_plus = lambda_plus
+        self.lambda_minus = lambda_minus
+        self.radius = radius
+        self.regularization = regularization
+        self.center = center
+        self.n_components = n_components
+        self.landmarks = landmarks
+        self.landmark_rank = landmark_rank
+        self.nystroem_split = nystroem_split
+        self.random_state = random_state
+        self.working_memory = working_memory
+
+    def _solve(self, problem, warn=True):
+        radius = self.radius
+        if radius is None:  # match the spread of the (centred) targets
+            radius = _compute(np.sqrt((problem.targets**2).mean(axis=0)))
+        solution = problem.solve(self.lambda_plus, self.lambda_minus, self.regularization, radius)
+        if warn:
+            _check_solution_boundary(self, solution)
+        single = self._single_output
+        self.multiplier_ = float(solution.multiplier[0]) if single else solution.multiplier
+        self.hard_case_ = bool(solution.hard_case[0]) if single else solution.hard_case
+        self.radius_ = float(solution.radius[0]) if single else solution.radius
+        return solution
+
+
+class _Regressor:
+    """Real targets (one column per output); ``predict`` is the model's value."""
+
+    _validate_y = {"y_numeric": True, "multi_output": True}
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
+
+    def predict(self, X):
+        """Predicted values ``f(x) = Σᵢ αᵢ k(x, pᵢ) + b`` (lazy for a dask ``X``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_test, n_features) or (n_test, n_train) if precomputed
+
+        Returns
+        -------
+        ndarray of shape (n_test,) or (n_test, n_targets)
+        """
+        return self._raw_decision(X)
+
+
+class _Classifier:
+    """Appendix C of Oglic & Gärtner (2018): class-balanced real labels, sign of the prediction."""
+
+    _encode = staticmethod(encode_balanced)
+
+    def decision_function(self, X):
+        """Real-valued predictions on the balanced-label scale (one column per class if multiclass).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_test, n_features) or (n_test, n_train) if precomputed
+
+        Returns
+        -------
+        ndarray of shape (n_test,) or (n_test, n_classes)
+        """
+        return self._raw_decision(X)
+
+    def predict(self, X):
+        """Class labels: the sign of the decision (binary), the largest decision (one-vs-rest).
+
+        Lazy (a dask array) for dask ``X``, as :meth:`decision_function`.
+        """
+        return self._labels(self.decision_function(X))

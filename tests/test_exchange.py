@@ -1,0 +1,143 @@
+"""The exchange method (Algorithm 3 of Luss & d'Aspremont 2009) and its QCLP solver."""
+
+import numpy as np
+import pytest
+from sklearn.svm import SVC
+
+from krein.optimize._exchange import solve_qclp
+from krein.svm import IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR
+from krein.svm._proxy import linear_maximum_gap, solve_proxy_problem
+
+
+def _indefinite(n, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 3))
+    K = np.tanh(0.7 * X @ X.T - 0.3)  # a sigmoid kernel: indefinite
+    y = np.where(X[:, 0] + 0.5 * rng.standard_normal(n) > 0, 1.0, -1.0)
+    return X, y, K
+
+
+def _qclp(n, m, seed=0):
+    """m random PSD cuts of rank 3 for the SVC dual set {yᵀα = 0, 0 ≤ α ≤ C}."""
+    rng = np.random.default_rng(seed)
+    y = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+    kernels = []
+    for _ in range(m):
+        F = rng.standard_normal((n, 3))
+        kernels.append(F @ F.T)
+    Q = np.stack([y[:, None] * K * y[None, :] for K in kernels])
+    constants = rng.uniform(-1.0, 1.0, m)
+    return np.stack(kernels), Q, constants, y
+
+
+def _svm_dual_value(K, y, C):
+    """max_α eᵀα − ½(yα)ᵀK(yα) over {yᵀα = 0, 0 ≤ α ≤ C}, by libsvm (an independent solver)."""
+    svc = SVC(kernel="precomputed", C=C, tol=1e-10).fit(K, y)
+    z = np.zeros(y.size)
+    z[svc.support_] = svc.dual_coef_[0]
+    return float(np.abs(z).sum() - 0.5 * z @ K @ z)
+
+
+def test_qclp_with_one_cut_is_the_svm_dual():
+    kernels, Q, constants, y = _qclp(30, 1)
+    C = 2.0
+
+    def gap(beta, g):
+        return linear_maximum_gap(g, beta, y, np.full(30, C), 0.0)[0]
+
+    solution = solve_qclp(Q, constants, np.ones(30), y, np.full(30, C), 0.0, gap, tol=1e-9)
+    expected = _svm_dual_value(kernels[0], y, C) + constants[0]
+    assert solution.lower <= expected + 1e-7 and expected <= solution.upper + 1e-7
+    assert solution.upper - solution.lower <= 1e-9
+    assert abs(y @ solution.beta) < 1e-10 and np.all((solution.beta >= 0) & (solution.beta <= C))
+
+
+def test_qclp_weights_are_the_dual_minimizer():
+    # Minimax (module docstring): value = min_θ θᵀc + SVM(Σθ_jK_j), attained at the returned θ;
+    # θ is also a minimizer: moving it along the simplex never lowers that function (libsvm values).
+    kernels, Q, constants, y = _qclp(24, 4, seed=1)
+    C, n = 1.0, 24
+
+    def gap(beta, g):
+        return linear_maximum_gap(g, beta, y, np.full(n, C), 0.0)[0]
+
+    solution = solve_qclp(Q, constants, np.ones(n), y, np.full(n, C), 0.0, gap, tol=1e-9)
+    theta = solution.weights
+    assert theta.sum() == pytest.approx(1.0) and np.all(theta >= 0)
+
+    def dual(weights):
+        return weights @ constants + _svm_dual_value(np.tensordot(weights, kernels, axes=1), y, C)
+
+    value = dual(theta)
+    assert solution.lower - 1e-6 <= value <= solution.upper + 1e-6
+    for j in range(4):
+        corner = np.eye(4)[j]
+        assert dual(0.9 * theta + 0.1 * corner) >= value - 1e-6
+
+
+def test_qclp_matches_cvxpy():
+    cp = pytest.importorskip("cvxpy")  # optional independent cross-check (not a dependency)
+    kernels, Q, constants, y = _qclp(20, 3, seed=2)
+    C, n = 1.5, 20
+    beta, t = cp.Variable(n), cp.Variable()
+    cuts = [
+        t <= cp.sum(beta) - 0.5 * cp.quad_form(beta, cp.psd_wrap(Qj)) + c
+        for Qj, c in zip(Q, constants, strict=True)
+    ]
+    problem = cp.Problem(cp.Maximize(t), [y @ beta == 0, beta >= 0, beta <= C, *cuts])
+    problem.solve()
+
+    def gap(b, g):
+        return linear_maximum_gap(g, b, y, np.full(n, C), 0.0)[0]
+
+    solution = solve_qclp(Q, constants, np.ones(n), y, np.full(n, C), 0.0, gap, tol=1e-9)
+    assert solution.lower == pytest.approx(problem.value, rel=1e-5, abs=1e-6)
+
+
+@pytest.mark.parametrize("rho", [0.5, 10.0])
+def test_exchange_agrees_with_projected_gradient_svc(rho):
+    X, y, K = _indefinite(30)
+    model = IndefiniteSVC(kernel="precomputed", C=1.0, rho=rho, tol=1e-8, max_iter=3000)
+    spectrum, tasks = model._prepare(K, y)
+    problem = model._problem(spectrum, tasks[0])
+    reference = solve_proxy_problem(problem, solver="projected_gradient", max_iter=5000, tol=1e-9)
+    exchange = solve_proxy_problem(problem, solver="exchange", max_iter=500, tol=1e-6)
+    assert exchange.converged
+    # certified: exchange's lower bound ≤ optimum ≤ exchange's upper bound (optimum bracketed by PG)
+    assert exchange.value <= reference.upper_bound + 1e-9 * abs(reference.value)
+    assert reference.value <= exchange.upper_bound + 1e-9 * abs(reference.value)
+    scale = max(1.0, abs(reference.value - problem.constant()))
+    assert abs(exchange.value - reference.value) <= 1e-4 * scale
+    fitted = IndefiniteSVC(kernel="precomputed", C=1.0, rho=rho, solver="exchange", tol=1e-6).fit(K, y)
+    assert fitted.objective_ == pytest.approx(exchange.value, rel=1e-12)
+    assert np.mean(fitted.predict(K) == y) > 0.7
+
+
+def test_exchange_agrees_with_projected_gradient_svr_and_one_class():
+    X, y, K = _indefinite(20, seed=3)
+    target = X[:, 0] + 0.1 * X[:, 1]
+    for estimator, fit_args in [
+        (IndefiniteSVR(kernel="precomputed", C=1.0, rho=1.0, epsilon=0.1), (K, target)),
+        (IndefiniteOneClassSVM(kernel="precomputed", rho=1.0, nu=0.3), (K,)),
+    ]:
+        spectrum, tasks = estimator._prepare(*fit_args)
+        problem = estimator._problem(spectrum, tasks[0])
+        reference = solve_proxy_problem(problem, solver="projected_gradient", max_iter=5000, tol=1e-9)
+        exchange = solve_proxy_problem(problem, solver="exchange", max_iter=500, tol=1e-6)
+        assert exchange.converged, type(estimator).__name__
+        assert exchange.value <= reference.upper_bound + 1e-9 * abs(reference.value)
+        assert reference.value <= exchange.upper_bound + 1e-9 * abs(reference.value)
+        scale = max(1.0, abs(reference.value - problem.constant()))
+        assert abs(exchange.value - reference.value) <= 1e-4 * scale, type(estimator).__name__
+
+
+def test_exchange_on_positive_semidefinite_kernel():
+    # PerturbSVM (22): the cuts are K₀ + zⱼzⱼᵀ/4ρ, f has no eigen-decomposition at all.
+    X, y, _ = _indefinite(25, seed=4)
+    K = X @ X.T + 1.0
+    fits = [
+        IndefiniteSVC(kernel="precomputed", C=1.0, rho=1.0, solver=s, tol=1e-7, max_iter=3000).fit(K, y)
+        for s in ["projected_gradient", "exchange"]
+    ]
+    assert fits[1].objective_ == pytest.approx(fits[0].objective_, rel=1e-5)
+    assert fits[1].gap_history_[-1] <= 1e-7
