@@ -10,6 +10,10 @@
   and CCICP-SGD-I on the paper's larger sets (EEG, guide1-t, ijcnn1-tr, madelon; 10 random half/half
   splits), with the paper's Algorithm 1 steps and, for the GD solvers, krein's majorizer steps beside them;
   the low-rank (Nyström) IKLR on EEG and ijcnn1-tr.
+* ``liu2019-table5`` — Table V: Yale B faces (the 10 original people of the shipped Extended Yale B crops)
+  as 9×9 image covariance descriptors under the affine-invariant and log-Euclidean geodesic Gaussian kernels.
+* ``liu2019-table6`` — Table VI: CCICP-GD and CCICP-SGD from α⁽⁰⁾ = 0, 1, −1 and U(0, 1) on monk-1 and
+  guide1-t, with the paper's Algorithm 1 steps and krein's majorizer steps.
 * ``liu2019-spd`` — the analogue of Table V: covariance descriptors of a multichannel time-series set
   under the affine-invariant (indefinite) and log-Euclidean (positive definite) geodesic Gaussian kernels.
 * ``liu2019-figure2`` — Fig. 2: test accuracy, training time and inner steps of CCICP-GD against the
