@@ -409,6 +409,8 @@ def one_shot(
     if truncate and not center and probes.size:
         kept = parsimonious_rank(*truncation_errors(values, extension, moments, K_ZZ, K_ZV, sample))
         values, W, extension = values[:kept], W[:, :kept], extension[:, :kept]
+    signs = _orientation(K_ZZ - moments.mean if center else K_ZZ, extension)
+    W, extension = W * signs, extension * signs
     core = (R * factor.signature) @ R.T if center else (extension * values) @ extension.T
     representation = NystroemRepresentation(
         values,
@@ -429,6 +431,18 @@ def one_shot(
         moment = representation._centred_moment(moments.moment, representation._targets)
         representation._projection = W.T @ (R.T @ moment)
     return representation, full_rank
+
+
+def _orientation(K_ZZ, extension):
+    """Signs that make the largest landmark entry of each eigenvector ``Ũ_Z = K_ZZ E`` positive.
+
+    An eigenvector is defined up to its sign, and which sign ``eigh`` returns can change with
+    rounding (the same points shifted by 1e7 and back); ``Ũ_Z`` is the part of ``Ũ`` the fit has
+    in hand, so fixing its sign makes ``transform`` a function of the data alone.
+    """
+    rows = K_ZZ @ extension
+    largest = rows[np.argmax(np.abs(rows), axis=0), np.arange(rows.shape[1])]
+    return np.where(largest < 0, -1.0, 1.0)
 
 
 def _warn_poor(representation, n_components, full_rank, landmarks, landmark_rank, rank):
