@@ -6,11 +6,16 @@ import pytest
 from krein.experiments import RunContext, get_experiment
 from krein.experiments.liu2019 import (
     TABLE3_METHODS,
+    TABLE4_METHODS,
+    TABLE6_INITS,
+    initialization_runs,
     load_scaled,
+    load_table3,
+    load_table6,
     objective_curves,
-    solver_comparison,
     spd_scores,
     table3_scores,
+    table4_split,
 )
 
 
@@ -30,13 +35,44 @@ def test_splice_is_the_binary_junction_task():
     assert X.min() == 0.0 and X.max() == 1.0
 
 
-def test_solver_comparison_on_a_subset():
-    X, y = load_scaled("banana", max_samples=240)
-    rows = solver_comparison(X, y, n_repetitions=1, max_train=100, grid=(1e-2, 1.0))
-    assert [r["method"] for r in rows] == ["CCCP-GD", "CCICP-GD", "CCICP-SGD"]
-    steps = {r["method"]: r["inner_steps"] for r in rows}
-    assert steps["CCICP-GD"] == 20 and steps["CCCP-GD"] > 20  # ε = 1 stops after one step per subproblem
-    assert all(r["accuracy"] > 0.6 for r in rows)
+def test_table4_split_on_a_subset():
+    X, y = load_table3("guide1-t", max_samples=160)
+    train, test = np.arange(0, 160, 2), np.arange(1, 160, 2)
+    rows = table4_split(X, y, train, test, methods=tuple(TABLE4_METHODS), grid=(1e-2, 1.0))
+    assert [r["method"] for r in rows] == list(TABLE4_METHODS)
+    by = {r["method"]: r for r in rows}
+    # krein's step: ε = 1 stops after one step per subproblem, ε = 1e-4 does not
+    assert by["CCICP-GD (majorizer)"]["inner_steps"] == 20 < by["CCCP-GD (majorizer)"]["inner_steps"]
+    assert by["CCICP-GD (majorizer)"]["accuracy"] > 0.8
+    # one spectrum per split (the exact training kernel), the same for every method
+    assert len({(r["mu_min"], r["mu_max"]) for r in rows if r["accuracy"] is not None}) == 1
+    for row in rows:
+        assert row["accuracy"] is None or 0.0 <= row["accuracy"] <= 1.0
+        assert row["train_seconds"] > 0
+
+
+def test_table4_split_low_rank_is_one_nystroem_per_split():
+    X, y = load_table3("eeg", max_samples=200)
+    train, test = np.arange(0, 200, 2), np.arange(1, 200, 2)
+    methods = ("CCICP-GD (majorizer)", "CCCP-GD (majorizer)")
+    rows = table4_split(X, y, train, test, methods=methods, grid=(1e-2,), n_components=30)
+    assert rows[0]["mu_max"] == rows[1]["mu_max"]  # the same landmarks for both methods
+    exact = table4_split(X, y, train, test, methods=methods, grid=(1e-2,))
+    assert exact[0]["mu_max"] > rows[0]["mu_max"]  # Nyström underestimates the top eigenvalue
+
+
+def test_initialization_runs_on_a_subset():
+    X_train, y_train, X_test, y_test = load_table6("monk-1")
+    rows = initialization_runs(X_train, y_train, X_test, y_test, lam=1e-2, step="majorizer", n_runs=2)
+    assert len(rows) == len(TABLE6_INITS) * 3  # CCICP-GD once and CCICP-SGD twice per α⁽⁰⁾
+    from krein.logistic import IndefiniteLogisticRegression
+
+    default = IndefiniteLogisticRegression(alpha=1e-2).fit(X_train, y_train).score(X_test, y_test)
+    assert (
+        rows[0]["initialization"] == "α⁽⁰⁾ = 0" and rows[0]["accuracy"] == default
+    )  # α⁽⁰⁾ = 0 is the default
+    assert all(0.5 < r["accuracy"] <= 1.0 for r in rows)
+    assert X_train.shape == (124, 6) and X_test.shape == (432, 6)
 
 
 def test_objective_curves_descend():
@@ -62,7 +98,27 @@ def test_spd_protocol_on_a_subset():
     assert np.mean([accuracies[0] for accuracies, _ in scores.values()]) > 0.5
 
 
-@pytest.mark.parametrize("name", ["liu2019-table3", "liu2019-table4", "liu2019-spd", "liu2019-figure3"])
+def test_table5_descriptors_of_yale_b_faces():
+    from krein.experiments.liu2019 import _spd_kernels
+
+    distances, y = _spd_kernels("yaleb", 30, 0, kind="image", classes=(0, 1, 2))
+    assert set(y) == {0, 1, 2} and y.size == 30
+    D = distances["affine_invariant"]
+    assert D.shape == (30, 30) and np.allclose(D, D.T) and np.allclose(np.diag(D), 0.0, atol=1e-6)
+    assert np.all(D[~np.eye(30, dtype=bool)] > 0)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "liu2019-table3",
+        "liu2019-table4",
+        "liu2019-table5",
+        "liu2019-table6",
+        "liu2019-spd",
+        "liu2019-figure3",
+    ],
+)
 def test_experiments_are_registered(name):
     assert get_experiment(name).paper.startswith("Liu et al. 2019")
 

@@ -121,3 +121,37 @@ def test_table3_notes_match_the_run():
         (method,) = {row["method"] for row in partial}
         counted = f"{method}: {sum(row['inside'] == 'yes' for row in partial)} of {len(partial)} cells"
         assert counted in notes and method not in {row["method"] for row in rows}
+
+
+def full_split_lines(cells):
+    """One line per finished full-form split of liu2019-table4 (``full/cells/<data set>--<split>.json``):
+    the training kernel's extreme eigenvalues (of K̃ where low rank) and each method's test accuracy and
+    training time and inner steps (epochs for SGD), or that its iterates overflowed."""
+    lines = []
+    for path in sorted(
+        cells.glob("*.json"), key=lambda p: (p.stem.rsplit("--", 1)[0], int(p.stem.rsplit("--", 1)[1]))
+    ):
+        name, split = path.stem.rsplit("--", 1)
+        parts = []
+        for row in json.loads(path.read_text())["value"]:
+            if row["accuracy"] is None:
+                parts.append(f"{row['method']} overflowed")
+            else:
+                unit = "epochs" if "SGD" in row["method"] else "steps"
+                parts.append(
+                    f"{row['method']} {row['accuracy']:.3f} ({row['train_seconds']:.3g} s, "
+                    f"{row['inner_steps']} {unit})"
+                )
+        spectrum = next(row for row in json.loads(path.read_text())["value"] if row["accuracy"] is not None)
+        mu = f"μ_min = {spectrum['mu_min']:.4g}, μ_max = {spectrum['mu_max']:.4g}"
+        lines.append(f"- {name}, split {split} ({mu}): " + "; ".join(parts))
+    return lines
+
+
+def test_table4_notes_quote_the_full_splits():
+    folder = RESULTS / "liu2019-table4"
+    notes = (folder / "NOTES.md").read_text()
+    stored = [json.loads(p.read_text()) for p in (folder / "full" / "cells").glob("*.json")]
+    assert stored and all(not cell["quick"] for cell in stored)
+    for line in full_split_lines(folder / "full" / "cells"):
+        assert line in notes

@@ -27,7 +27,7 @@ from ..kernels import block_rows
 from ..spectral import SpectralRepresentation
 from ._approximation import eigen_from_gram, landmark_factor
 from ._error import (
-    PROBE_COLUMNS,
+    draw_probes,
     parsimonious_rank,
     probe_error,
     truncation_errors,
@@ -390,25 +390,27 @@ def one_shot(
     """
     if center and columns.n < 2:
         raise ValueError(f"center=True needs at least 2 samples, got n_samples={columns.n}.")
-    others = np.setdiff1d(np.arange(columns.n), indices)
-    probes = np.sort(rng.choice(others, size=min(PROBE_COLUMNS, others.size), replace=False))
     K_ZZ = columns.landmark_block(indices)
-    K_ZV = columns.block(indices, probes) if probes.size else np.zeros((indices.size, 0))
     factor = landmark_factor(K_ZZ, rcond=rcond)
+    sample = draw_probes(columns, indices, factor, rng)
+    probes = sample.indices
+    K_ZV = columns.block(indices, probes) if probes.size else np.zeros((indices.size, 0))
     moments = columns.moments(
         indices, y, probes=probes if probes.size else None, working_memory=working_memory
     )
     full_rank = factor.values.size
     if landmark_rank == "validated":
-        factor = factor.truncate(validated_rank(factor, moments, K_ZV, columns.n)[0])
+        factor = factor.truncate(validated_rank(factor, moments, K_ZV, sample)[0])
     R = factor.right
     gram = moments.scatter if center else moments.gram
     values, W = eigen_from_gram(R.T @ gram @ R, factor.signature, rank=rank)
     extension = R @ W
     truncate = error_controlled and landmark_rank == "validated" and rank is None
     if truncate and not center and probes.size:
-        kept = parsimonious_rank(*truncation_errors(values, extension, moments, K_ZZ, K_ZV, columns.n))
+        kept = parsimonious_rank(*truncation_errors(values, extension, moments, K_ZZ, K_ZV, sample))
         values, W, extension = values[:kept], W[:, :kept], extension[:, :kept]
+    signs = _orientation(K_ZZ - moments.mean if center else K_ZZ, extension)
+    W, extension = W * signs, extension * signs
     core = (R * factor.signature) @ R.T if center else (extension * values) @ extension.T
     representation = NystroemRepresentation(
         values,
@@ -421,7 +423,7 @@ def one_shot(
         gram=gram,
         row_sum=np.zeros(indices.size) if center else columns.n * moments.mean,
         targets=y if y is None or hasattr(y, "dask") else np.asarray(y, dtype=np.float64),
-        approximation_error=probe_error(core, moments, K_ZZ, K_ZV, columns.n),
+        approximation_error=probe_error(core, moments, K_ZZ, K_ZV, sample),
         n_probes=probes.size,
         working_memory=working_memory,
     )
@@ -429,6 +431,18 @@ def one_shot(
         moment = representation._centred_moment(moments.moment, representation._targets)
         representation._projection = W.T @ (R.T @ moment)
     return representation, full_rank
+
+
+def _orientation(K_ZZ, extension):
+    """Signs that make the largest landmark entry of each eigenvector ``Ũ_Z = K_ZZ E`` positive.
+
+    An eigenvector is defined up to its sign, and which sign ``eigh`` returns can change with
+    rounding (the same points shifted by 1e7 and back); ``Ũ_Z`` is the part of ``Ũ`` the fit has
+    in hand, so fixing its sign makes ``transform`` a function of the data alone.
+    """
+    rows = K_ZZ @ extension
+    largest = rows[np.argmax(np.abs(rows), axis=0), np.arange(rows.shape[1])]
+    return np.where(largest < 0, -1.0, 1.0)
 
 
 def _warn_poor(representation, n_components, full_rank, landmarks, landmark_rank, rank):

@@ -178,6 +178,13 @@ class KernelColumns:
             return np.asarray(self._rows(rows), dtype=np.float64)[:, np.asarray(indices, dtype=int)]
         return self.kernel(self.points(rows), self.points(indices))
 
+    def diagonal(self, indices):
+        """The diagonal entries ``k(x_j, x_j)`` of the points ``indices``."""
+        if self.precomputed:
+            indices = np.asarray(indices, dtype=int)
+            return np.asarray(self._rows(indices), dtype=np.float64)[np.arange(indices.size), indices]
+        return self.kernel.diag(self.points(indices))
+
     def columns(self, indices, rows=slice(None)):
         """``K(X[rows], Z)`` as an in-memory array (only for in-memory ``X``)."""
         if self.distributed:
