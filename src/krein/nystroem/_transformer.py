@@ -31,7 +31,9 @@ class IndefiniteNystroem(
       (the near-zero eigenvalues of the landmark block of an indefinite kernel are not noise, and
       inverting them can make ``K̃`` worse than zero), then its one-shot eigendecomposition truncated
       to the smallest rank whose estimated error is within one standard error (over the held-out
-      columns) of the least (:mod:`krein.nystroem._error`; features as for ``rank=k``).
+      columns) of the least, or to the largest smaller rank whose estimated error is certified within
+      2× of ``K̃``'s own Eckart–Young tail at that rank (:mod:`krein.nystroem._error`; features as for
+      ``rank=k``).
     * ``rank=k``: the one-shot eigendecomposition ``K̃ = Ũ Λ Ũᵀ`` of Sec. 2.2 on the training data,
       truncated to the k eigenvalues of largest magnitude (the best rank-k approximation of ``K̃``);
       ``N = E |Λ|^{1/2}`` with ``Ũ = K_XZ E`` and ``s = sign(Λ)``.
