@@ -16,6 +16,7 @@ from krein.experiments.luss2009 import (
     _select_and_test,
     _simpson_subsets,
     average_measure,
+    figure2_row,
     paper_split,
     versus_paper,
 )
@@ -102,6 +103,22 @@ def test_quick_runs(name, tmp_path):
         gaps = json.loads((tmp_path / "figure1_gap.json").read_text())["gaps"]
         # ACCPM drives the gap down on every subset
         assert all(run[-1] < run[0] for run in gaps["ACCPM"])
+    if name == "luss2009-figure2":
+        rows = json.loads((tmp_path / "figure2_time.json").read_text())["rows"]
+        exchange = [r for r in rows if r["solver"] == "SIQCLP (exchange)"]
+        assert [r["n"] for r in exchange] == [40, 80]
+        assert all(r["converged"] <= 2 and r["n_iter"] <= 100 for r in exchange)
+
+
+def test_figure2_row_counts_the_fits_that_reach_the_tolerance():
+    record = {"seconds": [1.0, 3.0, 8.0], "n_iter": [10, 30, 100], "final_gap": [0.05, 0.1, 1.0]}
+    row = figure2_row("SIQCLP (exchange)", 1.0, 100, record)
+    assert row["seconds"] == 4.0 and row["n_iter"] == pytest.approx(140 / 3, abs=0.05)
+    assert row["ms_per_iter"] == pytest.approx(1e3 * 12 / 140, abs=1e-3)
+    assert row["max_final_gap"] == 1.0
+    assert row["converged"] == 2 and row["seconds_converged"] == 2.0
+    stalled = figure2_row("x", 1.0, 100, {"seconds": [5.0], "n_iter": [100], "final_gap": [1.0]})
+    assert stalled["converged"] == 0 and stalled["seconds_converged"] is None
 
 
 def test_simpson_subsets_are_usps_3v5():
