@@ -31,6 +31,36 @@ def tile_size(bytes_per_pair: float, working_memory: float | None, *, max_tile: 
     return max(16, min(max_tile, t))
 
 
+def check_collection(A, name: str, *, item_ndim: int, collection: str, item_shape: str) -> list[np.ndarray]:
+    """The objects in ``A`` as C-contiguous float64 arrays of ``item_ndim`` dimensions, non-empty, finite.
+
+    ``A`` is a numeric array of ``item_ndim + 1`` dimensions (one object per row) or an iterable of
+    objects (whose shapes may differ). ``collection`` (the accepted forms of ``A``) and ``item_shape``
+    (the shape of one object) word the errors.
+    """
+    if isinstance(A, np.ndarray) and A.dtype != object:
+        if A.ndim != item_ndim + 1:
+            raise ValueError(f"{name} must be {collection}, got shape {A.shape}")
+        items = list(A)
+    else:
+        try:
+            items = list(A)
+        except TypeError:
+            raise TypeError(f"{name} must be {collection}, got {type(A).__name__}") from None
+    out = []
+    for i, s in enumerate(items):
+        try:
+            arr = np.ascontiguousarray(s, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name}[{i}] is not a numeric array of shape {item_shape}") from None
+        if arr.ndim != item_ndim or arr.shape[0] == 0:
+            raise ValueError(f"{name}[{i}] must have shape {item_shape}, got {arr.shape}")
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name}[{i}] contains NaN or infinite values")
+        out.append(arr)
+    return out
+
+
 def check_n_jobs(n_jobs) -> int:
     if n_jobs is not None and (not isinstance(n_jobs, int | np.integer) or n_jobs == 0):
         raise ValueError(f"n_jobs must be None or a non-zero integer, got {n_jobs!r}")
