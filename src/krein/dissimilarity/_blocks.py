@@ -61,6 +61,14 @@ def check_collection(A, name: str, *, item_ndim: int, collection: str, item_shap
     return out
 
 
+def check_operands(A, B, check: Callable):
+    """``(a, b, symmetric)``: ``A`` and ``B`` passed through ``check(X, name)``, with ``b is a`` and
+    ``symmetric`` true when ``B`` is None (``A`` against itself, each unordered pair once)."""
+    a = check(A, "A")
+    symmetric = B is None
+    return a, (a if symmetric else check(B, "B")), symmetric
+
+
 def check_n_jobs(n_jobs) -> int:
     if n_jobs is not None and (not isinstance(n_jobs, int | np.integer) or n_jobs == 0):
         raise ValueError(f"n_jobs must be None or a non-zero integer, got {n_jobs!r}")

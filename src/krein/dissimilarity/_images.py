@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from scipy.ndimage import gaussian_filter
 
-from ._blocks import check_n_jobs, pairwise_tiles, tile_size
+from ._blocks import check_n_jobs, check_operands, pairwise_tiles, tile_size
 
 __all__ = ["simpson_similarity", "tangent_distances"]
 
@@ -54,9 +56,7 @@ def simpson_similarity(A, B=None, *, n_jobs=None, working_memory: float | None =
     -------
     S : ndarray of shape (n_a, n_b), float64
     """
-    a = _check_images(A, "A", binary=True)
-    symmetric = B is None
-    b = a if symmetric else _check_images(B, "B", binary=True)
+    a, b, symmetric = check_operands(A, B, functools.partial(_check_images, binary=True))
     if a.shape[1] != b.shape[1]:
         raise ValueError(f"A has {a.shape[1]} pixels per image but B has {b.shape[1]}")
     for arr, name in ((a, "A"), (b, "B")):

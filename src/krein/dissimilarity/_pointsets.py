@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from ._blocks import check_collection, check_n_jobs, pairwise_tiles, tile_size
+from ._blocks import check_collection, check_n_jobs, check_operands, pairwise_tiles, tile_size
 
 __all__ = ["hausdorff_distances"]
 
@@ -60,9 +60,7 @@ def hausdorff_distances(
     """
     if variant not in ("max", "modified"):
         raise ValueError(f"variant must be 'max' or 'modified', got {variant!r}")
-    a = _check_point_sets(A, "A")
-    symmetric = B is None
-    b = a if symmetric else _check_point_sets(B, "B")
+    a, b, symmetric = check_operands(A, B, _check_point_sets)
     if a and b and a[0].shape[1] != b[0].shape[1]:
         raise ValueError(f"A holds {a[0].shape[1]}-d points but B {b[0].shape[1]}-d points")
     check_n_jobs(n_jobs)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import solve_triangular
 
-from ._blocks import check_n_jobs, pairwise_tiles, tile_size
+from ._blocks import check_n_jobs, check_operands, pairwise_tiles, tile_size
 
 __all__ = ["spd_distances", "covariance_descriptors"]
 
@@ -90,9 +90,7 @@ def spd_distances(
     """
     if metric not in _METRICS:
         raise ValueError(f"metric must be one of {_METRICS}, got {metric!r}")
-    a = _check_spd(A, "A")
-    symmetric = B is None
-    b = a if symmetric else _check_spd(B, "B")
+    a, b, symmetric = check_operands(A, B, _check_spd)
     if a.shape[1] != b.shape[1]:
         raise ValueError(f"A holds {a.shape[1]}x{a.shape[1]} matrices but B {b.shape[1]}x{b.shape[1]}")
     check_n_jobs(n_jobs)

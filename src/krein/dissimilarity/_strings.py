@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._blocks import check_n_jobs, pairwise_tiles, tile_size
+from ._blocks import check_n_jobs, check_operands, pairwise_tiles, tile_size
 
 __all__ = ["edit_distances"]
 
@@ -62,9 +62,7 @@ def edit_distances(
     from rapidfuzz.distance import Levenshtein
     from rapidfuzz.process import cdist
 
-    a = _check_strings(A, "A")
-    symmetric = B is None
-    b = a if symmetric else _check_strings(B, "B")
+    a, b, symmetric = check_operands(A, B, _check_strings)
     scorer = Levenshtein.normalized_distance if normalized else Levenshtein.distance
     workers = check_n_jobs(n_jobs)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._blocks import check_collection, check_n_jobs, pairwise_tiles, tile_size
+from ._blocks import check_collection, check_n_jobs, check_operands, pairwise_tiles, tile_size
 
 __all__ = ["dtw_distances"]
 
@@ -61,9 +61,7 @@ def dtw_distances(
     """
     from dtaidistance import dtw
 
-    a = _check_series(A, "A")
-    symmetric = B is None
-    b = a if symmetric else _check_series(B, "B")
+    a, b, symmetric = check_operands(A, B, _check_series)
     if window is not None and (not isinstance(window, int | np.integer) or window < 0):
         raise ValueError(f"window must be None or a non-negative integer, got {window!r}")
     workers = check_n_jobs(n_jobs)
