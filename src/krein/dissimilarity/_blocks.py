@@ -20,6 +20,20 @@ from sklearn import get_config
 TileFunc = Callable[[int, int, int, int, bool], np.ndarray]
 
 
+#: The ``n_jobs`` and ``working_memory`` entries of every pairwise function's docstring.
+TILING_PARAMETERS_DOC = """n_jobs : int or None
+        Number of threads (``None`` means 1, ``-1`` all cores).
+    working_memory : float or None
+        Memory budget of one tile in MiB (default: scikit-learn's ``working_memory``)."""
+
+
+def tiling_doc(function):
+    """Decorator: write :data:`TILING_PARAMETERS_DOC` at ``{tiling_parameters}`` in the docstring."""
+    if function.__doc__ is not None:  # None under ``python -OO``
+        function.__doc__ = function.__doc__.replace("{tiling_parameters}", TILING_PARAMETERS_DOC)
+    return function
+
+
 def tile_size(bytes_per_pair: float, working_memory: float | None, *, max_tile: int = 4096) -> int:
     """Largest tile edge ``t`` such that ``t * t * bytes_per_pair`` fits the memory budget."""
     if working_memory is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from ._blocks import check_collection, check_n_jobs, check_operands, pairwise_tiles, tile_size
+from ._blocks import check_collection, check_n_jobs, check_operands, pairwise_tiles, tile_size, tiling_doc
 
 __all__ = ["hausdorff_distances"]
 
@@ -24,6 +24,7 @@ def _check_point_sets(A, name: str) -> list[np.ndarray]:
     return out
 
 
+@tiling_doc
 def hausdorff_distances(
     A,
     B=None,
@@ -49,10 +50,7 @@ def hausdorff_distances(
     B : same, or None
         ``None`` computes ``A`` against itself (symmetric, each pair once).
     variant : {"max", "modified"}
-    n_jobs : int or None
-        Number of threads over tiles.
-    working_memory : float or None
-        Memory budget of one tile in MiB.
+    {tiling_parameters}
 
     Returns
     -------

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import solve_triangular
 
-from ._blocks import check_n_jobs, check_operands, pairwise_tiles, tile_size
+from ._blocks import check_n_jobs, check_operands, pairwise_tiles, tile_size, tiling_doc
 
 __all__ = ["spd_distances", "covariance_descriptors"]
 
@@ -56,6 +56,7 @@ def _inv_cholesky(S: np.ndarray) -> np.ndarray:
     return np.stack([solve_triangular(Li, eye, lower=True) for Li in L]) if len(S) else L
 
 
+@tiling_doc
 def spd_distances(
     A,
     B=None,
@@ -79,10 +80,7 @@ def spd_distances(
     B : array of shape (n_b, d, d) or None
         ``None`` computes ``A`` against itself (exactly symmetric, zero diagonal, each pair once).
     metric : {"affine_invariant", "log_euclidean"}
-    n_jobs : int or None
-        Number of threads over tiles (``None`` means 1, ``-1`` all cores).
-    working_memory : float or None
-        Memory budget of one tile in MiB (default: scikit-learn's ``working_memory``).
+    {tiling_parameters}
 
     Returns
     -------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._blocks import check_collection, check_n_jobs, check_operands, pairwise_tiles, tile_size
+from ._blocks import check_collection, check_n_jobs, check_operands, pairwise_tiles, tile_size, tiling_doc
 
 __all__ = ["dtw_distances"]
 
@@ -19,6 +19,7 @@ def _check_series(A, name: str) -> list[np.ndarray]:
     )
 
 
+@tiling_doc
 def dtw_distances(
     A,
     B=None,
@@ -50,10 +51,7 @@ def dtw_distances(
         Sakoe–Chiba band, dtaidistance's ``window``: only cells with ``|i - j| < window`` are
         allowed (so ``window=1`` is the diagonal; for series of different lengths the band is
         widened by the length difference).  ``None``: no constraint.
-    n_jobs : int or None
-        Number of threads over tiles (``None`` means 1, ``-1`` all cores).
-    working_memory : float or None
-        Memory budget of one tile in MiB (default: scikit-learn's ``working_memory``).
+    {tiling_parameters}
 
     Returns
     -------
