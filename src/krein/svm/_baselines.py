@@ -101,7 +101,9 @@ class _OneVsRestKernelSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         return decision_to_labels(self.decision_function(X), self.classes_)
 
 
-_LIBSVM_PARAMETERS_DOC = """kernel : Kernel, str or "precomputed", default="gaussian"
+_LIBSVM_PARAMETERS_DOC = """Parameters
+    ----------
+    kernel : Kernel, str or "precomputed", default="gaussian"
     C : float, default=1.0
     class_weight : dict, "balanced" or None, default=None
     tol : float, default=1e-3
@@ -136,8 +138,6 @@ class _LibsvmBaseline(_OneVsRestKernelSVC):
 class KreinSVC(_LibsvmBaseline):
     __doc__ = f"""Kreĭn SVM (Loosli et al. 2016) = SVM on the flip-spectrum kernel + out-of-sample map.
 
-    Parameters
-    ----------
     {_LIBSVM_PARAMETERS_DOC}
 
     Attributes
@@ -165,8 +165,6 @@ class KreinSVC(_LibsvmBaseline):
 class ModifiedSVC(_LibsvmBaseline):
     __doc__ = f"""Modified SVM of Lin & Lin (2003): ``min ½‖c‖² + C Σ ξᵢ`` s.t. ``yᵢ(K c + b)ᵢ ≥ 1 − ξᵢ``.
 
-    Parameters
-    ----------
     {_LIBSVM_PARAMETERS_DOC}
 
     Attributes
