@@ -45,6 +45,16 @@ def symmetry_error(K):
     return float(np.max(np.abs(K - K.T)) / scale)
 
 
+def _real_finite_kernel(K, name):
+    """A precomputed kernel as a C-contiguous float64 array, once it is known real and finite."""
+    if not np.issubdtype(K.dtype, np.number) or np.iscomplexobj(K):
+        raise TypeError(f"{name} must be a real numeric matrix, got dtype {K.dtype}.")
+    K = np.ascontiguousarray(K, dtype=np.float64)
+    if not np.all(np.isfinite(K)):
+        raise ValueError(f"{name} contains NaN or infinity; a precomputed kernel must be finite.")
+    return K
+
+
 def check_square_kernel(K, name="X", *, symmetrize=True, rtol=SYMMETRY_RTOL, copy=False):
     """Validate a precomputed training kernel: 2-D, square, finite and symmetric.
 
@@ -62,11 +72,7 @@ def check_square_kernel(K, name="X", *, symmetrize=True, rtol=SYMMETRY_RTOL, cop
             f"{name} must be a square (n_samples, n_samples) precomputed kernel matrix at fit time, "
             f"got shape {K.shape}."
         )
-    if not np.issubdtype(K.dtype, np.number) or np.iscomplexobj(K):
-        raise TypeError(f"{name} must be a real numeric matrix, got dtype {K.dtype}.")
-    K = np.ascontiguousarray(K, dtype=np.float64)
-    if not np.all(np.isfinite(K)):
-        raise ValueError(f"{name} contains NaN or infinity; a precomputed kernel must be finite.")
+    K = _real_finite_kernel(K, name)
     error = symmetry_error(K)
     if error > rtol:
         raise ValueError(
@@ -129,9 +135,4 @@ def check_test_kernel(K, n_train, name="X"):
             f"{name} must have one column per training sample: expected {n_train} columns, "
             f"got {K.shape[1]} (shape {K.shape})."
         )
-    if not np.issubdtype(K.dtype, np.number) or np.iscomplexobj(K):
-        raise TypeError(f"{name} must be a real numeric matrix, got dtype {K.dtype}.")
-    K = np.ascontiguousarray(K, dtype=np.float64)
-    if not np.all(np.isfinite(K)):
-        raise ValueError(f"{name} contains NaN or infinity; a precomputed kernel must be finite.")
-    return K
+    return _real_finite_kernel(K, name)

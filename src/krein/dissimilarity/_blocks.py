@@ -20,6 +20,20 @@ from sklearn import get_config
 TileFunc = Callable[[int, int, int, int, bool], np.ndarray]
 
 
+#: The ``n_jobs`` and ``working_memory`` entries of every pairwise function's docstring.
+TILING_PARAMETERS_DOC = """n_jobs : int or None
+        Number of threads (``None`` means 1, ``-1`` all cores).
+    working_memory : float or None
+        Memory budget of one tile in MiB (default: scikit-learn's ``working_memory``)."""
+
+
+def tiling_doc(function):
+    """Decorator: write :data:`TILING_PARAMETERS_DOC` at ``{tiling_parameters}`` in the docstring."""
+    if function.__doc__ is not None:  # None under ``python -OO``
+        function.__doc__ = function.__doc__.replace("{tiling_parameters}", TILING_PARAMETERS_DOC)
+    return function
+
+
 def tile_size(bytes_per_pair: float, working_memory: float | None, *, max_tile: int = 4096) -> int:
     """Largest tile edge ``t`` such that ``t * t * bytes_per_pair`` fits the memory budget."""
     if working_memory is None:
@@ -29,6 +43,44 @@ def tile_size(bytes_per_pair: float, working_memory: float | None, *, max_tile: 
     budget = float(working_memory) * 2**20
     t = int(math.sqrt(budget / max(float(bytes_per_pair), 1.0)))
     return max(16, min(max_tile, t))
+
+
+def check_collection(A, name: str, *, item_ndim: int, collection: str, item_shape: str) -> list[np.ndarray]:
+    """The objects in ``A`` as C-contiguous float64 arrays of ``item_ndim`` dimensions, non-empty, finite.
+
+    ``A`` is a numeric array of ``item_ndim + 1`` dimensions (one object per row) or an iterable of
+    objects (whose shapes may differ). ``collection`` (the accepted forms of ``A``) and ``item_shape``
+    (the shape of one object) word the errors.
+    """
+    if isinstance(A, np.ndarray) and A.dtype != object:
+        if A.ndim != item_ndim + 1:
+            raise ValueError(f"{name} must be {collection}, got shape {A.shape}")
+        items = list(A)
+    else:
+        try:
+            items = list(A)
+        except TypeError:
+            raise TypeError(f"{name} must be {collection}, got {type(A).__name__}") from None
+    out = []
+    for i, s in enumerate(items):
+        try:
+            arr = np.ascontiguousarray(s, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name}[{i}] is not a numeric array of shape {item_shape}") from None
+        if arr.ndim != item_ndim or arr.shape[0] == 0:
+            raise ValueError(f"{name}[{i}] must have shape {item_shape}, got {arr.shape}")
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name}[{i}] contains NaN or infinite values")
+        out.append(arr)
+    return out
+
+
+def check_operands(A, B, check: Callable):
+    """``(a, b, symmetric)``: ``A`` and ``B`` passed through ``check(X, name)``, with ``b is a`` and
+    ``symmetric`` true when ``B`` is None (``A`` against itself, each unordered pair once)."""
+    a = check(A, "A")
+    symmetric = B is None
+    return a, (a if symmetric else check(B, "B")), symmetric
 
 
 def check_n_jobs(n_jobs) -> int:

@@ -75,20 +75,22 @@ class DoubleCentering(TransformerMixin, BaseEstimator):
             raise ValueError(_NEGATIVE)
         return D
 
-    def fit(self, D, y=None):
-        """Store the centring statistics of the training dissimilarities D (n × n)."""
+    def _fit_squares(self, D):
+        """Check the training dissimilarities D, store their centring statistics and return D ∘ D."""
         D = self._check_train(D, reset=True)
         D2 = np.square(0.5 * (D + D.T))
         self.train_sq_means_ = D2.mean(axis=0)
         self.grand_sq_mean_ = float(self.train_sq_means_.mean())
+        return D2
+
+    def fit(self, D, y=None):
+        """Store the centring statistics of the training dissimilarities D (n × n)."""
+        self._fit_squares(D)
         return self
 
     def fit_transform(self, D, y=None):
         """Fit and return the training kernel K = −½ H (D ∘ D) H (exactly symmetric)."""
-        D = self._check_train(D, reset=True)
-        D2 = np.square(0.5 * (D + D.T))
-        self.train_sq_means_ = D2.mean(axis=0)
-        self.grand_sq_mean_ = float(self.train_sq_means_.mean())
+        D2 = self._fit_squares(D)
         r = self.train_sq_means_
         K = -0.5 * (D2 - r[:, None] - r[None, :] + self.grand_sq_mean_)
         return 0.5 * (K + K.T)

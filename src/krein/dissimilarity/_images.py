@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from scipy.ndimage import gaussian_filter
 
-from ._blocks import check_n_jobs, pairwise_tiles, tile_size
+from ._blocks import check_n_jobs, check_operands, pairwise_tiles, tile_size, tiling_doc
 
 __all__ = ["simpson_similarity", "tangent_distances"]
 
@@ -32,6 +34,7 @@ def _check_images(A, name: str, *, binary: bool = False) -> np.ndarray:
     return arr
 
 
+@tiling_doc
 def simpson_similarity(A, B=None, *, n_jobs=None, working_memory: float | None = None) -> np.ndarray:
     """Pairwise Simpson scores between binary images.
 
@@ -45,18 +48,13 @@ def simpson_similarity(A, B=None, *, n_jobs=None, working_memory: float | None =
     A : array of shape (n_a, h, w) or (n_a, pixels), bool or 0/1
     B : same, or None
         ``None`` computes ``A`` against itself (symmetric, each pair once).
-    n_jobs : int or None
-        Number of threads over tiles.
-    working_memory : float or None
-        Memory budget of one tile in MiB.
+    {tiling_parameters}
 
     Returns
     -------
     S : ndarray of shape (n_a, n_b), float64
     """
-    a = _check_images(A, "A", binary=True)
-    symmetric = B is None
-    b = a if symmetric else _check_images(B, "B", binary=True)
+    a, b, symmetric = check_operands(A, B, functools.partial(_check_images, binary=True))
     if a.shape[1] != b.shape[1]:
         raise ValueError(f"A has {a.shape[1]} pixels per image but B has {b.shape[1]}")
     for arr, name in ((a, "A"), (b, "B")):
@@ -108,6 +106,7 @@ def _tangent_basis(images: np.ndarray, sigma: float, tol: float = 1e-8) -> np.nd
     return U * keep[:, None, :]
 
 
+@tiling_doc
 def tangent_distances(
     A,
     B=None,
@@ -140,10 +139,7 @@ def tangent_distances(
         ``None``: the one-sided d₁(a, b), tangents taken at the images of ``B``.
     sigma : float, default=1.0
         Width (pixels) of the Gaussian smoothing before differentiation.
-    n_jobs : int or None
-        Number of threads over tiles.
-    working_memory : float or None
-        Memory budget of one tile in MiB.
+    {tiling_parameters}
 
     Returns
     -------

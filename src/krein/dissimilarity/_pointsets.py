@@ -5,41 +5,26 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from ._blocks import check_n_jobs, pairwise_tiles, tile_size
+from ._blocks import check_collection, check_n_jobs, check_operands, pairwise_tiles, tile_size, tiling_doc
 
 __all__ = ["hausdorff_distances"]
 
 
 def _check_point_sets(A, name: str) -> list[np.ndarray]:
-    if isinstance(A, np.ndarray) and A.dtype != object:
-        if A.ndim != 3:
-            raise ValueError(
-                f"{name} must be a 3-d array (n_sets, n_points, dim) or a list of "
-                f"(n_points, dim) arrays, got shape {A.shape}"
-            )
-        items = list(A)
-    else:
-        try:
-            items = list(A)
-        except TypeError:
-            raise TypeError(f"{name} must be a list of point sets, got {type(A).__name__}") from None
-    out = []
-    for i, s in enumerate(items):
-        try:
-            arr = np.asarray(s, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(f"{name}[{i}] is not a numeric (n_points, dim) array") from None
-        if arr.ndim != 2 or arr.shape[0] == 0:
-            raise ValueError(f"{name}[{i}] must have shape (n_points >= 1, dim), got {arr.shape}")
-        if not np.all(np.isfinite(arr)):
-            raise ValueError(f"{name}[{i}] contains NaN or infinite values")
-        out.append(arr)
+    out = check_collection(
+        A,
+        name,
+        item_ndim=2,
+        collection="a 3-d array (n_sets, n_points, dim) or a list of (n_points, dim) arrays",
+        item_shape="(n_points >= 1, dim)",
+    )
     dims = {s.shape[1] for s in out}
     if len(dims) > 1:
         raise ValueError(f"the point sets of {name} have different dimensions {sorted(dims)}")
     return out
 
 
+@tiling_doc
 def hausdorff_distances(
     A,
     B=None,
@@ -65,10 +50,7 @@ def hausdorff_distances(
     B : same, or None
         ``None`` computes ``A`` against itself (symmetric, each pair once).
     variant : {"max", "modified"}
-    n_jobs : int or None
-        Number of threads over tiles.
-    working_memory : float or None
-        Memory budget of one tile in MiB.
+    {tiling_parameters}
 
     Returns
     -------
@@ -76,9 +58,7 @@ def hausdorff_distances(
     """
     if variant not in ("max", "modified"):
         raise ValueError(f"variant must be 'max' or 'modified', got {variant!r}")
-    a = _check_point_sets(A, "A")
-    symmetric = B is None
-    b = a if symmetric else _check_point_sets(B, "B")
+    a, b, symmetric = check_operands(A, B, _check_point_sets)
     if a and b and a[0].shape[1] != b[0].shape[1]:
         raise ValueError(f"A holds {a[0].shape[1]}-d points but B {b[0].shape[1]}-d points")
     check_n_jobs(n_jobs)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import solve_triangular
 
-from ._blocks import check_n_jobs, pairwise_tiles, tile_size
+from ._blocks import check_n_jobs, check_operands, pairwise_tiles, tile_size, tiling_doc
 
 __all__ = ["spd_distances", "covariance_descriptors"]
 
@@ -56,6 +56,7 @@ def _inv_cholesky(S: np.ndarray) -> np.ndarray:
     return np.stack([solve_triangular(Li, eye, lower=True) for Li in L]) if len(S) else L
 
 
+@tiling_doc
 def spd_distances(
     A,
     B=None,
@@ -79,10 +80,7 @@ def spd_distances(
     B : array of shape (n_b, d, d) or None
         ``None`` computes ``A`` against itself (exactly symmetric, zero diagonal, each pair once).
     metric : {"affine_invariant", "log_euclidean"}
-    n_jobs : int or None
-        Number of threads over tiles (``None`` means 1, ``-1`` all cores).
-    working_memory : float or None
-        Memory budget of one tile in MiB (default: scikit-learn's ``working_memory``).
+    {tiling_parameters}
 
     Returns
     -------
@@ -90,9 +88,7 @@ def spd_distances(
     """
     if metric not in _METRICS:
         raise ValueError(f"metric must be one of {_METRICS}, got {metric!r}")
-    a = _check_spd(A, "A")
-    symmetric = B is None
-    b = a if symmetric else _check_spd(B, "B")
+    a, b, symmetric = check_operands(A, B, _check_spd)
     if a.shape[1] != b.shape[1]:
         raise ValueError(f"A holds {a.shape[1]}x{a.shape[1]} matrices but B {b.shape[1]}x{b.shape[1]}")
     check_n_jobs(n_jobs)

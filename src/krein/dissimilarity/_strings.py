@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._blocks import check_n_jobs, pairwise_tiles, tile_size
+from ._blocks import check_n_jobs, check_operands, pairwise_tiles, tile_size, tiling_doc
 
 __all__ = ["edit_distances"]
 
@@ -26,6 +26,7 @@ def _check_strings(A, name: str) -> list[str]:
     return items
 
 
+@tiling_doc
 def edit_distances(
     A,
     B=None,
@@ -50,10 +51,7 @@ def edit_distances(
         every unordered pair is evaluated once.
     normalized : bool, default=False
         Divide each distance by ``max(len(a), len(b))`` (0 for two empty strings).
-    n_jobs : int or None
-        Number of threads (``None`` means 1, ``-1`` all cores).
-    working_memory : float or None
-        Memory budget of one tile in MiB (default: scikit-learn's ``working_memory``).
+    {tiling_parameters}
 
     Returns
     -------
@@ -62,9 +60,7 @@ def edit_distances(
     from rapidfuzz.distance import Levenshtein
     from rapidfuzz.process import cdist
 
-    a = _check_strings(A, "A")
-    symmetric = B is None
-    b = a if symmetric else _check_strings(B, "B")
+    a, b, symmetric = check_operands(A, B, _check_strings)
     scorer = Levenshtein.normalized_distance if normalized else Levenshtein.distance
     workers = check_n_jobs(n_jobs)
 

@@ -4,41 +4,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._blocks import check_n_jobs, pairwise_tiles, tile_size
+from ._blocks import check_collection, check_n_jobs, check_operands, pairwise_tiles, tile_size, tiling_doc
 
 __all__ = ["dtw_distances"]
 
 
 def _check_series(A, name: str) -> list[np.ndarray]:
-    if isinstance(A, np.ndarray) and A.dtype != object:
-        if A.ndim != 2:
-            raise ValueError(
-                f"{name} must be a 2-d array (n_series, length) or a list of 1-d series, got shape {A.shape}"
-            )
-        items = list(A)
-    else:
-        try:
-            items = list(A)
-        except TypeError:
-            raise TypeError(
-                f"{name} must be a 2-d array or a list of 1-d series, got {type(A).__name__}"
-            ) from None
-    out = []
-    for i, s in enumerate(items):
-        try:
-            arr = np.ascontiguousarray(s, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(f"{name}[{i}] is not a numeric 1-d series") from None
-        if arr.ndim != 1:
-            raise ValueError(f"{name}[{i}] must be 1-d (univariate series), got shape {arr.shape}")
-        if arr.size == 0:
-            raise ValueError(f"{name}[{i}] is empty")
-        if not np.all(np.isfinite(arr)):
-            raise ValueError(f"{name}[{i}] contains NaN or infinite values")
-        out.append(arr)
-    return out
+    return check_collection(
+        A,
+        name,
+        item_ndim=1,
+        collection="a 2-d array (n_series, length) or a list of 1-d series",
+        item_shape="(length >= 1,)",
+    )
 
 
+@tiling_doc
 def dtw_distances(
     A,
     B=None,
@@ -70,10 +51,7 @@ def dtw_distances(
         Sakoe–Chiba band, dtaidistance's ``window``: only cells with ``|i - j| < window`` are
         allowed (so ``window=1`` is the diagonal; for series of different lengths the band is
         widened by the length difference).  ``None``: no constraint.
-    n_jobs : int or None
-        Number of threads over tiles (``None`` means 1, ``-1`` all cores).
-    working_memory : float or None
-        Memory budget of one tile in MiB (default: scikit-learn's ``working_memory``).
+    {tiling_parameters}
 
     Returns
     -------
@@ -81,9 +59,7 @@ def dtw_distances(
     """
     from dtaidistance import dtw
 
-    a = _check_series(A, "A")
-    symmetric = B is None
-    b = a if symmetric else _check_series(B, "B")
+    a, b, symmetric = check_operands(A, B, _check_series)
     if window is not None and (not isinstance(window, int | np.integer) or window < 0):
         raise ValueError(f"window must be None or a non-negative integer, got {window!r}")
     workers = check_n_jobs(n_jobs)

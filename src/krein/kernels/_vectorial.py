@@ -120,7 +120,20 @@ def _per_feature_bandwidth_gradient(kernel, per_feature):
     return per_feature if np.ndim(kernel.eta) else np.array([per_feature.sum()])
 
 
-class Gaussian(Kernel):
+class _BandwidthKernel(Kernel):
+    """A kernel whose one tunable hyperparameter is the bandwidth ``η`` (scalar, or per feature).
+
+    Shared by the kernels of Appendix D of Oglic & Gärtner (2018) that take ``eta`` and ``eta_bounds``.
+    """
+
+    _hyperparameters = ("eta",)
+
+    def __init__(self, eta=1.0, eta_bounds=DEFAULT_BOUNDS):
+        self.eta = eta
+        self.eta_bounds = eta_bounds
+
+
+class Gaussian(_BandwidthKernel):
     """GAUSS kernel ``k(x, x') = exp(−‖x − x'‖² / (2η²))`` (Oglic & Gärtner 2018, Appendix D).
 
     Parameters
@@ -131,12 +144,7 @@ class Gaussian(Kernel):
         Box constraint of η for hyperparameter optimization.
     """
 
-    _hyperparameters = ("eta",)
     is_positive_definite = True
-
-    def __init__(self, eta=1.0, eta_bounds=DEFAULT_BOUNDS):
-        self.eta = eta
-        self.eta_bounds = eta_bounds
 
     def _fill(self, out, X, Y):
         # In place: one GEMM on centred data writes the squared distances into `out`, then exp.
@@ -156,7 +164,7 @@ class Gaussian(Kernel):
         return np.ones(X.shape[0])
 
 
-class ARDGaussian(Kernel):
+class ARDGaussian(_BandwidthKernel):
     """RL-GAUSS kernel ``k(x, x') = exp(−(x − x')ᵀ D (x − x'))``, ``D = diag(η⁻²)`` (Appendix D).
 
     Note the absence of the factor ½ of :class:`Gaussian`, as in the paper.
@@ -168,12 +176,7 @@ class ARDGaussian(Kernel):
     eta_bounds : pair of float or "fixed", default=(1e-5, 1e5)
     """
 
-    _hyperparameters = ("eta",)
     is_positive_definite = True
-
-    def __init__(self, eta=1.0, eta_bounds=DEFAULT_BOUNDS):
-        self.eta = eta
-        self.eta_bounds = eta_bounds
 
     def _fill(self, out, X, Y):
         Xs, Ys = _centred_scaled(X, Y, np.asarray(self.eta, dtype=float))
@@ -202,7 +205,7 @@ class ARDGaussian(Kernel):
         return np.ones(X.shape[0])
 
 
-class Sigmoid(Kernel):
+class Sigmoid(_BandwidthKernel):
     """SIGMOID kernel ``k(x, x') = tanh((xᵀx' − 0.5) / η²)`` (Oglic & Gärtner 2018, Appendix D).
 
     Parameters
@@ -210,12 +213,6 @@ class Sigmoid(Kernel):
     eta : float, default=1.0
     eta_bounds : pair of float or "fixed", default=(1e-5, 1e5)
     """
-
-    _hyperparameters = ("eta",)
-
-    def __init__(self, eta=1.0, eta_bounds=DEFAULT_BOUNDS):
-        self.eta = eta
-        self.eta_bounds = eta_bounds
 
     def _fill(self, out, X, Y):
         np.dot(X, Y.T, out=out)
@@ -234,7 +231,7 @@ class Sigmoid(Kernel):
         return np.tanh((np.einsum("ij,ij->i", X, X) - 0.5) / float(self.eta) ** 2)
 
 
-class ARDSigmoid(Kernel):
+class ARDSigmoid(_BandwidthKernel):
     """RL-SIGMOID kernel ``k(x, x') = tanh(xᵀ D x')``, ``D = diag(η⁻²)`` (Appendix D).
 
     Parameters
@@ -242,12 +239,6 @@ class ARDSigmoid(Kernel):
     eta : float or array-like of shape (n_features,), default=1.0
     eta_bounds : pair of float or "fixed", default=(1e-5, 1e5)
     """
-
-    _hyperparameters = ("eta",)
-
-    def __init__(self, eta=1.0, eta_bounds=DEFAULT_BOUNDS):
-        self.eta = eta
-        self.eta_bounds = eta_bounds
 
     def _fill(self, out, X, Y):
         w = 1.0 / np.asarray(self.eta, dtype=float) ** 2
@@ -319,7 +310,7 @@ class DeltaGaussian(Kernel):
         return np.zeros(X.shape[0])
 
 
-class Epanechnikov(Kernel):
+class Epanechnikov(_BandwidthKernel):
     """EPANECHNIKOV kernel ``k(x, x') = max(0, 1 − (x − x')ᵀ D (x − x'))²``, ``D = diag(η⁻²)``.
 
     Appendix D of Oglic & Gärtner (2018). Compactly supported; its Gram matrices are indefinite in
@@ -330,12 +321,6 @@ class Epanechnikov(Kernel):
     eta : float or array-like of shape (n_features,), default=1.0
     eta_bounds : pair of float or "fixed", default=(1e-5, 1e5)
     """
-
-    _hyperparameters = ("eta",)
-
-    def __init__(self, eta=1.0, eta_bounds=DEFAULT_BOUNDS):
-        self.eta = eta
-        self.eta_bounds = eta_bounds
 
     def _fill(self, out, X, Y):
         eta = np.asarray(self.eta, dtype=float)

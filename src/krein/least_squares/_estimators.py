@@ -98,10 +98,11 @@ class KreinRidgeClassifier(
     """
 
 
-_VC_PARAMETERS_DOC = """radius : float or None, default=None
+_VC_PARAMETERS_DOC = f"""{_COMMON_PARAMETERS_DOC}
+    radius : float or None, default=None
         r > 0: the standard deviation of the training predictions, ``(1/n) Σ f(xᵢ)² = r²`` (centred).
         None: the standard deviation of the training targets.
-    regularization : {"decomposition", "krein"}, default="decomposition"
+    regularization : {{"decomposition", "krein"}}, default="decomposition"
         ``"decomposition"``: λ₊‖f₊‖² + λ₋‖f₋‖² (the KREĬN problem (3); λ₊ = λ₋ is FLIP, the strong
         topology). ``"krein"``: λ₊‖f₊‖² − λ₋‖f₋‖², i.e. λ⟨f, f⟩_K for λ₊ = λ₋ (OMCS-KREĬN, problem (1))."""
 
@@ -131,7 +132,6 @@ class VarianceConstrainedKrein(
 
     Parameters
     ----------
-    {_COMMON_PARAMETERS_DOC}
     {_VC_PARAMETERS_DOC}
 
     Attributes
@@ -153,7 +153,6 @@ class VarianceConstrainedKreinClassifier(
 
     Parameters
     ----------
-    {_COMMON_PARAMETERS_DOC}
     {_VC_PARAMETERS_DOC}
 
     Attributes

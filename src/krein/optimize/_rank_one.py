@@ -254,11 +254,9 @@ def rank_one_positive_part(d, u, rho):
 
     Parameters
     ----------
-    d : ndarray of shape (n,)
-        Ascending diagonal.
-    u : ndarray of shape (n,)
-    rho : float
-        Non-negative update weight.
+    d, u, rho
+        The ascending diagonal (shape (n,)), the direction (shape (n,)) and the non-negative weight
+        of the update, as in :func:`rank_one_smoothed_part` with ``smoothing=0``.
 
     Returns
     -------

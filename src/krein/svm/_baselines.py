@@ -101,6 +101,20 @@ class _OneVsRestKernelSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         return decision_to_labels(self.decision_function(X), self.classes_)
 
 
+_LIBSVM_PARAMETERS_DOC = """Parameters
+    ----------
+    kernel : Kernel, str or "precomputed", default="gaussian"
+    C : float, default=1.0
+    class_weight : dict, "balanced" or None, default=None
+    tol : float, default=1e-3
+        libsvm stopping tolerance.
+    max_iter : int, default=1_000_000
+        Bound on libsvm's iterations per one-vs-rest task (-1: none); reaching it gives a
+        ``ConvergenceWarning``.
+    verbose : int, default=0
+        Print libsvm's progress."""
+
+
 class _LibsvmBaseline(_OneVsRestKernelSVC):
     """The parameters of the baselines solved by libsvm on a positive semidefinite matrix."""
 
@@ -122,20 +136,9 @@ class _LibsvmBaseline(_OneVsRestKernelSVC):
 
 
 class KreinSVC(_LibsvmBaseline):
-    """Kreĭn SVM (Loosli et al. 2016) = SVM on the flip-spectrum kernel + out-of-sample map.
+    __doc__ = f"""Kreĭn SVM (Loosli et al. 2016) = SVM on the flip-spectrum kernel + out-of-sample map.
 
-    Parameters
-    ----------
-    kernel : Kernel, str or "precomputed", default="gaussian"
-    C : float, default=1.0
-    class_weight : dict, "balanced" or None, default=None
-    tol : float, default=1e-3
-        libsvm stopping tolerance.
-    max_iter : int, default=1_000_000
-        Bound on libsvm's iterations per one-vs-rest task (-1: none); reaching it gives a
-        ``ConvergenceWarning``.
-    verbose : int, default=0
-        Print libsvm's progress.
+    {_LIBSVM_PARAMETERS_DOC}
 
     Attributes
     ----------
@@ -160,20 +163,9 @@ class KreinSVC(_LibsvmBaseline):
 
 
 class ModifiedSVC(_LibsvmBaseline):
-    """Modified SVM of Lin & Lin (2003): ``min ½‖c‖² + C Σ ξᵢ`` s.t. ``yᵢ(K c + b)ᵢ ≥ 1 − ξᵢ``.
+    __doc__ = f"""Modified SVM of Lin & Lin (2003): ``min ½‖c‖² + C Σ ξᵢ`` s.t. ``yᵢ(K c + b)ᵢ ≥ 1 − ξᵢ``.
 
-    Parameters
-    ----------
-    kernel : Kernel, str or "precomputed", default="gaussian"
-    C : float, default=1.0
-    class_weight : dict, "balanced" or None, default=None
-    tol : float, default=1e-3
-        libsvm stopping tolerance.
-    max_iter : int, default=1_000_000
-        Bound on libsvm's iterations per one-vs-rest task (-1: none); reaching it gives a
-        ``ConvergenceWarning``.
-    verbose : int, default=0
-        Print libsvm's progress.
+    {_LIBSVM_PARAMETERS_DOC}
 
     Attributes
     ----------
