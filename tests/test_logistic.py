@@ -12,6 +12,7 @@ from krein.dissimilarity._geodesic_kernel import geodesic_gaussian_kernel
 from krein.kernels import Gaussian, TruncatedL1
 from krein.logistic import IndefiniteLogisticRegression
 from krein.logistic._iklr import _LogisticDC
+from krein.optimize import concave_convex_procedure
 from krein.spectral import SpectralRepresentation
 
 
@@ -420,3 +421,58 @@ def test_low_rank_fit_never_allocates_an_n_by_n_array():
 def test_low_rank_model_passes_the_sklearn_checks(estimator, check):
     """tests/test_common.py checks the default (exact) instance; this one the low-rank path."""
     check(estimator)
+
+
+class _BatchLoopLogisticDC(_LogisticDC):
+    """Objective (6) without the linear-model form: the SGD solver falls back to the mini-batch loop of
+    ``convex_batch_gradient`` (the single-sample loop as it was written before the O(r) epoch)."""
+
+    quadratic_weight = None
+
+
+@pytest.mark.parametrize("step, learning_rate", [("majorizer", 1.0), ("paper", 0.02)])
+@pytest.mark.parametrize("low_rank", [False, True], ids=["exact", "streamed Nyström"])
+def test_single_sample_epoch_equals_the_batch_gradient_loop(tl1_problem, step, learning_rate, low_rank):
+    """The allocation-free single-sample epoch takes the steps of Eq. (12) through
+    ``convex_batch_gradient``: same permutation, same iterates (1e-12), on an indefinite kernel
+    (τ > 0, so the linearized ``∇h`` enters every step) and on a streamed representation."""
+    X, y, K = tl1_problem
+    if low_rank:
+        model = IndefiniteLogisticRegression(n_components=40, working_memory=0.01, random_state=0)
+        spectrum = model._fit_representation(X, y)[0]
+        assert spectrum.streams and spectrum._vectors is None
+    else:
+        spectrum = SpectralRepresentation.exact(K)
+    tau = 2.0 * max(-spectrum.values.min(), 0.0)
+    assert tau > 0
+    common = {"inner": "sgd", "step": step, "learning_rate": learning_rate, "inexact_tol": 1e-6,
+              "max_outer_iter": 3, "max_inner_iter": 8, "random_state": 0}  # fmt: skip
+    fast, loop = (
+        concave_convex_procedure(
+            cls(spectrum, 2.0 * y - 1, 1e-2, tau), np.zeros(spectrum.values.size), **common
+        )
+        for cls in (_LogisticDC, _BatchLoopLogisticDC)
+    )
+    assert fast.n_inner_iter == loop.n_inner_iter > 3
+    np.testing.assert_allclose(fast.x, loop.x, rtol=0, atol=1e-12 * np.max(np.abs(loop.x)))
+    np.testing.assert_allclose(fast.objective_history, loop.objective_history, rtol=1e-12)
+    assert not np.allclose(fast.x, 0.0)
+
+
+def test_single_sample_steps_that_overflow_raise(tl1_problem):
+    _, y, K = tl1_problem
+    spectrum = SpectralRepresentation.exact(K)
+    for cls in (_LogisticDC, _BatchLoopLogisticDC):  # a plain step far beyond 2/L diverges in both
+        with pytest.raises(FloatingPointError, match="diverged"):
+            concave_convex_procedure(
+                cls(spectrum, 2.0 * y - 1, 1.0, 20.0), np.zeros(K.shape[0]), inner="sgd", step="plain",
+                learning_rate=1e3, max_outer_iter=20, max_inner_iter=50, random_state=0,
+            )  # fmt: skip
+
+
+def test_negative_slope_is_the_logistic_weight():
+    outputs = np.array([-800.0, -30.0, -1.0, -1e-9, 0.0, 2.5, 40.0, 800.0])
+    for label in (-1.0, 1.0):
+        expected = label * expit(-label * outputs)
+        got = [_LogisticDC.negative_slope(float(o), label) for o in outputs]
+        np.testing.assert_allclose(got, expected, rtol=1e-15, atol=0)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 import warnings
 
@@ -65,6 +66,23 @@ class _LogisticDC(DCObjective):
         rows = self.representation.training_rows(batch)
         _, weights = _logistic_rows(rows @ (self.values * c), self.y[batch])
         return self.convex_weight * c - self.values * (rows.T @ weights) / batch.size
+
+    # linear-model form of g (DCObjective): aᵢ = μ ⊙ uᵢ, φ(o, y) = ln(1 + exp(−y o)), ω = λ(μ⁺ + τ)
+    @property
+    def quadratic_weight(self):
+        return self.convex_weight
+
+    def sample_rows(self, indices):
+        return self.representation.training_rows(indices) * self.values, self.y[indices]
+
+    @staticmethod
+    def negative_slope(output, label):
+        """``y σ(−y o)``, the weight of ``_logistic_rows`` for one sample, without overflow."""
+        margin = label * output
+        if margin > 0.0:
+            tail = math.exp(-margin)
+            return label * tail / (1.0 + tail)
+        return label / (1.0 + math.exp(margin))
 
     def gradient(self, c):
         """Gradient of (6); equal in norm to the gradient with respect to ``α``."""

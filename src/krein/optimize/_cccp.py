@@ -21,6 +21,8 @@ The inner solvers:
   permutation; the step ``η_e (b/n) P⁻¹ ĝ`` decays geometrically per epoch (``η_e = η ρᵉ``, Algorithm 1
   line 11) and the loop stops when one epoch changes ``F_k`` by at most ``ε`` (CCICP-SGD with a
   small ``ε``; the paper's CCICP-SGD-I with ``ε = 1``). Monotone only in expectation (Lemma 2).
+  Single-sample steps on a convex part of linear-model form (:class:`DCObjective`) cost two BLAS-1
+  calls and one diagonal scaling each, with no allocation: see :func:`_single_sample_epoch`.
 
 With ``step="plain"`` both solvers drop the preconditioner (``P = I``) and take the paper's own steps:
 ``x ← x − η ∇F_k(x)`` with an absolute ``η`` (Algorithm 1, line 9; the halving safeguard stays, so
@@ -44,15 +46,19 @@ The stochastic step decays per epoch instead.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.linalg.blas import daxpy, ddot
 from sklearn.utils import check_random_state
 
 __all__ = ["CCCPResult", "DCObjective", "concave_convex_procedure"]
 
 #: How many times a gradient step that increases the subproblem value is halved before giving up.
 _MAX_HALVINGS = 30
+#: Bytes of the sample rows that a single-sample epoch gathers at a time (within the L2/L3 cache).
+_ROW_CHUNK_BYTES = 1 << 21
 
 
 class DCObjective:
@@ -62,10 +68,17 @@ class DCObjective:
     gradient of ``h``) and, for the stochastic solver, :meth:`convex_batch_gradient`; they set
     ``metric`` (the diagonal of a matrix ``P`` with ``P ⪰ ∇²g`` everywhere, strictly positive) and
     ``n_samples`` (the number of terms that :meth:`convex_batch_gradient` samples from).
+
+    A convex part of **linear-model form**, ``g(x) = (1/n) Σᵢ φ(aᵢᵀx, yᵢ) + ½ Σⱼ ωⱼ xⱼ²``, may say so
+    by setting ``quadratic_weight`` (``ω``) and implementing :meth:`sample_rows` and
+    :meth:`negative_slope`; single-sample SGD then steps without allocating (``∇gᵢ(x) = ω ⊙ x −
+    s aᵢ``, ``s = −∂φ/∂o`` at ``o = aᵢᵀx``), with the same iterates as :meth:`convex_batch_gradient`.
     """
 
     metric: np.ndarray
     n_samples: int
+    #: ``ω`` of a convex part of linear-model form; None: only :meth:`convex_batch_gradient` is known.
+    quadratic_weight: np.ndarray | None = None
 
     def convex(self, x):
         """``(g(x), ∇g(x))``."""
@@ -77,6 +90,17 @@ class DCObjective:
 
     def convex_batch_gradient(self, x, batch):
         """Unbiased estimate of ``∇g(x)`` from the sample indices ``batch``."""
+        raise NotImplementedError
+
+    def sample_rows(self, indices):
+        """Linear-model form: the rows ``aᵢ`` (an array of shape (len(indices), dim)) and the labels
+        ``yᵢ`` of the samples ``indices``."""
+        raise NotImplementedError
+
+    @staticmethod
+    def negative_slope(output, label):
+        """Linear-model form: ``−∂φ(o, y)/∂o`` at the output ``o = aᵢᵀx`` of a sample with label ``y``
+        (Python floats in and out: it runs once per stochastic step)."""
         raise NotImplementedError
 
     def objective(self, x):
@@ -159,13 +183,17 @@ def _stochastic_gradient(
         scale, preconditioner = learning_rate * min(batch_size, n) / n, problem.metric
     else:  # Eq. (12): the absolute step on each mini-batch gradient
         scale, preconditioner = learning_rate, 1.0
+    single = batch_size == 1 and problem.quadratic_weight is not None
     epochs = 0
     while epochs < max_epochs:
         order = rng.permutation(n)
-        for start in range(0, n, batch_size):
-            batch = order[start : start + batch_size]
-            batch_gradient = problem.convex_batch_gradient(x, batch) - linear
-            x = x - scale * batch_gradient / preconditioner
+        if single:
+            x = _single_sample_epoch(problem, linear, x, order, scale, preconditioner)
+        else:
+            for start in range(0, n, batch_size):
+                batch = order[start : start + batch_size]
+                batch_gradient = problem.convex_batch_gradient(x, batch) - linear
+                x = x - scale * batch_gradient / preconditioner
         epochs += 1
         scale *= decay
         new_value, gradient = surrogate(x)
@@ -173,6 +201,38 @@ def _stochastic_gradient(
         if change <= inexact_tol:
             break
     return x, value, gradient, epochs
+
+
+def _single_sample_epoch(problem, linear, x, order, scale, preconditioner):
+    """One epoch of the steps ``x ← x − scale P⁻¹(∇g_i(x) − ∇h(x_k))`` over the samples ``order``, for a
+    convex part of linear-model form (:class:`DCObjective`); returns the new ``x``.
+
+    With ``∇g_i(x) = ω ⊙ x − s_i aᵢ`` the step is ``x ← D ⊙ x + κ + s_i bᵢ`` with the fixed
+    ``D = 1 − scale ω/P``, ``κ = scale ∇h(x_k)/P`` and ``bᵢ = scale aᵢ/P``: one dot product for
+    ``s_i``, one in-place scaling and one axpy per sample. The rows are gathered (and ``bᵢ`` formed) a
+    chunk at a time. The iterates are those of the mini-batch loop with ``batch_size=1`` up to rounding
+    (the same operations, grouped differently). Overflow raises ``FloatingPointError`` as there.
+    """
+    shrink = 1.0 - scale * problem.quadratic_weight / preconditioner
+    shift = scale * linear / preconditioner
+    shifted = bool(np.any(shift))
+    x = np.array(x, dtype=np.float64)  # updated in place
+    dim, slope, multiply = x.size, problem.negative_slope, np.multiply
+    chunk = max(1, _ROW_CHUNK_BYTES // (8 * max(dim, 1)))
+    for start in range(0, order.size, chunk):
+        rows, labels = problem.sample_rows(order[start : start + chunk])
+        steps = rows * (scale / preconditioner)
+        for row, step, label in zip(rows, steps, labels.tolist(), strict=True):
+            output = ddot(row, x)
+            if not math.isfinite(output):
+                raise FloatingPointError("overflow in a stochastic step")
+            multiply(x, shrink, out=x)
+            if shifted:
+                daxpy(shift, x, dim, 1.0)
+            daxpy(step, x, dim, slope(output, label))
+        if not np.all(np.isfinite(x)):
+            raise FloatingPointError("overflow in a stochastic step")
+    return x
 
 
 def concave_convex_procedure(
