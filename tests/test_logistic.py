@@ -417,6 +417,39 @@ def test_low_rank_fit_never_allocates_an_n_by_n_array():
     assert model.representation_.vectors.shape == (n, model.eigenvalues_.size)
 
 
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_streamed_ccicp_makes_one_pass_per_gradient_step(monkeypatch, n_classes):
+    """A zero start costs no pass over the data: objective (6) at α = 0 is ln 2 and its gradient comes
+    from the projections Ũᵀy of the Nyström pass; each gradient step is then one streamed pass."""
+    from krein.nystroem import NystroemRepresentation
+
+    passes = []
+    reduce_rows = NystroemRepresentation.reduce_rows
+    monkeypatch.setattr(
+        NystroemRepresentation, "reduce_rows", lambda self, *a: passes.append(1) or reduce_rows(self, *a)
+    )
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    y = np.argmax(X, axis=1) if n_classes == 3 else (X[:, 0] * X[:, 1] > 0).astype(int)
+    params = {"kernel": "tl1", "n_components": 40, "max_outer_iter": 6, "random_state": 0}
+    model = IndefiniteLogisticRegression(**params, working_memory=0.01).fit(X, y)
+    assert len(passes) == model.n_inner_iter_.sum() > 0
+    for history in model.objective_history_:
+        assert history[0] == pytest.approx(np.log(2.0), rel=1e-15)
+    # g and ∇g at α = 0 from the projection equal those of a pass over the data
+    spectrum, task = model.representation_, 2.0 * (y == y.max()) - 1.0
+    with_projection = _LogisticDC(spectrum, task, 1e-2, 1.0, spectrum.project(task))
+    zero = np.zeros(spectrum.values.size)
+    value, gradient = with_projection.convex(zero)
+    assert len(passes) == model.n_inner_iter_.sum()
+    expected_value, expected_gradient = _LogisticDC(spectrum, task, 1e-2, 1.0).convex(zero)
+    assert len(passes) == model.n_inner_iter_.sum() + 1
+    assert value == pytest.approx(expected_value, rel=1e-14)
+    np.testing.assert_allclose(
+        gradient, expected_gradient, rtol=0, atol=1e-12 * np.abs(expected_gradient).max()
+    )
+
+
 @parametrize_with_checks([IndefiniteLogisticRegression(n_components=10, max_outer_iter=5, random_state=0)])
 def test_low_rank_model_passes_the_sklearn_checks(estimator, check):
     """tests/test_common.py checks the default (exact) instance; this one the low-rank path."""

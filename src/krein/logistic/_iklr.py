@@ -41,8 +41,9 @@ class _LogisticDC(DCObjective):
     ``σ'(t) ≤ 1/4`` gives the diagonal majorizer ``P = λ(μ⁺+τ) + μ²/(4n) ⪰ ∇²g``.
     """
 
-    def __init__(self, representation, y, lam, tau):
+    def __init__(self, representation, y, lam, tau, projection=None):
         self.representation, self.values, self.y, self.lam = representation, representation.values, y, lam
+        self.projection = projection
         self.n_samples = y.size
         values = self.values
         self.convex_weight = lam * (np.maximum(values, 0.0) + tau)
@@ -50,7 +51,10 @@ class _LogisticDC(DCObjective):
         self.metric = self.convex_weight + values**2 / (4.0 * self.n_samples)
 
     def _loss_and_back(self, c):
-        """Mean logistic loss and ``Vᵀ(y ⊙ β)/n`` (``βᵢ = σ(−yᵢ (Kα)ᵢ)``): one pass over the data."""
+        """Mean logistic loss and ``Vᵀ(y ⊙ β)/n`` (``βᵢ = σ(−yᵢ (Kα)ᵢ)``): one pass over the data, except
+        at ``c = 0`` when the ``projection`` ``Vᵀy`` is known (then ``β = 1/2`` and the loss is ``ln 2``)."""
+        if self.projection is not None and not np.any(c):
+            return math.log(2.0), 0.5 * self.projection / self.n_samples
         loss, back = self.representation.reduce_rows(self.values * c, _logistic_rows, self.y)
         return loss / self.n_samples, back / self.n_samples
 
@@ -359,8 +363,18 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
         """Fit the model on training data ``X`` (or an n×n kernel) and labels ``y``."""
         self._validate_params()
         rng = check_random_state(self.random_state)
-        spectrum, y = self._fit_representation(X, y, random_state=rng)
-        self.classes_, Y = one_vs_rest_targets(y.compute() if is_dask_array(y) else y)
+        encoded = {}
+
+        def targets(y):  # ±1 targets per task; the Nyström pass accumulates their projections Ũᵀ Y
+            encoded["classes"], Y = one_vs_rest_targets(y.compute() if is_dask_array(y) else y)
+            return Y
+
+        spectrum, Y = self._fit_representation(X, y, targets=targets, random_state=rng)
+        if Y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
+        self.classes_ = encoded["classes"]
+        # Ũᵀ Y gives objective (6) and its gradient at α = 0 without a pass over the data
+        projections = spectrum.project(Y) if self.init == "zeros" else None
         values = spectrum.values
         self.eigenvalues_ = np.sort(values)
         smallest, largest = self.eigenvalues_[0], self.eigenvalues_[-1]
@@ -390,7 +404,8 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
             learning_rate = DEFAULT_LEARNING_RATE[self.step]
         eigen_coef, histories, n_iter, n_inner = [], [], [], []
         for task in range(Y.shape[1]):
-            problem = _LogisticDC(spectrum, Y[:, task], float(self.alpha), self.tau_)
+            projection = None if projections is None else projections[:, task]
+            problem = _LogisticDC(spectrum, Y[:, task], float(self.alpha), self.tau_, projection)
             start = np.zeros(values.size)  # Vᵀα⁽⁰⁾, one pass over the data unless α⁽⁰⁾ = 0
             if self.init != "zeros":
                 start = spectrum.reduce_rows(start, _rows_of, self._initial_alpha(Y.shape[0], rng))[1]
