@@ -42,9 +42,18 @@ features scaled to [0, 1]):
    process (peak RSS from ``getrusage`` minus the RSS once the data exist), and the ratios to
    ``KreinRidge`` are printed. Threads are pinned to one (``OMP/OPENBLAS/MKL_NUM_THREADS=1``).
 
+5. (``--sgd``) One epoch of CCICP-SGD's single-sample steps (Eq. 12, the paper's step η = 0.02; Table IV's
+   full form spends most of its time there): the allocation-free epoch of the linear-model form
+   (``krein.optimize``: one dot product, one diagonal scaling and one axpy per sample) against the
+   mini-batch loop through ``convex_batch_gradient`` (the loop before it: ~20 small NumPy calls per
+   sample), on the TL1 kernel of synthetic data: exact at n = ``--n`` (r = n coordinates) and low rank
+   (m = ``--m``) at ``--large-n``, features scaled to [0, 1]; the same permutation, so the iterates
+   must agree (printed).
+
 Run: ``python benchmarks/bench_logistic.py [--n 5000] [--alpha 1e-3]``, or
 ``python benchmarks/bench_logistic.py --low-rank [--n 5000] [--m 200] [--large-n 20000]``, or
-``python benchmarks/bench_logistic.py --streaming [--n 100000] [--m 1000] [--d 20]``.
+``python benchmarks/bench_logistic.py --streaming [--n 100000] [--m 1000] [--d 20]``, or
+``python benchmarks/bench_logistic.py --sgd [--n 2000] [--m 1000] [--large-n 7490]``.
 """
 
 from __future__ import annotations
@@ -124,6 +133,40 @@ def low_rank(args):
         if "exact" in seconds:
             print(f"  ratio exact / low rank at n = {n}: {seconds['exact'] / seconds['low rank']:.1f}x")
         print(f"  ratio low rank / floor at n = {n}: {seconds['low rank'] / floor:.1f}x")
+
+
+class _BatchLoopLogisticDC(_LogisticDC):
+    """Objective (6) without the linear-model form: SGD steps through ``convex_batch_gradient``."""
+
+    quadratic_weight = None
+
+
+def sgd_epoch(args):
+    """Part 5: one single-sample SGD epoch, the allocation-free loop against the batch-gradient loop."""
+    print(f"5. one CCICP-SGD epoch (batch 1, step='paper', η = 0.02), TL1 kernel, λ = {args.alpha}")
+    print(f"  {'model':>18s} {'n':>6s} {'r':>5s} {'loop s':>8s} {'new s':>8s} {'µs/step':>8s} {'ratio':>6s} "
+          f"{'max rel diff':>12s}")  # fmt: skip
+    for n, m in [(args.n, None), (args.large_n[0], args.m)]:
+        X, y, _, _ = _synthetic(n, n_test=1)
+        X = MinMaxScaler().fit_transform(X)  # features in [0, 1] as in the paper (Sec. V-A)
+        model = IndefiniteLogisticRegression(TruncatedL1(), n_components=m, random_state=0)
+        spectrum = model._fit_representation(X, y)[0]
+        spectrum.vectors = np.ascontiguousarray(spectrum.vectors)  # held, rows contiguous, as fit stores them
+        tau = 20 * max(-spectrum.values.min(), 0.0)
+        y_pm = np.where(y == 1, 1.0, -1.0)
+        seconds, points = {}, {}
+        for name, cls in (("loop", _BatchLoopLogisticDC), ("new", _LogisticDC)):
+            problem = cls(spectrum, y_pm, args.alpha, tau)
+            start = time.process_time()
+            result = concave_convex_procedure(
+                problem, np.zeros(spectrum.values.size), inner="sgd", step="paper", learning_rate=0.02,
+                inexact_tol=np.inf, max_outer_iter=1, max_inner_iter=1, random_state=0,
+            )  # fmt: skip
+            seconds[name], points[name] = time.process_time() - start, result.x
+        difference = np.max(np.abs(points["new"] - points["loop"])) / np.max(np.abs(points["loop"]))
+        label = "exact" if m is None else f"low rank m={m}"
+        print(f"  {label:>18s} {n:6d} {spectrum.values.size:5d} {seconds['loop']:8.2f} {seconds['new']:8.2f} "
+              f"{1e6 * seconds['new'] / n:8.2f} {seconds['loop'] / seconds['new']:6.1f} {difference:12.2e}")  # fmt: skip
 
 
 #: Threads pinned for the streaming comparison (each fit runs in its own process with these).
@@ -219,7 +262,11 @@ def main():
     parser.add_argument("--streaming", action="store_true", help="run part 4 only")
     parser.add_argument("--streaming-one", choices=STREAMED, help=argparse.SUPPRESS)
     parser.add_argument("--d", type=int, default=20, help="features of part 4")
+    parser.add_argument("--sgd", action="store_true", help="run part 5 only")
     args = parser.parse_args()
+    if args.sgd:
+        sgd_epoch(args)
+        return
     if args.streaming_one:
         streaming_one(args)
         return

@@ -399,6 +399,8 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
                 stacklevel=2,
             )
         inner = "sgd" if self.solver == "ccicp-sgd" else "gd"
+        if inner == "sgd" and self.n_components is None:  # SGD gathers rows of V: store them contiguous
+            spectrum.vectors = np.ascontiguousarray(spectrum.vectors)
         learning_rate = self.learning_rate
         if learning_rate is None:
             learning_rate = DEFAULT_LEARNING_RATE[self.step]

@@ -212,6 +212,10 @@ def _single_sample_epoch(problem, linear, x, order, scale, preconditioner):
     ``s_i``, one in-place scaling and one axpy per sample. The rows are gathered (and ``bᵢ`` formed) a
     chunk at a time. The iterates are those of the mini-batch loop with ``batch_size=1`` up to rounding
     (the same operations, grouped differently). Overflow raises ``FloatingPointError`` as there.
+
+    The shrinkage is applied at every step: the rows are dense, so the lazy form ``x_j = Dʲ ⊙ z_j`` of
+    sparse-feature SGD would only move the O(r) work into scaling each row by ``Dʲ`` (measured 2x
+    slower than the in-place scaling of the cache-resident ``x``).
     """
     shrink = 1.0 - scale * problem.quadratic_weight / preconditioner
     shift = scale * linear / preconditioner
