@@ -174,6 +174,8 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
         held for the CCCP iterations. A value streams every pass: each evaluation of objective (6) and
         its gradient recomputes the landmark columns block by block (``Ũ c = (K_XZ − k̄)(E c)``), so the
         fit holds no n×m or n×r array (O(n) beyond the data), and predictions are computed in blocks.
+        The start ``α⁽⁰⁾ = 0`` costs no pass: (6) and its gradient there come from ``Ũᵀy``, which the
+        Nyström pass accumulates, so a fit is that pass and one pass per tried gradient step.
         A dask ``X`` always streams, one task per row chunk (on a ``dask.distributed`` cluster when a
         client is active); ``decision_function`` then returns a lazy dask array.
     solver : {"cccp", "ccicp", "ccicp-sgd"}, default="ccicp"
