@@ -26,8 +26,7 @@ stack, which scikit-learn's splitters slice.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
-from functools import partial
+from functools import cache
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -43,11 +42,13 @@ from ..datasets import load_dataset
 from ..kernel_learning import KernelCombination, KernelLearningRidge, KernelLearningSVC, SVMObjective
 from ..kernels import Gaussian, Polynomial
 from ._framework import ResultTable, experiment
+from ._protocol import Forms, run_cells
 
 __all__ = [
-    "FiguresConfig",
+    "FIGURES_FORMS",
     "RidgeLearnedSVC",
-    "TablesConfig",
+    "SVM_FIGURES_FORMS",
+    "TABLES_FORMS",
     "base_kernel_stack",
     "run_figures",
     "run_svm_figures",
@@ -120,37 +121,24 @@ SCORING = {
 PAPER_LAMBDAS = (0.001, 0.1, 0.5, 1.0, 2.0, 10.0)
 
 
-@dataclass(frozen=True)
-class TablesConfig:
-    """Sizes of the ``li-tables`` experiment.
-
-    ``Lambdas`` is not the paper's grid (:data:`PAPER_LAMBDAS`): F(μ) = yᵀ(K_μ + λI)⁻¹y decreases in
-    every μ_k for positive semidefinite base kernels, so the learned μ lies on the sphere
-    ‖μ − μ₀‖ = Λ and radii much smaller than ‖μ₀‖ leave it at μ₀ (UNIF). The default grid starts at
-    Λ = 1 (≈ 0.4‖μ₀‖ for p = 6) so that every candidate is a learned kernel.
-    """
-
-    datasets: tuple = ("ionosphere", "sonar")
-    lams: tuple = (1e-3, 1e-2, 1e-1, 1.0, 10.0)
-    Lambdas: tuple = (1.0, 2.0, 5.0, 10.0, 20.0, 50.0)
-    betas: tuple = (0.001, 0.1, 0.5, 1.0, 2.0, 10.0)
-    cv_folds: int = 10
-    n_splits: int = 30
-    max_iter: int = 50
-    radii: tuple = PAPER_LAMBDAS  # radii of the μ-against-Λ diagnostic
-    radius_lam: float = 1.0  # λ of that diagnostic
-
-    @classmethod
-    def quick(cls):
-        return cls(
-            lams=(1e-2, 1e-1, 1.0),
-            Lambdas=(1.0, 5.0, 20.0),
-            betas=(0.1, 1.0),
-            cv_folds=3,
-            n_splits=5,
-            max_iter=20,
-            radii=(0.001, 1.0, 10.0),
-        )
+#: The settings of ``li-tables``, (quick, full): data sets, grids of λ, Λ and β, CV folds of the selection,
+#: random 50/50 test splits, iterations, and the radii and λ of the μ-against-Λ diagnostic.
+#:
+#: ``Lambdas`` is not the paper's grid (:data:`PAPER_LAMBDAS`): F(μ) = yᵀ(K_μ + λI)⁻¹y decreases in
+#: every μ_k for positive semidefinite base kernels, so the learned μ lies on the sphere
+#: ‖μ − μ₀‖ = Λ and radii much smaller than ‖μ₀‖ leave it at μ₀ (UNIF). The grid starts at
+#: Λ = 1 (≈ 0.4‖μ₀‖ for p = 6) so that every candidate is a learned kernel.
+TABLES_FORMS = Forms(
+    datasets=(("ionosphere", "sonar"), ("ionosphere", "sonar")),
+    lams=((1e-2, 1e-1, 1.0), (1e-3, 1e-2, 1e-1, 1.0, 10.0)),
+    Lambdas=((1.0, 5.0, 20.0), (1.0, 2.0, 5.0, 10.0, 20.0, 50.0)),
+    betas=((0.1, 1.0), (0.001, 0.1, 0.5, 1.0, 2.0, 10.0)),
+    cv_folds=(3, 10),
+    n_splits=(5, 30),
+    max_iter=(20, 50),
+    radii=((0.001, 1.0, 10.0), PAPER_LAMBDAS),
+    radius_lam=(1.0, 1.0),
+)
 
 
 def _methods(config, n_kernels):
@@ -416,7 +404,7 @@ def run_tables(ctx, config):
 )
 def run(ctx):
     with single_threaded_blas():  # small matrices: parallelism comes from ctx.n_jobs
-        run_tables(ctx, TablesConfig.quick() if ctx.quick else TablesConfig())
+        run_tables(ctx, TABLES_FORMS.of(ctx))
 
 
 #: Figure numbers of the paper: regression (PGD for KRR) and classification (SVM) against λ.
@@ -432,21 +420,19 @@ REGRESSION_FIGURES = {
 CLASSIFICATION_FIGURES = {"ionosphere": 3, "sonar": 4, "wisconsin": 10, "pima": 11, "heart": 12}
 
 
-@dataclass(frozen=True)
-class FiguresConfig:
-    """Sizes of the ``li-figures`` experiment (and of ``li-svm-figures``, with its own data sets)."""
-
-    datasets: tuple = ("wisconsin", "pima", "fourclass", "german", "heart", "ionosphere", "sonar")
-    lams: tuple = (1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0)
-    Lambda: float = 1.0
-    n_splits: int = 10
-    max_iter: int = 50
-
-    cv_folds: int = 10  # li-figures: the CV error beside the test error, as the paper plots them
-
-    @classmethod
-    def quick(cls, datasets=("heart", "sonar")):
-        return cls(datasets=datasets, lams=(1e-3, 1e-1, 10.0), n_splits=2, max_iter=20, cv_folds=3)
+#: The settings of ``li-figures``, (quick, full): data sets, λ grid, Λ, random 50/50 test splits,
+#: iterations, and the folds of the CV error plotted beside the test error, as the paper plots them.
+FIGURES_FORMS = Forms(
+    datasets=(
+        ("heart", "sonar"),
+        ("wisconsin", "pima", "fourclass", "german", "heart", "ionosphere", "sonar"),
+    ),
+    lams=((1e-3, 1e-1, 10.0), (1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0)),
+    Lambda=(1.0, 1.0),
+    n_splits=(2, 10),
+    max_iter=(20, 50),
+    cv_folds=(3, 10),
+)
 
 
 class RidgeLearnedSVC(ClassifierMixin, BaseEstimator):
@@ -510,7 +496,7 @@ def _lambda_curves(ctx, config, methods, scoring, description, cv_folds=None):
     if cv_folds is not None:
         splits["cv_"] = KFold(cv_folds, shuffle=True, random_state=ctx.random_state)
 
-    def compute(name, stack, y, label, degree, make, lam, advance):
+    def compute(name, stack, y, label, degree, make, lam):
         record = {"dataset": name, "method": label, "degree": degree, "lam": lam}
         for prefix, cv in splits.items():
             result = cross_validate(
@@ -522,26 +508,19 @@ def _lambda_curves(ctx, config, methods, scoring, description, cv_folds=None):
                     f"{prefix}{score}_mean": float(np.mean(values)),
                     f"{prefix}{score}_std": float(np.std(values)),
                 }
-        advance()
         return record
 
-    records = []
-    total = len(config.datasets) * len(methods) * len(config.lams)
-    with ctx.progress(total, description) as advance, warnings.catch_warnings():
+    stacks = cache(base_kernel_stack)  # one data set's kernels, loaded when a cell needs them
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for name in config.datasets:
-            stack, y = base_kernel_stack(name)
-            for label, (degree, make) in methods.items():
-                for lam in config.lams:
-                    records.append(
-                        ctx.cell(
-                            f"{description}-{name}-{label}-{lam:g}".replace(" ", ""),
-                            partial(compute, name, stack, y, label, degree, make, lam, advance),
-                            advance=advance,
-                            units=1,
-                        )
-                    )
-    return records
+        records = run_cells(
+            ctx,
+            [(name, label, lam) for name in config.datasets for label in methods for lam in config.lams],
+            lambda name, label, lam: compute(name, *stacks(name), label, *methods[label], lam),
+            key=lambda name, label, lam: f"{description}-{name}-{label}-{lam:g}".replace(" ", ""),
+            description=description,
+        )
+    return list(records.values())
 
 
 def _plot_curves(ctx, records, name, panels, title, file_name):
@@ -640,11 +619,14 @@ def run_figures(ctx, config):
 )
 def run_li_figures(ctx):
     with single_threaded_blas():
-        run_figures(ctx, FiguresConfig.quick() if ctx.quick else FiguresConfig())
+        run_figures(ctx, FIGURES_FORMS.of(ctx))
 
 
-#: The data sets of the paper's classification figures (3, 4, 10, 11, 12).
-SVM_DATASETS = ("ionosphere", "sonar", "wisconsin", "pima", "heart")
+#: The settings of ``li-svm-figures``: those of ``li-figures`` on the data sets of the paper's
+#: classification figures (3, 4, 10, 11, 12) in the full form.
+SVM_FIGURES_FORMS = FIGURES_FORMS.replace(
+    datasets=(("heart", "sonar"), ("ionosphere", "sonar", "wisconsin", "pima", "heart"))
+)
 
 
 def run_svm_figures(ctx, config):
@@ -705,8 +687,4 @@ def run_svm_figures(ctx, config):
 )
 def run_li_svm_figures(ctx):
     with single_threaded_blas():
-        if ctx.quick:
-            config = FiguresConfig.quick()
-        else:
-            config = FiguresConfig(datasets=SVM_DATASETS)
-        run_svm_figures(ctx, config)
+        run_svm_figures(ctx, SVM_FIGURES_FORMS.of(ctx))
