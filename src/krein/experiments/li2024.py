@@ -77,18 +77,22 @@ def base_kernel_stack(name):
     return np.stack([k(X) for k in base_kernels(X.shape[1])], axis=2), y
 
 
-class FixedCombinationRidge(RegressorMixin, BaseEstimator):
+class _StackInput:
+    """Mixin: ``X`` is a precomputed (n, n, p) stack of base kernels, split by rows and columns."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = True
+        return tags
+
+
+class FixedCombinationRidge(_StackInput, RegressorMixin, BaseEstimator):
     """Kernel ridge regression on a fixed combination of a precomputed (n, n, p) stack (BM, UNIF)."""
 
     def __init__(self, weights=None, kernel_index=None, alpha=1.0):
         self.weights = weights
         self.kernel_index = kernel_index
         self.alpha = alpha
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = True
-        return tags
 
     def _combine(self, X):
         if self.kernel_index is not None:
@@ -164,60 +168,46 @@ def _methods(config, n_kernels):
     return methods
 
 
-#: The paper's Tables 2 and 4 (test, mean ± std over 30 splits; the d = 1 columns are IIA and rIIA).
-PAPER_TEST = {
-    ("ionosphere", "test RMSE"): {
-        "IIA d=1": (0.82, 0.03),
-        "PGD d=2": (0.86, 0.02),
-        "rIIA d=1": (0.83, 0.02),
-        "rPGD d=2": (0.94, 0.01),
-        "BM": (0.82, 0.03),
-        "UNIF": (1.11, 0.16),
-    },
-    ("ionosphere", "test error"): {
-        "IIA d=1": (0.23, 0.03),
-        "PGD d=2": (0.24, 0.04),
-        "rIIA d=1": (0.24, 0.02),
-        "rPGD d=2": (0.29, 0.05),
-        "BM": (0.23, 0.04),
-        "UNIF": (0.29, 0.06),
-    },
-    ("sonar", "test RMSE"): {
-        "IIA d=1": (0.82, 0.03),
-        "PGD d=2": (0.86, 0.04),
-        "rIIA d=1": (0.83, 0.02),
-        "rPGD d=2": (0.86, 0.04),
-        "BM": (1.11, 0.16),
-        "UNIF": (1.69, 0.02),
-    },
-    ("sonar", "test error"): {
-        "IIA d=1": (0.22, 0.03),
-        "PGD d=2": (0.26, 0.03),
-        "rIIA d=1": (0.23, 0.03),
-        "rPGD d=2": (0.25, 0.03),
-        "BM": (0.22, 0.03),
-        "UNIF": (0.25, 0.03),
-    },
-}
-
-#: The paper's Tables 1 and 3 (10-fold CV RMSE at the selected parameters).
-PAPER_CV = {
-    "ionosphere": {
-        "PGD d=1": (0.69, 0.10),
-        "IIA d=1": (0.69, 0.10),
-        "rPGD d=1": (0.70, 0.11),
-        "rIIA d=1": (0.70, 0.11),
-        "PGD d=2": (0.75, 0.13),
-        "rPGD d=2": (0.76, 0.15),
-    },
-    "sonar": {
-        "PGD d=1": (0.80, 0.15),
-        "IIA d=1": (0.80, 0.15),
-        "rPGD d=1": (0.82, 0.18),
-        "rIIA d=1": (0.82, 0.18),
-        "PGD d=2": (0.80, 0.11),
-        "rPGD d=2": (0.81, 0.13),
-    },
+#: The paper's Tables 1-4, mean ± std per (data set, table, method): the 10-fold CV RMSE at the selected
+#: parameters (Tables 1, 3), then the test RMSE and misclassification over 30 random splits (Tables 2, 4;
+#: their d = 1 columns are IIA and rIIA).
+PAPER_CELLS = {
+    ("ionosphere", "CV RMSE", "PGD d=1"): (0.69, 0.10),
+    ("ionosphere", "CV RMSE", "IIA d=1"): (0.69, 0.10),
+    ("ionosphere", "CV RMSE", "rPGD d=1"): (0.70, 0.11),
+    ("ionosphere", "CV RMSE", "rIIA d=1"): (0.70, 0.11),
+    ("ionosphere", "CV RMSE", "PGD d=2"): (0.75, 0.13),
+    ("ionosphere", "CV RMSE", "rPGD d=2"): (0.76, 0.15),
+    ("sonar", "CV RMSE", "PGD d=1"): (0.80, 0.15),
+    ("sonar", "CV RMSE", "IIA d=1"): (0.80, 0.15),
+    ("sonar", "CV RMSE", "rPGD d=1"): (0.82, 0.18),
+    ("sonar", "CV RMSE", "rIIA d=1"): (0.82, 0.18),
+    ("sonar", "CV RMSE", "PGD d=2"): (0.80, 0.11),
+    ("sonar", "CV RMSE", "rPGD d=2"): (0.81, 0.13),
+    ("ionosphere", "test RMSE", "IIA d=1"): (0.82, 0.03),
+    ("ionosphere", "test RMSE", "PGD d=2"): (0.86, 0.02),
+    ("ionosphere", "test RMSE", "rIIA d=1"): (0.83, 0.02),
+    ("ionosphere", "test RMSE", "rPGD d=2"): (0.94, 0.01),
+    ("ionosphere", "test RMSE", "BM"): (0.82, 0.03),
+    ("ionosphere", "test RMSE", "UNIF"): (1.11, 0.16),
+    ("ionosphere", "test error", "IIA d=1"): (0.23, 0.03),
+    ("ionosphere", "test error", "PGD d=2"): (0.24, 0.04),
+    ("ionosphere", "test error", "rIIA d=1"): (0.24, 0.02),
+    ("ionosphere", "test error", "rPGD d=2"): (0.29, 0.05),
+    ("ionosphere", "test error", "BM"): (0.23, 0.04),
+    ("ionosphere", "test error", "UNIF"): (0.29, 0.06),
+    ("sonar", "test RMSE", "IIA d=1"): (0.82, 0.03),
+    ("sonar", "test RMSE", "PGD d=2"): (0.86, 0.04),
+    ("sonar", "test RMSE", "rIIA d=1"): (0.83, 0.02),
+    ("sonar", "test RMSE", "rPGD d=2"): (0.86, 0.04),
+    ("sonar", "test RMSE", "BM"): (1.11, 0.16),
+    ("sonar", "test RMSE", "UNIF"): (1.69, 0.02),
+    ("sonar", "test error", "IIA d=1"): (0.22, 0.03),
+    ("sonar", "test error", "PGD d=2"): (0.26, 0.03),
+    ("sonar", "test error", "rIIA d=1"): (0.23, 0.03),
+    ("sonar", "test error", "rPGD d=2"): (0.25, 0.03),
+    ("sonar", "test error", "BM"): (0.22, 0.03),
+    ("sonar", "test error", "UNIF"): (0.25, 0.03),
 }
 
 
@@ -299,10 +289,8 @@ def _versus_paper(cv_table, rmse_table, error_table):
     for table, label in ((cv_table, "CV RMSE"), (rmse_table, "test RMSE"), (error_table, "test error")):
         for row in table.summary():
             ours[(row["task"], label, row["method"])] = (row["mean"], row["std"])
-    paper = {(name, "CV RMSE", m): v for name, cells in PAPER_CV.items() for m, v in cells.items()}
-    paper |= {(name, label, m): v for (name, label), cells in PAPER_TEST.items() for m, v in cells.items()}
     rows = []
-    for (name, label, method), (paper_mean, paper_std) in paper.items():
+    for (name, label, method), (paper_mean, paper_std) in PAPER_CELLS.items():
         if (name, label, method) not in ours:
             continue
         mean, std = ours[(name, label, method)]
@@ -435,7 +423,7 @@ FIGURES_FORMS = Forms(
 )
 
 
-class RidgeLearnedSVC(ClassifierMixin, BaseEstimator):
+class RidgeLearnedSVC(_StackInput, ClassifierMixin, BaseEstimator):
     """The 2-norm soft-margin SVM (Eq. 8) with the kernel that PGD learned for KRR (Sec. 3).
 
     The paper's question in Sec. 3: "if the kernels learned for the KRR optimization problem could
@@ -449,11 +437,6 @@ class RidgeLearnedSVC(ClassifierMixin, BaseEstimator):
         self.alpha = alpha
         self.radius = radius
         self.max_iter = max_iter
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = True
-        return tags
 
     def fit(self, X, y):
         X, y = validate_data(self, X, y, allow_nd=True)
@@ -569,6 +552,13 @@ def trend_rows(records, score):
     return rows
 
 
+def _report_trends(ctx, config, records, rows, title):
+    """Write the trend ``rows`` (``trends``) and the curves with their settings (``curves.json``)."""
+    ctx.report_rows(rows, "trends", title)
+    ctx.write_json({"config": config.__dict__, "curves": records}, "curves")
+    return records
+
+
 def run_figures(ctx, config):
     """Test RMSE and misclassification of PGD against λ for d = 1, 2 (one PNG per data set)."""
 
@@ -602,11 +592,8 @@ def run_figures(ctx, config):
             f"pgd_lambda_{name}",
         )
     rows = trend_rows(records, "cv_rmse") + trend_rows(records, "rmse") + trend_rows(records, "error")
-    ctx.report_rows(
-        rows, "trends", "CV RMSE, test RMSE and sign error of PGD at the ends of the λ grid and at its best λ"
-    )
-    ctx.write_json({"config": config.__dict__, "curves": records}, "curves")
-    return records
+    title = "CV RMSE, test RMSE and sign error of PGD at the ends of the λ grid and at its best λ"
+    return _report_trends(ctx, config, records, rows, title)
 
 
 @experiment(
@@ -668,13 +655,8 @@ def run_svm_figures(ctx, config):
             f"(Λ = {config.Lambda}, {config.n_splits} random 50/50 splits)",
             f"svm_lambda_{name}",
         )
-    ctx.report_rows(
-        trend_rows(records, "error"),
-        "trends",
-        "Test misclassification of the SVM at the ends of the λ grid and at its best λ",
-    )
-    ctx.write_json({"config": config.__dict__, "curves": records}, "curves")
-    return records
+    title = "Test misclassification of the SVM at the ends of the λ grid and at its best λ"
+    return _report_trends(ctx, config, records, trend_rows(records, "error"), title)
 
 
 @experiment(
