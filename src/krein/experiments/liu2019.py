@@ -290,22 +290,14 @@ def run_table3(ctx):
     cost = {"CCICP-GD": -1, "CCICP-SGD": 1, "KLR(RBF)": 2, "TDCASVM": 3}
     order = sorted(methods, key=lambda method: cost.get(method, 0))
     results = run_cells(
-        ctx,
-        [(name, method) for method in order for name in datasets],
+        ctx, [(name, method) for method in order for name in datasets],
         lambda name, method, advance: _table3_method_scores(
-            *data[name],
-            method,
-            n_repetitions=settings.repetitions,
-            grid=settings.grid,
-            random_state=ctx.random_state,
-            n_jobs=ctx.n_jobs,
-            advance=advance,
+            *data[name], method, n_repetitions=settings.repetitions, grid=settings.grid,
+            random_state=ctx.random_state, n_jobs=ctx.n_jobs, advance=advance,
         ),
-        key=lambda name, method: f"{name}--{method}",
-        description="liu2019-table3",
-        units=settings.repetitions,
-        progress_in_compute=True,
-    )
+        key=lambda name, method: f"{name}--{method}", description="liu2019-table3",
+        units=settings.repetitions, progress_in_compute=True,
+    )  # fmt: skip
     versus_paper = []
     for name in datasets:
         for method in methods:
@@ -455,20 +447,14 @@ def run_table4(ctx):
     data = {name: load_table3(name, settings.max_samples, ctx.random_state) for name in datasets}
     splits = {name: half_splits(y, settings.repetitions, ctx.random_state) for name, (_, y) in data.items()}
     cells = run_cells(
-        ctx,
-        [(name, repetition) for name in datasets for repetition in range(settings.repetitions)],
+        ctx, [(name, repetition) for name in datasets for repetition in range(settings.repetitions)],
         lambda name, repetition: table4_split(
-            *data[name],
-            *splits[name][repetition],
-            methods=methods,
-            grid=settings.grid,
-            n_components=settings.n_components.get(name),
-            random_state=ctx.random_state + repetition,
+            *data[name], *splits[name][repetition], methods=methods, grid=settings.grid,
+            n_components=settings.n_components.get(name), random_state=ctx.random_state + repetition,
             n_jobs=ctx.n_jobs,
         ),
-        key=lambda name, repetition: f"{name}--{repetition}",
-        description="liu2019-table4",
-    )
+        key=lambda name, repetition: f"{name}--{repetition}", description="liu2019-table4",
+    )  # fmt: skip
     table = ResultTable("IKLR solvers, Tables IV and VII (TL1 kernel, half/half splits)", "accuracy",
                         lower_is_better=False)  # fmt: skip
     details = []
@@ -634,25 +620,14 @@ def _run_spd(ctx, name, settings, *, kind, exclude=()):
     scores = {m: ([], []) for m in methods}
     splits = half_splits(y, settings.repetitions, ctx.random_state)
     cells = run_cells(
-        ctx,
-        [(repetition,) for repetition in range(settings.repetitions)],
+        ctx, [(repetition,) for repetition in range(settings.repetitions)],
         lambda repetition, advance: spd_split_scores(
-            K_ai,
-            K_le,
-            y,
-            *splits[repetition],
-            repetition,
-            grid=grid,
-            random_state=ctx.random_state,
-            n_jobs=ctx.n_jobs,
-            exclude=exclude,
-            advance=advance,
+            K_ai, K_le, y, *splits[repetition], repetition, grid=grid, random_state=ctx.random_state,
+            n_jobs=ctx.n_jobs, exclude=exclude, advance=advance,
         ),
-        key=lambda repetition: f"split-{repetition}",
-        description=f"{name} covariance descriptors",
-        units=len(methods),
-        progress_in_compute=True,
-    )
+        key=lambda repetition: f"split-{repetition}", description=f"{name} covariance descriptors",
+        units=len(methods), progress_in_compute=True,
+    )  # fmt: skip
     for split in cells.values():
         for method, (accuracy, seconds) in split.items():
             scores[method][0].append(accuracy)
@@ -893,21 +868,14 @@ def run_figure2(ctx):
         K = TruncatedL1()(X_train[shuffled])
         lams[name] = _cross_validated_lam(K, y_train[shuffled], settings.grid, ctx.random_state, ctx.n_jobs)
     cells = run_cells(
-        ctx,
-        [(name,) for name in data],
-        lambda name: epsilon_sweep(*data[name], lam=lams[name]),
-        key=lambda name: name,
-        description="liu2019-figure2",
-    )
+        ctx, [(name,) for name in data], lambda name: epsilon_sweep(*data[name], lam=lams[name]),
+        key=lambda name: name, description="liu2019-figure2",
+    )  # fmt: skip
     results = {
-        name: {
-            "n_train": int(y_train.size),
-            "n_test": int(y_test.size),
-            "lam": lams[name],
-            "rows": cells[name,],
-        }
+        name: {"n_train": int(y_train.size), "n_test": int(y_test.size), "lam": lams[name],
+               "rows": cells[name,]}
         for name, (_, y_train, _, y_test) in data.items()
-    }
+    }  # fmt: skip
     figure, axes = plt.subplots(1, 3, figsize=(15, 3.8))
     for (name, result), color in zip(results.items(), ("tab:red", "tab:blue"), strict=True):
         for step, style in zip(FIGURE2_STEPS, ("-", "--"), strict=True):
@@ -1007,18 +975,13 @@ def run_table6(ctx):
                 K, data[name][1], settings.grid, ctx.random_state, ctx.n_jobs, step=step
             )
     cells = run_cells(
-        ctx,
-        list(lams),
+        ctx, list(lams),
         lambda name, step: initialization_runs(
-            *data[name],
-            lam=lams[name, step],
-            step=step,
-            n_runs=settings.repetitions,
+            *data[name], lam=lams[name, step], step=step, n_runs=settings.repetitions,
             random_state=ctx.random_state,
         ),
-        key=lambda name, step: f"{name}--{step}",
-        description="liu2019-table6",
-    )
+        key=lambda name, step: f"{name}--{step}", description="liu2019-table6",
+    )  # fmt: skip
     rows = [
         {"data set": name, "step": step, "lam": lams[name, step], **run}
         for (name, step), runs in cells.items()
