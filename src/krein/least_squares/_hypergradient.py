@@ -3,12 +3,15 @@
 :class:`krein.model_selection.HypergradientSearchCV` drives an estimator through four methods:
 the log-space vector of its hyperparameters and its bounds, the parameters of a vector, the random
 initialization of Appendix E.1, and the validation loss with its exact gradient (Eq. (8),
-Appendix E.2). The loss is that of the model the fit path builds (the same target encoding, centring
-and exact representation, :class:`~krein.least_squares._model._KreinLeastSquares`); the gradient is
-:func:`validation_loss_and_gradient`, derived exactly, including the derivative of the eigenvectors of K
-with respect to kernel hyperparameters (the Daleckiĭ–Kreĭn formula for the matrix function
-α = F(K) y with divided differences of ``f(σ) = 1/(c(σ) − μσ)``), and the implicit derivative of μ
-through the constraint.
+Appendix E.2). The loss is that of the model the fit path builds (:meth:`_fit_problem` of
+:class:`~krein.least_squares._model._KreinLeastSquares`: the same target encoding, centring and
+representation, exact or Nyström with either split of Oglic & Gärtner 2019, Sec. 2.4); the gradient
+is :func:`validation_loss_and_gradient`, derived exactly: the implicit derivative of (†) and of μ
+through the constraint for λ₊, λ₋ and r (every representation), and for the kernel hyperparameters
+of the exact model the derivative of the eigenvectors of K (the Daleckiĭ–Kreĭn formula for the
+matrix function α = F(K) y with divided differences of ``f(σ) = 1/(c(σ) − μσ)``). The low-rank
+model has no kernel-hyperparameter gradient (it would run through the eigendecompositions of
+``K_ZZ`` and of the Nyström features) and refuses a kernel with free hyperparameters by name.
 """
 
 from __future__ import annotations
@@ -16,9 +19,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .._validation import check_square_kernel
 from ..kernels import APPENDIX_D_CLASSES, initial_kernel_like, make_kernel
-from ._spectral import SpectralProblem
 
 __all__ = ["LAMBDA_BOUNDS", "RADIUS_BOUNDS", "HypergradientMixin", "validation_loss_and_gradient"]
 
@@ -27,23 +28,36 @@ LAMBDA_BOUNDS = (1e-10, 1e4)
 RADIUS_BOUNDS = (1e-6, 1e4)
 
 
-def validation_loss_and_gradient(problem, solution, K_val, y_val, kernel_gradient=None):
+def validation_loss_and_gradient(problem, solution, rows, y_val, kernel_gradient=None):
     """Validation mean squared error and its gradient (Sec. 3.3, Eq. (8), Appendix E.2).
+
+    The model is (†) of :mod:`~krein.least_squares._spectral`: ``(Q − μI) u = b`` in the coordinates
+    ``u`` of the training predictions, ``Q = Q₊ + Q₋`` with ``Q± = Cᵀ diag(p on s = ±1) C`` (exact
+    or low rank, either split). With ``g`` the gradient of the loss with respect to ``u``,
+    ``h = (Q − μI)⁻¹ g`` and ``v = (Q − μI)⁻¹ u``, implicit differentiation gives
+
+        ∂L/∂log λ± = −hᵀQ±u + (∂μ/∂log λ±) hᵀu,     ∂μ/∂log λ± = vᵀQ±u / uᵀv,
+        ∂L/∂log r = hᵀu · n r² / uᵀv,
+
+    with ∂μ = 0 for ridge (μ = −1); the second is the derivative of ``‖u‖² = n r²``. ``g`` is the
+    adjoint of ``α̂ ↦ β`` (:meth:`~krein.spectral.SpectralRepresentation.dual_coef`) applied to
+    ``τ = (2/m) (K_val − 1k̄ᵀ)ᵀ e``, divided by σ (``u = σ α̂``).
 
     Parameters
     ----------
     problem : SpectralProblem
-        The fit path's problem on the exact representation of the training kernel.
+        The fit path's problem.
     solution : SpectralSolution
         From :meth:`SpectralProblem.solve` on ``problem``.
-    K_val : ndarray of shape (m, n)
-        Uncentred validation-versus-training kernel rows.
+    rows : ndarray of shape (m, |P|)
+        Uncentred validation kernel rows against the representation's points (training points or
+        landmarks): :meth:`~krein.spectral.SpectralRepresentation.rows`.
     y_val : ndarray of shape (m, t)
     kernel_gradient : callable, optional
-        ``kernel_gradient(G, G_val)`` returns ``⟨G, ∂K/∂θ⟩ + ⟨G_val, ∂K_val/∂θ⟩`` for the ``p``
-        log kernel hyperparameters θ, with K the uncentred training kernel (for example
-        through :meth:`krein.kernels.Kernel.value_and_contraction`). The gradient is linear in
-        ∂K, so one call serves all targets.
+        Exact representation only. ``kernel_gradient(G, G_val)`` returns ``⟨G, ∂K/∂θ⟩ +
+        ⟨G_val, ∂K_val/∂θ⟩`` for the ``p`` log kernel hyperparameters θ, with K the uncentred
+        training kernel (for example through :meth:`krein.kernels.Kernel.value_and_contraction`).
+        The gradient is linear in ∂K, so one call serves all targets.
 
     Returns
     -------
@@ -53,57 +67,58 @@ def validation_loss_and_gradient(problem, solution, K_val, y_val, kernel_gradien
         With respect to ``log λ₊, log λ₋``, then ``log r`` (variance-constrained models), then
         the ``p`` log kernel hyperparameters.
     """
-    rep = problem.representation
-    if rep.extension is not None or rep.vectors is None or solution.denominator is None:
-        raise NotImplementedError("Hypergradients need the exact spectral representation.")
     if np.any(solution.hard_case):
         raise ValueError(
             "The validation loss is not differentiable in the hard case (μ* at the end of its "
             "interval): the solution is not unique."
         )
-    U, sigma, c = rep.vectors, rep.values, solution.weights
-    column_means = rep.column_means
-    constrained = solution.radius is not None
-    n_targets = y_val.shape[1]
-    total_loss, total_gradient = 0.0, np.zeros(2 + constrained)
-    if kernel_gradient is not None:
-        G_train, G_val = np.zeros((problem.n_samples, problem.n_samples)), np.zeros(K_val.shape)
+    rep = problem.representation
+    sigma, column_means, V = rep.values, rep.column_means, solution.basis
     alphas, intercepts = problem.dual_coef(solution)
-    for j in range(n_targets):
-        alpha, a, b = alphas[:, j], solution.alpha_hat[:, j], problem.projections[:, j]
-        f = 1.0 / solution.denominator[:, j]
-        mu = solution.multiplier[j]
-        u = sigma * a
-        error = K_val @ alpha + intercepts[j] - y_val[:, j]
-        m = error.size
-        total_loss += float(error @ error) / m
-        tau = (2.0 / m) * (K_val.T @ error)
-        if column_means is not None:
-            tau -= (2.0 / m) * error.sum() * column_means
-            tau -= tau.mean()
-        t_hat = U.T @ tau
-        gradient = []
-        # λ₊, λ₋: ∂cᵢ/∂log λ± = cᵢ on the eigenvalues of that sign.
-        D = float(np.sum(u * u * sigma * f)) if constrained else None
-        for mask in (sigma > 0, sigma < 0):
-            dc = c * mask
-            dmu = float(np.sum(u * u * dc * f)) / D if constrained else 0.0
-            gradient.append(-float(np.sum(t_hat * a * f * (dc - sigma * dmu))))
-        T = float(np.sum(t_hat * a * sigma * f))  # τᵀ ∂α/∂μ
-        if constrained:
-            R2 = problem.n_samples * solution.radius[j] ** 2
-            gradient.append(T * R2 / D)
-        total_gradient += np.asarray(gradient)
-        if kernel_gradient is not None:
-            G_train += _implicit_gradient_matrix(
-                column_means, U, sigma, c, f, mu, b, u, tau, t_hat, T, D, problem.targets[:, j]
-            )
-            G_val += (2.0 / m) * np.outer(error, alpha)  # the explicit K_val in the predictions
-            if column_means is not None:  # the training column means in the intercept
-                G_train -= ((2.0 / m) * error.sum() / problem.n_samples) * alpha[None, :]
+    errors = rows @ alphas + intercepts - y_val
+    m = errors.shape[0]
+    tau = (2.0 / m) * (rows.T @ errors)
+    if column_means is not None:
+        tau -= np.multiply.outer(column_means, (2.0 / m) * errors.sum(axis=0))
+    if rep.extension is None:  # β = Uα̂, minus its mean when centred
+        tau -= tau.mean(axis=0) if column_means is not None else 0.0
+        t_hat = rep.vectors.T @ tau
+    else:  # β = E diag(σ) α̂
+        t_hat = sigma[:, None] * (rep.extension.T @ tau)
+    u = sigma[:, None] * solution.alpha_hat
+    g = t_hat / sigma[:, None]
+    if V is not None:
+        g, u = V.T @ g, V.T @ u
+    h, v = g / solution.gap, u / solution.gap
+    T, D = np.sum(h * u, axis=0), np.sum(u * v, axis=0)
+    p, signs, C = solution.penalty
+    lift = (lambda x: x) if V is None else (lambda x: V @ x)
+    Ch, Cu, Cv = (lift(x) if C is None else C @ lift(x) for x in (h, u, v))
+    constrained = solution.radius is not None
+    gradient = []
+    for sign in (1, -1):
+        weights = (p * (signs == sign))[:, None]
+        dmu = np.sum(weights * Cv * Cu, axis=0) / D if constrained else 0.0
+        gradient.append(-np.sum(weights * Ch * Cu, axis=0) + dmu * T)
+    if constrained:
+        gradient.append(T * problem.n_samples * solution.radius**2 / D)
+    n_targets = y_val.shape[1]
+    gradient = np.mean(gradient, axis=1)
     if kernel_gradient is not None:
-        total_gradient = np.concatenate([total_gradient, kernel_gradient(G_train, G_val)])
-    return total_loss / n_targets, total_gradient / n_targets
+        if rep.extension is not None:
+            raise NotImplementedError("Kernel hyperparameter gradients need the exact representation.")
+        U, c, f = rep.vectors, p * sigma, 1.0 / (sigma[:, None] * solution.gap)
+        G_train, G_val = np.zeros((problem.n_samples, problem.n_samples)), np.zeros(rows.shape)
+        for j in range(n_targets):
+            G_train += _implicit_gradient_matrix(
+                column_means, U, sigma, c, f[:, j], solution.multiplier[j], problem.projections[:, j],
+                u[:, j], tau[:, j], t_hat[:, j], T[j], D[j] if constrained else None, problem.targets[:, j],
+            )  # fmt: skip
+            G_val += (2.0 / m) * np.outer(errors[:, j], alphas[:, j])
+            if column_means is not None:  # the training column means in the intercept
+                G_train -= ((2.0 / m) * errors[:, j].sum() / problem.n_samples) * alphas[None, :, j]
+        gradient = np.concatenate([gradient, kernel_gradient(G_train, G_val) / n_targets])
+    return float(np.mean(np.sum(errors**2, axis=0) / m)), gradient
 
 
 def _implicit_gradient_matrix(column_means, U, sigma, c, f, mu, b, u, tau, t_hat, T, D, y):
@@ -155,6 +170,24 @@ def _implicit_gradient_matrix(column_means, U, sigma, c, f, mu, b, u, tau, t_hat
 class HypergradientMixin:
     """Part of the protocol of :class:`krein.model_selection.HypergradientSearchCV`."""
 
+    def _tuned_kernel(self):
+        """Whether the kernel has free hyperparameters (tuned with λ±, r); the low-rank model has
+        no derivative through its Nyström features and says so."""
+        kernel = make_kernel(self.kernel)
+        if kernel == "precomputed" or not kernel.n_dims:
+            return False
+        if self.n_components is not None:
+            names = [h.name for h in kernel.hyperparameters if not h.fixed]
+            tuned = "lambda_plus, lambda_minus" + (", radius" if self._constrained else "")
+            raise NotImplementedError(
+                f"{type(self).__name__}(n_components={self.n_components}): hypergradients of the low-rank "
+                f"model are implemented for {tuned} only, not for the kernel hyperparameters {names} of "
+                f"{kernel!r} (the derivative through the Nyström features is not implemented). Fix them "
+                "(e.g. eta_bounds='fixed'), pass kernel=\"precomputed\", or use the exact model "
+                "(n_components=None)."
+            )
+        return True
+
     def _hyperparameter_vector(self):
         """Log-space vector ``(log λ₊, log λ₋, [log r], kernel θ)`` and its bounds."""
         theta = [np.log(self.lambda_plus), np.log(self.lambda_minus)]
@@ -164,8 +197,8 @@ class HypergradientMixin:
                 raise ValueError("Set radius before searching hyperparameters (see _initial_params).")
             theta.append(np.log(self.radius))
             bounds.append(np.log(RADIUS_BOUNDS))
-        kernel = make_kernel(self.kernel)
-        if kernel != "precomputed" and kernel.n_dims:
+        if self._tuned_kernel():
+            kernel = make_kernel(self.kernel)
             theta = np.concatenate([theta, kernel.theta])
             bounds = np.vstack([bounds, kernel.bounds])
         return np.asarray(theta, dtype=float), np.asarray(bounds, dtype=float)
@@ -178,9 +211,8 @@ class HypergradientMixin:
         if self._constrained:
             params["radius"] = float(np.exp(theta[2]))
             start = 3
-        kernel = make_kernel(self.kernel)
-        if kernel != "precomputed" and kernel.n_dims:
-            params["kernel"] = kernel.clone_with_theta(theta[start:])
+        if self._tuned_kernel():
+            params["kernel"] = make_kernel(self.kernel).clone_with_theta(theta[start:])
         return params
 
     def _initial_params(self, X, y, random_state=None):
@@ -216,39 +248,34 @@ class HypergradientMixin:
         """Validation MSE of the model fitted on the training part and its gradient.
 
         The gradient is with respect to :meth:`_hyperparameter_vector` (Sec. 3.3 and Appendix E.2
-        of Oglic & Gärtner 2018). For ``kernel="precomputed"``, ``X_train`` is the training block and
-        ``X_val`` the validation-versus-training block of the kernel matrix. ``cache`` (a dict kept
-        by the caller for this fold) holds the eigendecomposition when the kernel matrix does not
-        depend on the tuned hyperparameters (precomputed kernels, kernels without hyperparameters),
-        so that only the O(n²) solution and gradient are recomputed.
+        of Oglic & Gärtner 2018). The model is fitted by the fit path (:meth:`_fit_problem`: the
+        same validation, target encoding, centring and representation, exact or Nyström). For
+        ``kernel="precomputed"``, ``X_train`` is the training block and ``X_val`` the
+        validation-versus-training block of the kernel matrix. ``cache`` (a dict kept by the caller
+        for this fold) holds the fitted problem when the kernel matrix does not depend on the tuned
+        hyperparameters (precomputed kernels, kernels without free hyperparameters), so that only
+        the solution and its gradient are recomputed (and a Nyström model keeps its landmarks).
         """
         self._validate_params()
-        if self.n_components is not None:
-            raise NotImplementedError(
-                "Hypergradients are implemented for the exact model (n_components=None)."
-            )
-        self.kernel_ = kernel = make_kernel(self.kernel)
-        Y, means = self._centred_targets(np.asarray(y_train))  # the fit path's targets
-        fixed_kernel = kernel == "precomputed" or not kernel.n_dims
-        if fixed_kernel and cache is not None and "problem" in cache:
-            problem, K_val = cache["problem"], cache["K_val"]
+        tuned = self._tuned_kernel()
+        if not tuned and cache is not None and "problem" in cache:
+            problem, rows, self._encoding = cache["problem"], cache["rows"], cache["encoding"]
         else:
-            if kernel == "precomputed":
-                K, K_val = check_square_kernel(X_train, "X_train"), np.asarray(X_val, dtype=float)
-            elif fixed_kernel:
-                K, K_val = kernel(X_train), kernel(X_val, X_train)
+            problem = self._fit_problem(X_train, y_train)
+            X_val = self._validate_test(X_val)
+            if tuned:
+                contract = self.kernel_.value_and_contraction(self.X_fit_)[1]
+                rows, contract_val = self.kernel_.value_and_contraction(X_val, self.X_fit_)
             else:
-                K, contract = kernel.value_and_contraction(X_train)
-                K_val, contract_val = kernel.value_and_contraction(X_val, X_train)
-            problem = SpectralProblem(self._exact_representation(K), Y, means)
-            if fixed_kernel and cache is not None:
-                cache.update(problem=problem, K_val=K_val)
-        Y_val = self._encoding.encode(y_val)
+                rows = problem.representation.rows(X_val)
+                if cache is not None:
+                    cache.update(problem=problem, rows=rows, encoding=self._encoding)
         solution = self._solve(problem, warn=False)
-        if fixed_kernel:
-            return validation_loss_and_gradient(problem, solution, K_val, Y_val)
+        Y_val = self._encoding.encode(y_val)
+        if not tuned:
+            return validation_loss_and_gradient(problem, solution, rows, Y_val)
 
         def kernel_gradient(G, G_val):  # ∂K and ∂K_val enter only through inner products
             return contract(G) + contract_val(G_val)
 
-        return validation_loss_and_gradient(problem, solution, K_val, Y_val, kernel_gradient)
+        return validation_loss_and_gradient(problem, solution, rows, Y_val, kernel_gradient)

@@ -69,17 +69,21 @@ def regularization_weights(values, n_samples, lambda_plus, lambda_minus, regular
 
 @dataclass
 class SpectralSolution:
-    """Eigen-coordinates of a fitted model, one column per target.
+    """A fitted model in eigen-coordinates, one column per target.
 
-    ``alpha_hat = ŷ / denominator`` with ``denominator = c − μσ`` computed without cancellation
-    (None for the ``"landmarks"`` split, whose penalty is not diagonal in this basis);
-    ``multiplier`` is μ (−1 for ridge), ``shift`` the distance δ of μ to the end of its interval and
-    ``hard_case`` whether μ sits there, up to ``BOUNDARY_RTOL`` (variance-constrained models only).
+    The penalty in the coordinates ``u`` of the training predictions ``Ũu`` is ``uᵀQu``, ``Q = Cᵀ
+    diag(p) C`` (``penalty`` is ``(p, s, C)`` of :meth:`SpectralProblem.penalty`) ``= V diag(ω) Vᵀ``
+    (``basis`` V; None: the identity, ``Q = diag(c/σ)``), and the model solves ``(Q − μI) u = Ũᵀy``
+    (†) in the basis V: ``alpha_hat = u / σ``. ``gap`` is ``ω − μ`` per target, computed without
+    cancellation; ``multiplier`` is μ (−1 for ridge), ``shift`` the distance δ of μ to the end of its
+    interval and ``hard_case`` whether μ sits there, up to ``BOUNDARY_RTOL`` (variance-constrained
+    models only).
     """
 
-    weights: np.ndarray
+    penalty: tuple
+    basis: np.ndarray | None
+    gap: np.ndarray
     alpha_hat: np.ndarray
-    denominator: np.ndarray | None
     multiplier: np.ndarray
     shift: np.ndarray
     hard_case: np.ndarray
@@ -114,79 +118,53 @@ class SpectralProblem:
     def n_samples(self):
         return self.targets.shape[0]
 
-    # ------------------------------------------------------------------ solutions
+    def penalty(self, lambda_plus, lambda_minus, regularization="decomposition"):
+        """The penalty ``Q = Cᵀ diag(p) C`` of the coordinates ``u`` (``C`` None: the identity).
+
+        Returns ``p``, the sign ``s`` of each entry (``∂p/∂log λ± = p`` where ``s = ±1``) and ``C``:
+        ``p = c/σ``, ``s = sign σ`` on the eigenvalues (split ``"approximation"``), or ``p = n λ_{Sⱼ}``
+        (``n λ_{Sⱼ} Sⱼ`` for ``"krein"``), ``s = S`` on the landmark coordinates ``z = Cu``
+        (:attr:`landmark_coordinates`, split ``"landmarks"``).
+        """
+        rep = self.representation
+        if self.split == "landmarks":
+            signs = rep.landmark_signature
+            weights = regularization_weights(signs, self.n_samples, lambda_plus, lambda_minus, regularization)
+            return signs * weights, signs, rep.landmark_coordinates
+        sigma = rep.values
+        weights = regularization_weights(sigma, self.n_samples, lambda_plus, lambda_minus, regularization)
+        return weights / sigma, np.sign(sigma), None
+
     def solve(self, lambda_plus, lambda_minus, regularization="decomposition", radius=None):
         """Coefficients (†) for ridge (``radius`` None) or the variance constraint ``r = radius``.
 
         ``radius`` is a scalar or one value per target: the standard deviation of the training
-        predictions, ``(1/n) ‖K α‖² = r²``.
+        predictions, ``(1/n) ‖K α‖² = r²``. The landmark split diagonalizes ``Q`` first (O(m³)).
         """
-        sigma = self.representation.values
-        b = self.projections
-        if self.split == "landmarks":
-            return self._solve_landmark_split(lambda_plus, lambda_minus, regularization, radius)
-        c = regularization_weights(sigma, self.n_samples, lambda_plus, lambda_minus, regularization)
+        penalty = p, _, C = self.penalty(lambda_plus, lambda_minus, regularization)
+        if C is None:
+            omega, basis, b = p, None, self.projections
+        else:
+            Q = C.T @ (p[:, None] * C)
+            omega, basis = scipy.linalg.eigh(0.5 * (Q + Q.T), driver="evd", check_finite=False)
+            b = basis.T @ self.projections
         n_targets = b.shape[1]
-        if radius is None:
-            denominator = (c + sigma)[:, None] * np.ones(n_targets)
-            return SpectralSolution(
-                c,
-                b / denominator,
-                denominator,
-                -np.ones(n_targets),
-                np.full(n_targets, np.nan),
-                np.zeros(n_targets, bool),
-                None,
-            )
-        radius = np.broadcast_to(np.asarray(radius, dtype=float), (n_targets,)).copy()
-        w = c / sigma
-        alpha_hat = np.zeros_like(b)
-        denominator = np.empty_like(b)
-        multiplier, shift = np.empty(n_targets), np.empty(n_targets)
+        multiplier, shift = -np.ones(n_targets), np.full(n_targets, np.nan)
         hard_case = np.zeros(n_targets, bool)
-        for j in range(n_targets):
-            if radius[j] == 0.0:  # only u = 0 is feasible
-                denominator[:, j], multiplier[j], shift[j] = np.inf, np.nan, np.nan
-                continue
-            solution = solve_sphere_quadratic(w, b[:, j], np.sqrt(self.n_samples) * radius[j])
-            alpha_hat[:, j] = solution.u / sigma
-            denominator[:, j] = sigma * ((w - w.min()) + solution.shift)
-            multiplier[j], shift[j] = solution.mu, solution.shift
-            hard_case[j] = solution.hard_case or solution.shift <= BOUNDARY_RTOL * abs(w.min())
-        return SpectralSolution(c, alpha_hat, denominator, multiplier, shift, hard_case, radius)
-
-    def _solve_landmark_split(self, lambda_plus, lambda_minus, regularization, radius):
-        """The paper's Sec. 2.4 split: penalty ``Q = Cᵀ diag(n λ_{Sⱼ}) C`` in eigen-coordinates.
-
-        Returns a :class:`SpectralSolution` whose ``weights`` are the eigenvalues ω of ``Q`` and
-        whose ``denominator`` is None (no diagonal form in the eigenbasis of ``K̃``).
-        """
-        rep = self.representation
-        signature = rep.landmark_signature
-        # n λ_{Sⱼ} (decomposition) or n λ_{Sⱼ} Sⱼ (Kreĭn inner product) per landmark coordinate zⱼ
-        penalty = signature * regularization_weights(
-            signature, self.n_samples, lambda_plus, lambda_minus, regularization
-        )
-        C = rep.landmark_coordinates
-        Q = C.T @ (penalty[:, None] * C)
-        omega, V = scipy.linalg.eigh(0.5 * (Q + Q.T), driver="evd", check_finite=False)
-        b = V.T @ self.projections
-        n_targets = b.shape[1]
         if radius is None:
-            u = b / (1.0 + omega)[:, None]
-            multiplier, shift = -np.ones(n_targets), np.full(n_targets, np.nan)
-            hard_case = np.zeros(n_targets, bool)
+            gap = np.repeat((1.0 + omega)[:, None], n_targets, axis=1)
+            u = b / gap
         else:
             radius = np.broadcast_to(np.asarray(radius, dtype=float), (n_targets,)).copy()
-            u = np.zeros_like(b)
-            multiplier, shift = np.full(n_targets, np.nan), np.full(n_targets, np.nan)
-            hard_case = np.zeros(n_targets, bool)
+            u, gap = np.zeros_like(b), np.full_like(b, np.inf)
+            multiplier[:] = np.nan
             for j in np.flatnonzero(radius > 0):  # radius 0: only u = 0 is feasible
                 solution = solve_sphere_quadratic(omega, b[:, j], np.sqrt(self.n_samples) * radius[j])
                 u[:, j], multiplier[j], shift[j] = solution.u, solution.mu, solution.shift
+                gap[:, j] = (omega - omega.min()) + solution.shift
                 hard_case[j] = solution.hard_case or solution.shift <= BOUNDARY_RTOL * abs(omega.min())
-        alpha_hat = (V @ u) / rep.values[:, None]
-        return SpectralSolution(omega, alpha_hat, None, multiplier, shift, hard_case, radius)
+        alpha_hat = (u if basis is None else basis @ u) / self.representation.values[:, None]
+        return SpectralSolution(penalty, basis, gap, alpha_hat, multiplier, shift, hard_case, radius)
 
     def dual_coef(self, solution):
         """Dual coefficients on the representation's points and intercepts, one column per target.
