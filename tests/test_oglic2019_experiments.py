@@ -18,6 +18,7 @@ from krein.experiments.oglic2019 import (
     dissimilarity_model,
     scaling_times,
     standardized_sample,
+    tuning_rows,
 )
 from krein.kernels import initial_kernel
 from krein.least_squares import KreinRidgeClassifier
@@ -89,6 +90,13 @@ def test_the_searched_sh_svm_cell_beats_chance_on_aural_sonar(tmp_path):
     errors = [cell[0] for cell in results[("aural-sonar", "KREIN SH-SVM", 8)]]
     assert np.mean(errors) < 40
     assert len(list((tmp_path / "cells").glob("aural-sonar-KREIN_SH-SVM_hypergradient-r8-fold*.json"))) == 3
+    records = [cell[2] for cell in results[("aural-sonar", "KREIN SH-SVM", 8)]]
+    assert all(
+        r["loss"] < r["initial_loss"] and set(r["params"]) == {"lambda_plus", "lambda_minus"} for r in records
+    )
+    (row,) = tuning_rows(results)
+    assert row["median lambda_plus"] == np.median([r["params"]["lambda_plus"] for r in records])
+    assert row["median inner loss at the end"] < row["median inner loss at the start"]
 
 
 def test_dissimilarity_cells_are_stored_and_read_back(tmp_path):
