@@ -59,7 +59,10 @@ def test_low_rank_models_use_the_papers_split_and_are_tuned():
     grid = np.logspace(-3, 0, 2)
     for method in KREIN_METHODS:
         search = dissimilarity_model(method, 10, grid, 0, 3)
-        assert isinstance(search, HypergradientSearchCV) and search.n_restarts == 1  # the paper's tuning
+        assert isinstance(search, HypergradientSearchCV) and search.n_restarts == 0  # the paper's tuning
+        start = search.estimator.get_params()
+        assert (start["lambda_plus"], start["lambda_minus"]) == (1e-2, 1e-2)
+        assert start.get("radius", 1.0) == 1.0
         by_grid = dissimilarity_model(method + GRID_SUFFIX, 10, grid, 0, 3)
         assert set(by_grid.param_grid) == {"lambda_plus", "lambda_minus"}
         for estimator in (search.estimator, by_grid.estimator):
