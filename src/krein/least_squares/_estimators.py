@@ -1,18 +1,14 @@
 """The public Kreĭn least squares estimators: Kreĭn ridge regression and variance-constrained least squares.
 
-Each is a solver (:class:`_Ridge` or :class:`_VarianceConstrained`), a target encoding
-(:class:`_Regressor` or :class:`_Classifier`), the shared model and fit path
-(:class:`~krein.least_squares._model._KreinLeastSquares`) and the hyperparameter-search protocol
-(:class:`~krein.least_squares._hypergradient.HypergradientMixin`).
+Each is a target encoding (:class:`_Regressor` or :class:`_Classifier`) over a model
+(:class:`~krein.least_squares._model._KreinLeastSquares`: ridge, the fit path and the hyperparameter-search
+protocol; or :class:`~krein.least_squares._model._VarianceConstrained`).
 """
 
 from __future__ import annotations
 
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-
 from ..nystroem import SPECTRAL_PARAMETERS_DOC
-from ._hypergradient import HypergradientMixin
-from ._model import _Classifier, _KreinLeastSquares, _Regressor, _Ridge, _VarianceConstrained
+from ._model import _Classifier, _KreinLeastSquares, _Regressor, _VarianceConstrained
 
 __all__ = [
     "KreinRidge",
@@ -57,7 +53,7 @@ _COMMON_ATTRIBUTES_DOC = """dual_coef_ : ndarray of shape (n_points,) or (n_task
     n_features_in_ : int"""
 
 
-class KreinRidge(_Ridge, _Regressor, HypergradientMixin, _KreinLeastSquares, RegressorMixin, BaseEstimator):
+class KreinRidge(_Regressor, _KreinLeastSquares):
     __doc__ = f"""Kreĭn kernel ridge regression (Kreĭn LSM; Oglic & Gärtner 2019, Sec. 2.4).
 
     Minimizes ``(1/n) Σ (f(xᵢ) − yᵢ)² + λ₊‖f₊‖² + λ₋‖f₋‖²`` over a reproducing kernel Kreĭn space
@@ -77,9 +73,7 @@ class KreinRidge(_Ridge, _Regressor, HypergradientMixin, _KreinLeastSquares, Reg
     """
 
 
-class KreinRidgeClassifier(
-    _Ridge, _Classifier, HypergradientMixin, _KreinLeastSquares, ClassifierMixin, BaseEstimator
-):
+class KreinRidgeClassifier(_Classifier, _KreinLeastSquares):
     __doc__ = f"""Kreĭn kernel ridge classifier (Kreĭn LSM of Oglic & Gärtner 2019 on balanced labels).
 
     :class:`KreinRidge` fitted on the class-balanced labels ``y₊ = √(n₋/n₊)``, ``y₋ = −√(n₊/n₋)`` of
@@ -115,9 +109,7 @@ _VC_ATTRIBUTES_DOC = """multiplier_ : float or ndarray of shape (n_targets,)
         The radius r used."""
 
 
-class VarianceConstrainedKrein(
-    _VarianceConstrained, _Regressor, HypergradientMixin, _KreinLeastSquares, RegressorMixin, BaseEstimator
-):
+class VarianceConstrainedKrein(_Regressor, _VarianceConstrained):
     __doc__ = f"""Variance-constrained Kreĭn least squares, globally optimal (Oglic & Gärtner 2018).
 
     The KREĬN problem (3): minimize ``(1/n) Σ (f(xᵢ) − yᵢ)² + λ₊‖f₊‖² + λ₋‖f₋‖²`` subject to
@@ -141,9 +133,7 @@ class VarianceConstrainedKrein(
     """
 
 
-class VarianceConstrainedKreinClassifier(
-    _VarianceConstrained, _Classifier, HypergradientMixin, _KreinLeastSquares, ClassifierMixin, BaseEstimator
-):
+class VarianceConstrainedKreinClassifier(_Classifier, _VarianceConstrained):
     __doc__ = f"""Variance-constrained Kreĭn least squares classifier (Oglic & Gärtner 2018, Appendix C).
 
     :class:`VarianceConstrainedKrein` (problem (3)/(4), global optimum through the secular equation)

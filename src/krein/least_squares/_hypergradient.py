@@ -108,15 +108,15 @@ def validation_loss_and_gradient(problem, solution, rows, y_val, kernel_gradient
         if rep.extension is not None:
             raise NotImplementedError("Kernel hyperparameter gradients need the exact representation.")
         U, c, f = rep.vectors, p * sigma, 1.0 / (sigma[:, None] * solution.gap)
-        G_train, G_val = np.zeros((problem.n_samples, problem.n_samples)), np.zeros(rows.shape)
+        G_train = np.zeros((problem.n_samples, problem.n_samples))
         for j in range(n_targets):
             G_train += _implicit_gradient_matrix(
                 column_means, U, sigma, c, f[:, j], solution.multiplier[j], problem.projections[:, j],
                 u[:, j], tau[:, j], t_hat[:, j], T[j], D[j] if constrained else None, problem.targets[:, j],
             )  # fmt: skip
-            G_val += (2.0 / m) * np.outer(errors[:, j], alphas[:, j])
-            if column_means is not None:  # the training column means in the intercept
-                G_train -= ((2.0 / m) * errors[:, j].sum() / problem.n_samples) * alphas[None, :, j]
+        G_val = (2.0 / m) * errors @ alphas.T  # the explicit K_val in the predictions
+        if column_means is not None:  # the training column means in the intercepts
+            G_train -= (2.0 / (m * problem.n_samples)) * (errors.sum(axis=0) @ alphas.T)[None, :]
         gradient = np.concatenate([gradient, kernel_gradient(G_train, G_val) / n_targets])
     return float(np.mean(np.sum(errors**2, axis=0) / m)), gradient
 
@@ -170,6 +170,11 @@ def _implicit_gradient_matrix(column_means, U, sigma, c, f, mu, b, u, tau, t_hat
 class HypergradientMixin:
     """Part of the protocol of :class:`krein.model_selection.HypergradientSearchCV`."""
 
+    def _scalar_hyperparameters(self):
+        """The tuned hyperparameters besides the kernel's, with their box constraints."""
+        bounds = {"lambda_plus": LAMBDA_BOUNDS, "lambda_minus": LAMBDA_BOUNDS}
+        return {**bounds, "radius": RADIUS_BOUNDS} if self._constrained else bounds
+
     def _tuned_kernel(self):
         """Whether the kernel has free hyperparameters (tuned with λ±, r); the low-rank model has
         no derivative through its Nyström features and says so."""
@@ -178,41 +183,35 @@ class HypergradientMixin:
             return False
         if self.n_components is not None:
             names = [h.name for h in kernel.hyperparameters if not h.fixed]
-            tuned = "lambda_plus, lambda_minus" + (", radius" if self._constrained else "")
             raise NotImplementedError(
                 f"{type(self).__name__}(n_components={self.n_components}): hypergradients of the low-rank "
-                f"model are implemented for {tuned} only, not for the kernel hyperparameters {names} of "
-                f"{kernel!r} (the derivative through the Nyström features is not implemented). Fix them "
-                "(e.g. eta_bounds='fixed'), pass kernel=\"precomputed\", or use the exact model "
-                "(n_components=None)."
+                f"model are implemented for {', '.join(self._scalar_hyperparameters())} only, not for the "
+                f"kernel hyperparameters {names} of {kernel!r} (the derivative through the Nyström "
+                "features is not implemented). Fix them (e.g. eta_bounds='fixed'), pass "
+                'kernel="precomputed", or use the exact model (n_components=None).'
             )
         return True
 
     def _hyperparameter_vector(self):
         """Log-space vector ``(log λ₊, log λ₋, [log r], kernel θ)`` and its bounds."""
-        theta = [np.log(self.lambda_plus), np.log(self.lambda_minus)]
-        bounds = [np.log(LAMBDA_BOUNDS)] * 2
-        if self._constrained:
-            if self.radius is None:
-                raise ValueError("Set radius before searching hyperparameters (see _initial_params).")
-            theta.append(np.log(self.radius))
-            bounds.append(np.log(RADIUS_BOUNDS))
+        if self._constrained and self.radius is None:
+            raise ValueError(
+                "Set radius before searching hyperparameters from the estimator's own ones (n_restarts=0); "
+                "random restarts draw it (Appendix E.1)."
+            )
+        scalars = self._scalar_hyperparameters()
+        theta, bounds = np.log([getattr(self, name) for name in scalars]), np.log(list(scalars.values()))
         if self._tuned_kernel():
             kernel = make_kernel(self.kernel)
-            theta = np.concatenate([theta, kernel.theta])
-            bounds = np.vstack([bounds, kernel.bounds])
-        return np.asarray(theta, dtype=float), np.asarray(bounds, dtype=float)
+            theta, bounds = np.concatenate([theta, kernel.theta]), np.vstack([bounds, kernel.bounds])
+        return theta, bounds
 
     def _params_from_vector(self, theta):
         """``set_params`` arguments for a vector laid out as :meth:`_hyperparameter_vector`."""
-        theta = np.asarray(theta, dtype=float)
-        params = {"lambda_plus": float(np.exp(theta[0])), "lambda_minus": float(np.exp(theta[1]))}
-        start = 2
-        if self._constrained:
-            params["radius"] = float(np.exp(theta[2]))
-            start = 3
+        scalars = list(self._scalar_hyperparameters())
+        params = {name: float(np.exp(value)) for name, value in zip(scalars, theta, strict=False)}
         if self._tuned_kernel():
-            params["kernel"] = make_kernel(self.kernel).clone_with_theta(theta[start:])
+            params["kernel"] = make_kernel(self.kernel).clone_with_theta(np.asarray(theta)[len(scalars) :])
         return params
 
     def _initial_params(self, X, y, random_state=None):
@@ -258,22 +257,19 @@ class HypergradientMixin:
         """
         self._validate_params()
         tuned = self._tuned_kernel()
-        if not tuned and cache is not None and "problem" in cache:
-            problem, rows, self._encoding = cache["problem"], cache["rows"], cache["encoding"]
-        else:
+        cache = {} if cache is None or tuned else cache
+        if not cache:
             problem = self._fit_problem(X_train, y_train)
             X_val = self._validate_test(X_val)
-            if tuned:
-                contract = self.kernel_.value_and_contraction(self.X_fit_)[1]
-                rows, contract_val = self.kernel_.value_and_contraction(X_val, self.X_fit_)
-            else:
-                rows = problem.representation.rows(X_val)
-                if cache is not None:
-                    cache.update(problem=problem, rows=rows, encoding=self._encoding)
+            rows = None if tuned else problem.representation.rows(X_val)
+            cache.update(problem=problem, encoding=self._encoding, X_val=X_val, rows=rows)
+        problem, self._encoding = cache["problem"], cache["encoding"]
         solution = self._solve(problem, warn=False)
         Y_val = self._encoding.encode(y_val)
         if not tuned:
-            return validation_loss_and_gradient(problem, solution, rows, Y_val)
+            return validation_loss_and_gradient(problem, solution, cache["rows"], Y_val)
+        contract = self.kernel_.value_and_contraction(self.X_fit_)[1]
+        rows, contract_val = self.kernel_.value_and_contraction(cache["X_val"], self.X_fit_)
 
         def kernel_gradient(G, G_val):  # ∂K and ∂K_val enter only through inner products
             return contract(G) + contract_val(G_val)
