@@ -101,7 +101,9 @@ def test_search_without_restarts_tunes_a_low_rank_classifier():
 
 def test_low_rank_kernel_hyperparameters_are_refused_by_name():
     X = np.random.default_rng(0).standard_normal((30, 2))
-    with pytest.raises(NotImplementedError, match=r"\['k1__eta', 'k2__scale', 'k2__kernel__eta'\].*eta_bounds='fixed'"):
+    with pytest.raises(
+        NotImplementedError, match=r"\['k1__eta', 'k2__scale', 'k2__kernel__eta'\].*eta_bounds='fixed'"
+    ):
         HypergradientSearchCV(KreinRidge(KERNEL, n_components=10), cv=3, n_restarts=0).fit(X, X[:, 0])
     fixed = Gaussian(1.0, eta_bounds="fixed")
     search = HypergradientSearchCV(

@@ -42,17 +42,20 @@ class _SimilarityFeaturesModel(KernelEstimatorMixin, BaseEstimator):
         self.n_components = n_components
         self.random_state = random_state
 
-    def _fit_targets(self, X, Y):
-        """Fit ``w`` (columns of ``Y``) on the similarity features of the validated ``X``."""
+    def fit(self, X, y):
+        """Fit ``w`` (one ridge problem per target or one-vs-rest task) on the similarity features of ``X``
+        (or the n×n kernel)."""
+        self._validate_params()
+        X, y = validate_data(self, X, y, reset=True, dtype=np.float64, **self._validate_y)
+        Y = self._targets(y)
         self.kernel_ = make_kernel(self.kernel)
         n = X.shape[0]
         n_components = (
             n if self.n_components is None else clamp_n_components(self.n_components, n, stacklevel=3)
         )
-        if n_components == n:
-            self.prototype_indices_ = np.arange(n)
-        else:
-            self.prototype_indices_ = uniform_landmarks(n, n_components, self.random_state)
+        self.prototype_indices_ = (
+            np.arange(n) if n_components == n else uniform_landmarks(n, n_components, self.random_state)
+        )
         if self.kernel_ == "precomputed":
             F = check_square_kernel(X, "X")[:, self.prototype_indices_]
         else:
@@ -79,6 +82,7 @@ class _SimilarityFeaturesModel(KernelEstimatorMixin, BaseEstimator):
                 f"{np.max(np.abs(F)):.3g}). Rescale the kernel or increase alpha."
             ) from error
         self.intercept_ = target_means - feature_means @ self.coef_
+        return self
 
     def _scores(self, X):
         check_is_fitted(self)
@@ -111,17 +115,15 @@ class SimilarityFeaturesRidge(RegressorMixin, _SimilarityFeaturesModel):
     intercept_ : float or ndarray of shape (n_targets,)
     """
 
+    _validate_y = {"y_numeric": True, "multi_output": True}
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.multi_output = True
         return tags
 
-    def fit(self, X, y):
-        """Fit on training data ``X`` (or the n×n kernel) and targets ``y``."""
-        self._validate_params()
-        X, y = validate_data(self, X, y, reset=True, dtype=np.float64, y_numeric=True, multi_output=True)
-        self._fit_targets(X, y)
-        return self
+    def _targets(self, y):
+        return y
 
     def predict(self, X):
         """``K(x, P) w + b``."""
@@ -139,13 +141,11 @@ class SimilarityFeaturesClassifier(ClassifierMixin, _SimilarityFeaturesModel):
     Parameters and attributes as :class:`SimilarityFeaturesRidge`, plus ``classes_``.
     """
 
-    def fit(self, X, y):
-        """Fit one ±1 ridge problem per one-vs-rest task."""
-        self._validate_params()
-        X, y = validate_data(self, X, y, reset=True, dtype=np.float64)
+    _validate_y = {}
+
+    def _targets(self, y):
         self.classes_, Y = one_vs_rest_targets(y)
-        self._fit_targets(X, Y)
-        return self
+        return Y
 
     def decision_function(self, X):
         """Scores, one column per task (a vector for binary problems)."""

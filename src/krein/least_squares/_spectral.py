@@ -22,12 +22,11 @@ low-rank model (``split="landmarks"``, Oglic & Gärtner 2019, Sec. 2.4) has feat
     z* = argmin ‖Φz − y‖² + n λ₊ ‖z₊‖² + n λ₋ ‖z₋‖²  =  (ΦᵀΦ + nΛ±)⁻¹ Φᵀ y,
 
 (and ``‖Φz‖² = n r²`` for the constrained model); with ``z = C u`` (:attr:`landmark_coordinates`)
-``Q = Cᵀ diag(n λ_{Sⱼ}) C``, diagonalized once per (λ₊, λ₋), ``Q = V diag(ω) Vᵀ`` (O(m³)). The splits
-agree for a positive definite kernel and when every point is a landmark; on an indefinite kernel with
-m ≪ n they are different models (for ``DeltaGaussian(1, 2)``, n = 120, m = 30 their predictions differ
-by 45 % in relative norm, ``tests/test_low_rank.py``), because ``H₊`` of ``K_ZZ`` is not orthogonal to
-``H₋`` in the empirical inner product ``ΦᵀΦ``. The gradients with respect to λ±, r and the kernel are
-in :mod:`krein.least_squares._hypergradient`.
+``Q = Cᵀ diag(n λ_{Sⱼ}) C``, diagonalized once per (λ₊, λ₋), ``Q = V diag(ω) Vᵀ`` (O(m³)). On an
+indefinite kernel with m ≪ n the two splits are different models (``nystroem_split`` of
+:class:`~krein.least_squares.KreinRidge`; for ``DeltaGaussian(1, 2)``, n = 120, m = 30 their predictions
+differ by 45 % in relative norm, ``tests/test_low_rank.py``). The gradients with respect to λ±, r and
+the kernel are in :mod:`krein.least_squares._hypergradient`.
 """
 
 from __future__ import annotations
