@@ -110,3 +110,7 @@ def test_low_rank_kernel_hyperparameters_are_refused_by_name():
         VarianceConstrainedKrein(fixed, radius=0.5, n_components=10, random_state=0), cv=3, n_restarts=0
     ).fit(X, X[:, 0])
     assert set(search.best_params_) == {"lambda_plus", "lambda_minus", "radius"}
+    with pytest.raises(ValueError, match="Set radius"):  # no random restart draws it
+        HypergradientSearchCV(VarianceConstrainedKrein(fixed, n_components=10), cv=3, n_restarts=0).fit(
+            X, X[:, 0]
+        )

@@ -227,15 +227,11 @@ class HypergradientMixin:
         Y, _ = self._encode(np.asarray(y))
         n = Y.shape[0]
         grid = np.logspace(-1, 2, 5)
-        params = {
-            "lambda_plus": float(grid[rng.randint(5)] / n),
-            "lambda_minus": float(grid[rng.randint(5)] / n),
-        }
+        params = {name: float(grid[rng.randint(5)] / n) for name in ("lambda_plus", "lambda_minus")}
         if self._constrained:
             centered = Y - Y.mean(axis=0) if self.center else Y
             squares = np.mean(centered**2, axis=1)
-            variance = float(np.mean(squares))
-            spread = float(np.sqrt(np.mean((squares - variance) ** 2)))
+            variance, spread = float(np.mean(squares)), float(np.std(squares))
             low, high = max(1e-4, variance - 2.5 * spread), variance + 2.5 * spread
             params["radius"] = float(np.sqrt((high - low) * rng.uniform() + low))
         kernel = make_kernel(self.kernel)
@@ -257,7 +253,7 @@ class HypergradientMixin:
         """
         self._validate_params()
         tuned = self._tuned_kernel()
-        cache = {} if cache is None or tuned else cache
+        cache = {} if cache is None or tuned else cache  # the fitted problem of a fixed kernel matrix
         if not cache:
             problem = self._fit_problem(X_train, y_train)
             X_val = self._validate_test(X_val)
@@ -268,10 +264,8 @@ class HypergradientMixin:
         Y_val = self._encoding.encode(y_val)
         if not tuned:
             return validation_loss_and_gradient(problem, solution, cache["rows"], Y_val)
-        contract = self.kernel_.value_and_contraction(self.X_fit_)[1]
+        contract = self.kernel_.value_and_contraction(self.X_fit_)[1]  # ∂K enters through ⟨G, ∂K⟩ only
         rows, contract_val = self.kernel_.value_and_contraction(cache["X_val"], self.X_fit_)
-
-        def kernel_gradient(G, G_val):  # ∂K and ∂K_val enter only through inner products
-            return contract(G) + contract_val(G_val)
-
-        return validation_loss_and_gradient(problem, solution, rows, Y_val, kernel_gradient)
+        return validation_loss_and_gradient(
+            problem, solution, rows, Y_val, lambda G, G_val: contract(G) + contract_val(G_val)
+        )
