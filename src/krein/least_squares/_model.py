@@ -237,7 +237,7 @@ class _Regressor(RegressorMixin):
         return tags
 
     def predict(self, X):
-        """Predicted values ``f(x) = Σᵢ αᵢ k(x, pᵢ) + b`` (lazy for a dask ``X``).
+        """Predicted values ``f(x) = Σᵢ αᵢ k(x, pᵢ) + b`` (lazy for a dask ``X`` where the model takes one).
 
         Parameters
         ----------

@@ -16,7 +16,7 @@ import numbers
 
 import numpy as np
 import scipy.linalg
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -24,6 +24,7 @@ from .._base import KernelEstimatorMixin, check_kernel_memory, decision_to_label
 from .._validation import check_precomputed_test_kernel, check_square_kernel
 from ..kernels import Kernel, make_kernel
 from ..nystroem import clamp_n_components, uniform_landmarks
+from ._model import _Regressor
 
 __all__ = ["SimilarityFeaturesClassifier", "SimilarityFeaturesRidge"]
 
@@ -35,6 +36,8 @@ class _SimilarityFeaturesModel(KernelEstimatorMixin, BaseEstimator):
         "n_components": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "random_state": ["random_state"],
     }
+    #: ``validate_data`` arguments for ``y``.
+    _validate_y = {}
 
     def __init__(self, kernel="gaussian", *, alpha=1e-3, n_components=None, random_state=None):
         self.kernel = kernel
@@ -84,7 +87,8 @@ class _SimilarityFeaturesModel(KernelEstimatorMixin, BaseEstimator):
         self.intercept_ = target_means - feature_means @ self.coef_
         return self
 
-    def _scores(self, X):
+    def _evaluate(self, X):
+        """``K(X, P) w + b``."""
         check_is_fitted(self)
         if self.kernel_ == "precomputed":
             rows = check_precomputed_test_kernel(X, self)[:, self.prototype_indices_]
@@ -93,7 +97,7 @@ class _SimilarityFeaturesModel(KernelEstimatorMixin, BaseEstimator):
         return rows @ self.coef_ + self.intercept_
 
 
-class SimilarityFeaturesRidge(RegressorMixin, _SimilarityFeaturesModel):
+class SimilarityFeaturesRidge(_Regressor, _SimilarityFeaturesModel):
     """Ridge regression on similarity features (SF-LSM).
 
     Parameters
@@ -115,19 +119,8 @@ class SimilarityFeaturesRidge(RegressorMixin, _SimilarityFeaturesModel):
     intercept_ : float or ndarray of shape (n_targets,)
     """
 
-    _validate_y = {"y_numeric": True, "multi_output": True}
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.multi_output = True
-        return tags
-
     def _targets(self, y):
         return y
-
-    def predict(self, X):
-        """``K(x, P) w + b``."""
-        return self._scores(X)
 
 
 class SimilarityFeaturesClassifier(ClassifierMixin, _SimilarityFeaturesModel):
@@ -141,15 +134,13 @@ class SimilarityFeaturesClassifier(ClassifierMixin, _SimilarityFeaturesModel):
     Parameters and attributes as :class:`SimilarityFeaturesRidge`, plus ``classes_``.
     """
 
-    _validate_y = {}
-
     def _targets(self, y):
         self.classes_, Y = one_vs_rest_targets(y)
         return Y
 
     def decision_function(self, X):
         """Scores, one column per task (a vector for binary problems)."""
-        scores = self._scores(X)
+        scores = self._evaluate(X)
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict(self, X):
