@@ -12,6 +12,7 @@ import numbers
 
 import numpy as np
 
+from .._parameters import store_parameters
 from ._base import DEFAULT_BOUNDS, Kernel
 
 __all__ = ["Constant", "Difference", "Power", "Product", "Scaled", "Sum"]
@@ -30,8 +31,7 @@ class Constant(Kernel):
     _hyperparameters = ("value",)
 
     def __init__(self, value=1.0, value_bounds="fixed"):
-        self.value = value
-        self.value_bounds = value_bounds
+        store_parameters(self, locals())
 
     @property
     def is_positive_definite(self):
@@ -52,8 +52,7 @@ class _Binary(Kernel):
     """A kernel combining two kernels ``k1`` and ``k2`` elementwise."""
 
     def __init__(self, k1, k2):
-        self.k1 = k1
-        self.k2 = k2
+        store_parameters(self, locals())
 
     def _children(self):
         return (("k1", self.k1), ("k2", self.k2))
@@ -155,9 +154,7 @@ class Scaled(Kernel):
     _hyperparameters = ("scale",)
 
     def __init__(self, kernel, scale=1.0, scale_bounds=DEFAULT_BOUNDS):
-        self.kernel = kernel
-        self.scale = scale
-        self.scale_bounds = scale_bounds
+        store_parameters(self, locals())
 
     @property
     def is_positive_definite(self):
@@ -210,8 +207,7 @@ class Power(Kernel):
     """
 
     def __init__(self, kernel, exponent=2):
-        self.kernel = kernel
-        self.exponent = exponent
+        store_parameters(self, locals())
 
     @property
     def is_positive_definite(self):

@@ -19,6 +19,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import KernelEstimatorMixin, decision_to_labels, one_vs_rest_targets
+from .._parameters import store_parameters
 from .._validation import LIBSVM_MAX_KERNEL
 from ._proxy import KernelSpectrum, ProxyKernelProblem, solve_proxy_problem
 
@@ -252,16 +253,7 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
         class_weight=None,
         verbose=0,
     ):
-        self.kernel = kernel
-        self.C = C
-        self.rho = rho
-        self.solver = solver
-        self.max_iter = max_iter
-        self.tol = tol
-        self.learning_rate = learning_rate
-        self.smoothing = smoothing
-        self.class_weight = class_weight
-        self.verbose = verbose
+        store_parameters(self, locals())
 
     _path_parameters = frozenset({"C", "rho"})
 
@@ -338,16 +330,7 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
         smoothing=0.0,
         verbose=0,
     ):
-        self.kernel = kernel
-        self.C = C
-        self.epsilon = epsilon
-        self.rho = rho
-        self.solver = solver
-        self.max_iter = max_iter
-        self.tol = tol
-        self.learning_rate = learning_rate
-        self.smoothing = smoothing
-        self.verbose = verbose
+        store_parameters(self, locals())
 
     _path_parameters = frozenset({"C", "epsilon", "rho"})
 
@@ -408,15 +391,7 @@ class IndefiniteOneClassSVM(OutlierMixin, _ProxyKernelEstimator):
         smoothing=0.0,
         verbose=0,
     ):
-        self.kernel = kernel
-        self.nu = nu
-        self.rho = rho
-        self.solver = solver
-        self.max_iter = max_iter
-        self.tol = tol
-        self.learning_rate = learning_rate
-        self.smoothing = smoothing
-        self.verbose = verbose
+        store_parameters(self, locals())
 
     _path_parameters = frozenset({"nu", "rho"})
 
