@@ -22,13 +22,15 @@ def test_store_parameters_records_each_argument_unchanged_and_nothing_else():
     assert toy.a is values  # unchanged: not copied, not converted (scikit-learn's clone checks `is`)
 
 
-def test_store_parameters_needs_every_name_of_the_signature():
-    class Partial:
-        def __init__(self, a, b):
-            store_parameters(self, {"a": a})
+def test_a_subclass_adding_arguments_records_both_sets():
+    class Extended(_Toy):
+        def __init__(self, a, *, b=2, c=None, d=4):
+            super().__init__(a, b=b, c=c)
+            store_parameters(self, locals())
 
-    with pytest.raises(KeyError, match="b"):
-        Partial(1, 2)
+    extended = Extended(1, d=5)
+    assert parameter_names(Extended) == ["a", "b", "c", "d"]
+    assert vars(extended) == {"a": 1, "b": 2, "c": None, "d": 5}
 
 
 @pytest.mark.parametrize(

@@ -25,10 +25,13 @@ def parameter_names(cls):
 
 
 def store_parameters(obj, arguments):
-    """Record the arguments of ``obj``'s ``__init__`` on ``obj``, each unchanged under its own name.
+    """Record the arguments of an ``__init__`` on ``obj``, each unchanged under its own name.
 
-    Call it as the whole body of the class's ``__init__``: ``store_parameters(self, locals())``;
-    ``arguments`` maps the names of the signature (:func:`parameter_names`) to the values passed.
+    Call it as ``store_parameters(self, locals())`` before ``__init__`` binds any other local name,
+    so that ``arguments`` holds exactly the arguments (besides ``self``, and ``__class__`` where the
+    method uses ``super()``, which are left out). A subclass whose ``__init__`` adds arguments and
+    passes the others on to ``super().__init__`` records both sets, as assignments written out would.
     """
-    for name in parameter_names(type(obj)):
-        setattr(obj, name, arguments[name])
+    for name, value in arguments.items():
+        if name not in ("self", "__class__"):
+            setattr(obj, name, value)
