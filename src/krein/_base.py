@@ -1,4 +1,5 @@
-"""Machinery shared by the estimators: the ``kernel`` argument and one-vs-rest classification.
+"""Machinery shared by the estimators: the ``kernel`` argument, one-vs-rest classification and the
+``fit_path`` loop.
 
 Every estimator of :mod:`krein` takes ``kernel=`` as a :class:`~krein.kernels.Kernel`, a kernel name
 or ``"precomputed"``. :class:`KernelEstimatorMixin` turns that argument and the input ``X`` into a
