@@ -15,9 +15,11 @@ import warnings
 from numbers import Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._base import fit_path_clones
+from .._parameters import store_parameters
 from ..nystroem import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
 from ..spectral import indefiniteness, is_dask_array
 from ._hypergradient import HypergradientMixin
@@ -66,16 +68,7 @@ class _KreinLeastSquares(HypergradientMixin, SpectralEstimatorMixin, BaseEstimat
         random_state=None,
         working_memory=None,
     ):
-        self.kernel = kernel
-        self.lambda_plus = lambda_plus
-        self.lambda_minus = lambda_minus
-        self.center = center
-        self.n_components = n_components
-        self.landmarks = landmarks
-        self.landmark_rank = landmark_rank
-        self.nystroem_split = nystroem_split
-        self.random_state = random_state
-        self.working_memory = working_memory
+        store_parameters(self, locals())
 
     def _fit_problem(self, X, y):
         """Validate, encode and centre the targets, fit the representation; a :class:`SpectralProblem`.
@@ -144,24 +137,13 @@ class _KreinLeastSquares(HypergradientMixin, SpectralEstimatorMixin, BaseEstimat
             share ``representation_`` (read-only). This estimator itself is left as it was (fitted
             or not).
         """
-        params = [dict(p) for p in params]
-        unknown = set().union(*params) - _PATH_PARAMETERS
-        if unknown:
-            raise ValueError(
-                f"fit_path can only vary {sorted(_PATH_PARAMETERS)} (the kernel matrix must stay the "
-                f"same); got {sorted(unknown)}."
-            )
-        base = clone(self)  # fitted on a clone: a side call never changes a fitted estimator
-        problem = base._fit_problem(X, y)
-        fitted_state = {k: v for k, v in vars(base).items() if k not in base.get_params(deep=False)}
-        models = []
-        for setting in params:
-            model = clone(self).set_params(**setting)
-            model._validate_params()
-            model.__dict__.update(fitted_state)
-            model._set_solution(problem)
-            models.append(model)
-        return models
+        return fit_path_clones(
+            self,
+            params,
+            _PATH_PARAMETERS,
+            lambda base: base._fit_problem(X, y),
+            lambda model, problem, _: model._set_solution(problem),
+        )
 
 
 class _VarianceConstrained(_KreinLeastSquares):
@@ -190,18 +172,7 @@ class _VarianceConstrained(_KreinLeastSquares):
         random_state=None,
         working_memory=None,
     ):
-        self.kernel = kernel
-        self.lambda_plus = lambda_plus
-        self.lambda_minus = lambda_minus
-        self.radius = radius
-        self.regularization = regularization
-        self.center = center
-        self.n_components = n_components
-        self.landmarks = landmarks
-        self.landmark_rank = landmark_rank
-        self.nystroem_split = nystroem_split
-        self.random_state = random_state
-        self.working_memory = working_memory
+        store_parameters(self, locals())
 
     def _solve(self, problem, warn=True):
         """Sets ``multiplier_``, ``hard_case_``, ``radius_``; warns in the hard case (Sec. 3.1)."""

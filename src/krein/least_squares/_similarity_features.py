@@ -21,6 +21,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._base import KernelEstimatorMixin, check_kernel_memory, decision_to_labels, one_vs_rest_targets
+from .._parameters import store_parameters
 from .._validation import check_precomputed_test_kernel, check_square_kernel
 from ..kernels import Kernel, make_kernel
 from ..nystroem import clamp_n_components, uniform_landmarks
@@ -40,10 +41,7 @@ class _SimilarityFeaturesModel(KernelEstimatorMixin, BaseEstimator):
     _validate_y = {}
 
     def __init__(self, kernel="gaussian", *, alpha=1e-3, n_components=None, random_state=None):
-        self.kernel = kernel
-        self.alpha = alpha
-        self.n_components = n_components
-        self.random_state = random_state
+        store_parameters(self, locals())
 
     def fit(self, X, y):
         """Fit ``w`` (one ridge problem per target or one-vs-rest task) on the similarity features of ``X``
