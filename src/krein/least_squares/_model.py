@@ -208,16 +208,8 @@ class _Regressor(RegressorMixin):
         return tags
 
     def predict(self, X):
-        """Predicted values ``f(x) = Σᵢ αᵢ k(x, pᵢ) + b`` (lazy for a dask ``X`` where the model takes one).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_test, n_features) or (n_test, n_train) if precomputed
-
-        Returns
-        -------
-        ndarray of shape (n_test,) or (n_test, n_targets)
-        """
+        """Predicted values ``f(x) = K(x, P) α + b`` (``P`` the training points, landmarks or prototypes):
+        shape (n_test,) or (n_test, n_targets); lazy for a dask ``X`` (Kreĭn models)."""
         return self._evaluate(X)
 
 
@@ -227,21 +219,11 @@ class _Classifier(ClassifierMixin):
     _encode = staticmethod(encode_balanced)
 
     def decision_function(self, X):
-        """Real-valued predictions on the balanced-label scale (one column per class if multiclass).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_test, n_features) or (n_test, n_train) if precomputed
-
-        Returns
-        -------
-        ndarray of shape (n_test,) or (n_test, n_classes)
-        """
+        """Real-valued predictions ``f(x) = K(x, P) α + b`` on the balanced-label scale: shape (n_test,),
+        or (n_test, n_classes) one-vs-rest; lazy for a dask ``X``."""
         return self._evaluate(X)
 
     def predict(self, X):
-        """Class labels: the sign of the decision (binary), the largest decision (one-vs-rest).
-
-        Lazy (a dask array) for dask ``X``, as :meth:`decision_function`.
-        """
+        """Class labels: the sign of the decision (binary), the largest decision (one-vs-rest); lazy for
+        a dask ``X``."""
         return self._labels(self.decision_function(X))
