@@ -107,44 +107,41 @@ def validation_loss_and_gradient(problem, solution, rows, y_val, kernel_gradient
     if kernel_gradient is not None:
         if rep.extension is not None:
             raise NotImplementedError("Kernel hyperparameter gradients need the exact representation.")
-        U, c, f = rep.vectors, p * sigma, 1.0 / (sigma[:, None] * solution.gap)
-        G_train = np.zeros((problem.n_samples, problem.n_samples))
-        for j in range(n_targets):
-            G_train += _implicit_gradient_matrix(
-                column_means, U, sigma, c, f[:, j], solution.multiplier[j], problem.projections[:, j],
-                u[:, j], tau[:, j], t_hat[:, j], T[j], D[j] if constrained else None, problem.targets[:, j],
-            )  # fmt: skip
+        U, ratio = rep.vectors, T / D if constrained else np.zeros_like(T)
+        # the derivative of μ through r enters as h − (T/D) v, of the weights through Q as μh − (T/D) Qv
+        s, q = h - ratio * v, solution.alpha_hat
+        p_rows = solution.multiplier * h - ratio * p[:, None] * v
+        tau_perp, y_perp = tau - U @ t_hat, problem.targets - U @ problem.projections
+        G_train = sum(
+            _implicit_gradient_matrix(
+                U, sigma, p * sigma, p_rows[:, j], s[:, j], q[:, j], tau_perp[:, j], y_perp[:, j]
+            )
+            for j in range(n_targets)
+        )
         G_val = (2.0 / m) * errors @ alphas.T  # the explicit K_val in the predictions
-        if column_means is not None:  # the training column means in the intercepts
+        if column_means is not None:  # ⟨G, H dK H⟩ = ⟨H G H, dK⟩; the column means in the intercepts
+            G_train -= G_train.mean(axis=0)[None, :] + G_train.mean(axis=1)[:, None] - G_train.mean()
             G_train -= (2.0 / (m * problem.n_samples)) * (errors.sum(axis=0) @ alphas.T)[None, :]
         gradient = np.concatenate([gradient, kernel_gradient(G_train, G_val) / n_targets])
     return float(np.mean(np.sum(errors**2, axis=0) / m)), gradient
 
 
-def _implicit_gradient_matrix(column_means, U, sigma, c, f, mu, b, u, tau, t_hat, T, D, y):
-    """The ``G`` with ``⟨G, ∂K/∂θ⟩`` the implicit part of the gradient (α through K_c, μ through r).
+def _implicit_gradient_matrix(U, sigma, c, p, s, q, tau_perp, y_perp):
+    """The ``G`` with ``⟨G, ∂K_c/∂θ⟩`` the implicit part of the gradient (α through K_c, μ through r).
 
-    ``G = V (Γ ∘ (τ̂ ŷᵀ)) Vᵀ`` with Γ the divided differences of ``f(σ) = 1/(c(σ) − μσ)`` over the
-    full eigenbasis V = [U, W] of K_c, eigenvalues outside U treated as zero (the model has no
-    component there); for the constrained models, minus ``(T/D)`` times the same construction
-    for ``h(σ) = σ f(σ)`` and ``û`` (the implicit derivative of μ).
-
-    ``c`` is constant on each sign class (``c₊`` on σ > 0, ``c₋`` on σ ≤ 0), so with
-    ``Δᵢⱼ = cⱼ − cᵢ`` the divided differences are ``Γ_f = fᵢfⱼ (μ + Δᵢⱼ/(σᵢ − σⱼ))`` and
-    ``Γ_h = fᵢfⱼ (cᵢ + σᵢΔᵢⱼ/(σᵢ − σⱼ))``: a rank-one matrix plus a Cauchy matrix that vanishes
-    within a sign class. Hence ``U (Γ ∘ τ̂ŷᵀ) Uᵀ = (Up)(Uq)ᵀ + U diag(s) C diag(q) Uᵀ`` with ``C``
+    ``G = W (Γ ∘ (τ̂ ŷᵀ)) Wᵀ`` with Γ the divided differences of ``f(σ) = 1/(c(σ) − μσ)`` over the
+    full eigenbasis W = [U, U⊥] of K_c, eigenvalues outside U treated as zero (the model has no
+    component there); for the constrained models, minus ``(T/D)`` times the same construction for
+    ``h(σ) = σ f(σ)`` and ``û`` (the implicit derivative of μ). ``c`` is constant on each sign class
+    (``c₊`` on σ > 0, ``c₋`` on σ ≤ 0), so with ``Δᵢⱼ = cⱼ − cᵢ`` the divided differences are
+    ``Γ_f = fᵢfⱼ (μ + Δᵢⱼ/(σᵢ − σⱼ))`` and ``Γ_h = fᵢfⱼ (cᵢ + σᵢΔᵢⱼ/(σᵢ − σⱼ))``: a rank-one matrix
+    plus a Cauchy matrix that vanishes within a sign class. Hence ``U (Γ ∘ τ̂ŷᵀ) Uᵀ = (Up)(Uq)ᵀ +
+    U diag(s) C diag(q) Uᵀ`` (``q = f ŷ = α̂``; ``s = fτ̂``, ``p = μ s`` less the μ terms) with ``C``
     supported on the n₊ × n₋ off-diagonal blocks, formed in O(n² min(n₊, n₋) + n n₊ n₋) instead of
-    the O(n³) of two dense products (O(n²) for a definite kernel).
+    the O(n³) of two dense products (O(n²) for a definite kernel); the blocks between U and U⊥ are
+    ``Γ = f/σ``, applied to the parts ``τ⊥``, ``y⊥`` of τ and y outside U.
     """
-    q = b * f
-    p = mu * t_hat * f
-    s = t_hat * f
-    left = f / sigma * t_hat  # kept–dropped block: Γ = f/σ
-    if D is not None:
-        p -= (T / D) * u * c * f
-        s -= (T / D) * u * sigma * f
-        left -= (T / D) * f * u
-    G = np.outer(U @ p, U @ q)
+    G = np.outer(U @ p, U @ q) + np.outer(U @ (s / sigma), y_perp) + np.outer(tau_perp, U @ (q / sigma))
     positive = sigma > 0
     if 0 < positive.sum() < sigma.size:
         negative = ~positive
@@ -157,13 +154,6 @@ def _implicit_gradient_matrix(column_means, U, sigma, c, f, mu, b, u, tau, t_hat
             G += A_pos @ (cauchy @ B_neg.T) + (A_neg @ cauchy.T) @ B_pos.T
         else:  # rank n₋
             G += (A_pos @ cauchy) @ B_neg.T + A_neg @ (cauchy.T @ B_pos.T)
-    y_perp = y - U @ b
-    tau_perp = tau - U @ t_hat
-    G += np.outer(U @ left, y_perp)
-    G += np.outer(tau_perp, U @ (f / sigma * b))
-    if column_means is not None:  # ⟨G, H dK H⟩ = ⟨H G H, dK⟩
-        G -= G.mean(axis=0)[None, :]
-        G -= G.mean(axis=1)[:, None]
     return G
 
 
