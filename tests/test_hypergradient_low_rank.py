@@ -101,10 +101,16 @@ def test_search_without_restarts_tunes_a_low_rank_classifier():
 
 def test_low_rank_kernel_hyperparameters_are_refused_by_name():
     X = np.random.default_rng(0).standard_normal((30, 2))
-    with pytest.raises(NotImplementedError, match=r"\['k1__eta', 'k2__scale', 'k2__kernel__eta'\].*eta_bounds='fixed'"):
+    with pytest.raises(
+        NotImplementedError, match=r"\['k1__eta', 'k2__scale', 'k2__kernel__eta'\].*eta_bounds='fixed'"
+    ):
         HypergradientSearchCV(KreinRidge(KERNEL, n_components=10), cv=3, n_restarts=0).fit(X, X[:, 0])
     fixed = Gaussian(1.0, eta_bounds="fixed")
     search = HypergradientSearchCV(
         VarianceConstrainedKrein(fixed, radius=0.5, n_components=10, random_state=0), cv=3, n_restarts=0
     ).fit(X, X[:, 0])
     assert set(search.best_params_) == {"lambda_plus", "lambda_minus", "radius"}
+    with pytest.raises(ValueError, match="Set radius"):  # no random restart draws it
+        HypergradientSearchCV(VarianceConstrainedKrein(fixed, n_components=10), cv=3, n_restarts=0).fit(
+            X, X[:, 0]
+        )

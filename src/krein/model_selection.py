@@ -41,6 +41,7 @@ from sklearn.utils._tags import get_tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._parameters import store_parameters
 from ._validation import check_square_kernel
 
 __all__ = ["HypergradientSearchCV"]
@@ -192,15 +193,7 @@ class HypergradientSearchCV(MetaEstimatorMixin, BaseEstimator):
         random_state=None,
         verbose=0,
     ):
-        self.estimator = estimator
-        self.cv = cv
-        self.n_restarts = n_restarts
-        self.restart_iter = restart_iter
-        self.max_iter = max_iter
-        self.tol = tol
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.verbose = verbose
+        store_parameters(self, locals())
 
     def _base_estimator(self):
         if self.estimator is None:

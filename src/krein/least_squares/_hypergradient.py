@@ -107,44 +107,41 @@ def validation_loss_and_gradient(problem, solution, rows, y_val, kernel_gradient
     if kernel_gradient is not None:
         if rep.extension is not None:
             raise NotImplementedError("Kernel hyperparameter gradients need the exact representation.")
-        U, c, f = rep.vectors, p * sigma, 1.0 / (sigma[:, None] * solution.gap)
-        G_train, G_val = np.zeros((problem.n_samples, problem.n_samples)), np.zeros(rows.shape)
-        for j in range(n_targets):
-            G_train += _implicit_gradient_matrix(
-                column_means, U, sigma, c, f[:, j], solution.multiplier[j], problem.projections[:, j],
-                u[:, j], tau[:, j], t_hat[:, j], T[j], D[j] if constrained else None, problem.targets[:, j],
-            )  # fmt: skip
-            G_val += (2.0 / m) * np.outer(errors[:, j], alphas[:, j])
-            if column_means is not None:  # the training column means in the intercept
-                G_train -= ((2.0 / m) * errors[:, j].sum() / problem.n_samples) * alphas[None, :, j]
+        U, ratio = rep.vectors, T / D if constrained else np.zeros_like(T)
+        # the derivative of μ through r enters as h − (T/D) v, of the weights through Q as μh − (T/D) Qv
+        s, q = h - ratio * v, solution.alpha_hat
+        p_rows = solution.multiplier * h - ratio * p[:, None] * v
+        tau_perp, y_perp = tau - U @ t_hat, problem.targets - U @ problem.projections
+        G_train = sum(
+            _implicit_gradient_matrix(
+                U, sigma, p * sigma, p_rows[:, j], s[:, j], q[:, j], tau_perp[:, j], y_perp[:, j]
+            )
+            for j in range(n_targets)
+        )
+        G_val = (2.0 / m) * errors @ alphas.T  # the explicit K_val in the predictions
+        if column_means is not None:  # ⟨G, H dK H⟩ = ⟨H G H, dK⟩; the column means in the intercepts
+            G_train -= G_train.mean(axis=0)[None, :] + G_train.mean(axis=1)[:, None] - G_train.mean()
+            G_train -= (2.0 / (m * problem.n_samples)) * (errors.sum(axis=0) @ alphas.T)[None, :]
         gradient = np.concatenate([gradient, kernel_gradient(G_train, G_val) / n_targets])
     return float(np.mean(np.sum(errors**2, axis=0) / m)), gradient
 
 
-def _implicit_gradient_matrix(column_means, U, sigma, c, f, mu, b, u, tau, t_hat, T, D, y):
-    """The ``G`` with ``⟨G, ∂K/∂θ⟩`` the implicit part of the gradient (α through K_c, μ through r).
+def _implicit_gradient_matrix(U, sigma, c, p, s, q, tau_perp, y_perp):
+    """The ``G`` with ``⟨G, ∂K_c/∂θ⟩`` the implicit part of the gradient (α through K_c, μ through r).
 
-    ``G = V (Γ ∘ (τ̂ ŷᵀ)) Vᵀ`` with Γ the divided differences of ``f(σ) = 1/(c(σ) − μσ)`` over the
-    full eigenbasis V = [U, W] of K_c, eigenvalues outside U treated as zero (the model has no
-    component there); for the constrained models, minus ``(T/D)`` times the same construction
-    for ``h(σ) = σ f(σ)`` and ``û`` (the implicit derivative of μ).
-
-    ``c`` is constant on each sign class (``c₊`` on σ > 0, ``c₋`` on σ ≤ 0), so with
-    ``Δᵢⱼ = cⱼ − cᵢ`` the divided differences are ``Γ_f = fᵢfⱼ (μ + Δᵢⱼ/(σᵢ − σⱼ))`` and
-    ``Γ_h = fᵢfⱼ (cᵢ + σᵢΔᵢⱼ/(σᵢ − σⱼ))``: a rank-one matrix plus a Cauchy matrix that vanishes
-    within a sign class. Hence ``U (Γ ∘ τ̂ŷᵀ) Uᵀ = (Up)(Uq)ᵀ + U diag(s) C diag(q) Uᵀ`` with ``C``
+    ``G = W (Γ ∘ (τ̂ ŷᵀ)) Wᵀ`` with Γ the divided differences of ``f(σ) = 1/(c(σ) − μσ)`` over the
+    full eigenbasis W = [U, U⊥] of K_c, eigenvalues outside U treated as zero (the model has no
+    component there); for the constrained models, minus ``(T/D)`` times the same construction for
+    ``h(σ) = σ f(σ)`` and ``û`` (the implicit derivative of μ). ``c`` is constant on each sign class
+    (``c₊`` on σ > 0, ``c₋`` on σ ≤ 0), so with ``Δᵢⱼ = cⱼ − cᵢ`` the divided differences are
+    ``Γ_f = fᵢfⱼ (μ + Δᵢⱼ/(σᵢ − σⱼ))`` and ``Γ_h = fᵢfⱼ (cᵢ + σᵢΔᵢⱼ/(σᵢ − σⱼ))``: a rank-one matrix
+    plus a Cauchy matrix that vanishes within a sign class. Hence ``U (Γ ∘ τ̂ŷᵀ) Uᵀ = (Up)(Uq)ᵀ +
+    U diag(s) C diag(q) Uᵀ`` (``q = f ŷ = α̂``; ``s = fτ̂``, ``p = μ s`` less the μ terms) with ``C``
     supported on the n₊ × n₋ off-diagonal blocks, formed in O(n² min(n₊, n₋) + n n₊ n₋) instead of
-    the O(n³) of two dense products (O(n²) for a definite kernel).
+    the O(n³) of two dense products (O(n²) for a definite kernel); the blocks between U and U⊥ are
+    ``Γ = f/σ``, applied to the parts ``τ⊥``, ``y⊥`` of τ and y outside U.
     """
-    q = b * f
-    p = mu * t_hat * f
-    s = t_hat * f
-    left = f / sigma * t_hat  # kept–dropped block: Γ = f/σ
-    if D is not None:
-        p -= (T / D) * u * c * f
-        s -= (T / D) * u * sigma * f
-        left -= (T / D) * f * u
-    G = np.outer(U @ p, U @ q)
+    G = np.outer(U @ p, U @ q) + np.outer(U @ (s / sigma), y_perp) + np.outer(tau_perp, U @ (q / sigma))
     positive = sigma > 0
     if 0 < positive.sum() < sigma.size:
         negative = ~positive
@@ -157,18 +154,16 @@ def _implicit_gradient_matrix(column_means, U, sigma, c, f, mu, b, u, tau, t_hat
             G += A_pos @ (cauchy @ B_neg.T) + (A_neg @ cauchy.T) @ B_pos.T
         else:  # rank n₋
             G += (A_pos @ cauchy) @ B_neg.T + A_neg @ (cauchy.T @ B_pos.T)
-    y_perp = y - U @ b
-    tau_perp = tau - U @ t_hat
-    G += np.outer(U @ left, y_perp)
-    G += np.outer(tau_perp, U @ (f / sigma * b))
-    if column_means is not None:  # ⟨G, H dK H⟩ = ⟨H G H, dK⟩
-        G -= G.mean(axis=0)[None, :]
-        G -= G.mean(axis=1)[:, None]
     return G
 
 
 class HypergradientMixin:
     """Part of the protocol of :class:`krein.model_selection.HypergradientSearchCV`."""
+
+    def _scalar_hyperparameters(self):
+        """The tuned hyperparameters besides the kernel's, with their box constraints."""
+        bounds = {"lambda_plus": LAMBDA_BOUNDS, "lambda_minus": LAMBDA_BOUNDS}
+        return {**bounds, "radius": RADIUS_BOUNDS} if self._constrained else bounds
 
     def _tuned_kernel(self):
         """Whether the kernel has free hyperparameters (tuned with λ±, r); the low-rank model has
@@ -178,41 +173,35 @@ class HypergradientMixin:
             return False
         if self.n_components is not None:
             names = [h.name for h in kernel.hyperparameters if not h.fixed]
-            tuned = "lambda_plus, lambda_minus" + (", radius" if self._constrained else "")
             raise NotImplementedError(
                 f"{type(self).__name__}(n_components={self.n_components}): hypergradients of the low-rank "
-                f"model are implemented for {tuned} only, not for the kernel hyperparameters {names} of "
-                f"{kernel!r} (the derivative through the Nyström features is not implemented). Fix them "
-                "(e.g. eta_bounds='fixed'), pass kernel=\"precomputed\", or use the exact model "
-                "(n_components=None)."
+                f"model are implemented for {', '.join(self._scalar_hyperparameters())} only, not for the "
+                f"kernel hyperparameters {names} of {kernel!r} (the derivative through the Nyström "
+                "features is not implemented). Fix them (e.g. eta_bounds='fixed'), pass "
+                'kernel="precomputed", or use the exact model (n_components=None).'
             )
         return True
 
     def _hyperparameter_vector(self):
         """Log-space vector ``(log λ₊, log λ₋, [log r], kernel θ)`` and its bounds."""
-        theta = [np.log(self.lambda_plus), np.log(self.lambda_minus)]
-        bounds = [np.log(LAMBDA_BOUNDS)] * 2
-        if self._constrained:
-            if self.radius is None:
-                raise ValueError("Set radius before searching hyperparameters (see _initial_params).")
-            theta.append(np.log(self.radius))
-            bounds.append(np.log(RADIUS_BOUNDS))
+        if self._constrained and self.radius is None:
+            raise ValueError(
+                "Set radius before searching hyperparameters from the estimator's own ones (n_restarts=0); "
+                "random restarts draw it (Appendix E.1)."
+            )
+        scalars = self._scalar_hyperparameters()
+        theta, bounds = np.log([getattr(self, name) for name in scalars]), np.log(list(scalars.values()))
         if self._tuned_kernel():
             kernel = make_kernel(self.kernel)
-            theta = np.concatenate([theta, kernel.theta])
-            bounds = np.vstack([bounds, kernel.bounds])
-        return np.asarray(theta, dtype=float), np.asarray(bounds, dtype=float)
+            theta, bounds = np.concatenate([theta, kernel.theta]), np.vstack([bounds, kernel.bounds])
+        return theta, bounds
 
     def _params_from_vector(self, theta):
         """``set_params`` arguments for a vector laid out as :meth:`_hyperparameter_vector`."""
-        theta = np.asarray(theta, dtype=float)
-        params = {"lambda_plus": float(np.exp(theta[0])), "lambda_minus": float(np.exp(theta[1]))}
-        start = 2
-        if self._constrained:
-            params["radius"] = float(np.exp(theta[2]))
-            start = 3
+        scalars = list(self._scalar_hyperparameters())
+        params = {name: float(np.exp(value)) for name, value in zip(scalars, theta, strict=False)}
         if self._tuned_kernel():
-            params["kernel"] = make_kernel(self.kernel).clone_with_theta(theta[start:])
+            params["kernel"] = make_kernel(self.kernel).clone_with_theta(np.asarray(theta)[len(scalars) :])
         return params
 
     def _initial_params(self, X, y, random_state=None):
@@ -228,15 +217,11 @@ class HypergradientMixin:
         Y, _ = self._encode(np.asarray(y))
         n = Y.shape[0]
         grid = np.logspace(-1, 2, 5)
-        params = {
-            "lambda_plus": float(grid[rng.randint(5)] / n),
-            "lambda_minus": float(grid[rng.randint(5)] / n),
-        }
+        params = {name: float(grid[rng.randint(5)] / n) for name in ("lambda_plus", "lambda_minus")}
         if self._constrained:
             centered = Y - Y.mean(axis=0) if self.center else Y
             squares = np.mean(centered**2, axis=1)
-            variance = float(np.mean(squares))
-            spread = float(np.sqrt(np.mean((squares - variance) ** 2)))
+            variance, spread = float(np.mean(squares)), float(np.std(squares))
             low, high = max(1e-4, variance - 2.5 * spread), variance + 2.5 * spread
             params["radius"] = float(np.sqrt((high - low) * rng.uniform() + low))
         kernel = make_kernel(self.kernel)
@@ -258,24 +243,19 @@ class HypergradientMixin:
         """
         self._validate_params()
         tuned = self._tuned_kernel()
-        if not tuned and cache is not None and "problem" in cache:
-            problem, rows, self._encoding = cache["problem"], cache["rows"], cache["encoding"]
-        else:
+        cache = {} if cache is None or tuned else cache  # the fitted problem of a fixed kernel matrix
+        if not cache:
             problem = self._fit_problem(X_train, y_train)
             X_val = self._validate_test(X_val)
-            if tuned:
-                contract = self.kernel_.value_and_contraction(self.X_fit_)[1]
-                rows, contract_val = self.kernel_.value_and_contraction(X_val, self.X_fit_)
-            else:
-                rows = problem.representation.rows(X_val)
-                if cache is not None:
-                    cache.update(problem=problem, rows=rows, encoding=self._encoding)
+            rows = None if tuned else problem.representation.rows(X_val)
+            cache.update(problem=problem, encoding=self._encoding, X_val=X_val, rows=rows)
+        problem, self._encoding = cache["problem"], cache["encoding"]
         solution = self._solve(problem, warn=False)
         Y_val = self._encoding.encode(y_val)
         if not tuned:
-            return validation_loss_and_gradient(problem, solution, rows, Y_val)
-
-        def kernel_gradient(G, G_val):  # ∂K and ∂K_val enter only through inner products
-            return contract(G) + contract_val(G_val)
-
-        return validation_loss_and_gradient(problem, solution, rows, Y_val, kernel_gradient)
+            return validation_loss_and_gradient(problem, solution, cache["rows"], Y_val)
+        contract = self.kernel_.value_and_contraction(self.X_fit_)[1]  # ∂K enters through ⟨G, ∂K⟩ only
+        rows, contract_val = self.kernel_.value_and_contraction(cache["X_val"], self.X_fit_)
+        return validation_loss_and_gradient(
+            problem, solution, rows, Y_val, lambda G, G_val: contract(G) + contract_val(G_val)
+        )

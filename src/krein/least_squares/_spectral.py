@@ -1,41 +1,32 @@
-"""Kreĭn least squares in eigen-coordinates: solutions and exact hyperparameter gradients.
+"""Kreĭn least squares in eigen-coordinates: one solution for every model and representation.
 
-Every model of :mod:`krein.least_squares` works on a spectral representation ``K ≈ U diag(σ) Uᵀ`` of
-the (centred) training kernel and has dual coefficients ``α = U α̂`` with
+Every model of :mod:`krein.least_squares` works on a spectral representation ``K ≈ Ũ diag(σ) Ũᵀ``
+of the (centred) training kernel (exact, or the Nyström one-shot eigendecomposition). In the
+coordinates ``u`` of the training predictions ``f = Ũu`` the risk ``(1/n) ‖f − y‖² + λ₊‖f₊‖² + λ₋‖f₋‖²``
+is, up to a constant, ``(1/n) (‖u‖² − 2bᵀu + uᵀQu)`` with ``b = Ũᵀy`` and a penalty ``Q``, and every
+model solves
 
-    α̂ᵢ = ŷᵢ / (cᵢ − μ σᵢ),      ŷ = Uᵀ y,                                                 (†)
+    (Q − μI) u = b,      α̂ = u / σ  (the eigen-coordinates of the dual coefficients),        (†)
 
-where ``c`` encodes the regularization and μ the variance constraint:
+with μ = −1 for Kreĭn ridge regression (``α = (H + nΛ±)⁻¹ P y`` of the 2019 paper, Sec. 2.4), and for
+the variance constraint ``‖u‖² = n r²`` (problem (3)/(4) of Oglic & Gärtner 2018) the smallest root μ*
+of the secular equation (7), by :func:`krein.optimize.solve_sphere_quadratic` (Sec. 3.1, Eq. (6)).
 
-* the regularizer ``λ₊‖f₊‖² + λ₋‖f₋‖²`` of the risk ``(1/n) Σ (f(xᵢ) − yᵢ)² + …`` (problem (3) of Oglic &
-  Gärtner 2018; Kreĭn LSM of Oglic & Gärtner 2019, Sec. 2.4) gives ``cᵢ = n λ_{sign σᵢ} sign(σᵢ)``;
-  the regularizer ``λ₊‖f₊‖² − λ₋‖f₋‖²`` (= λ⟨f, f⟩_K for λ₊ = λ₋, the OMCS-KREĬN problem (1)) gives
-  ``cᵢ = n λ_{sign σᵢ}``;
-* Kreĭn ridge regression (no constraint) has μ = −1: ``α = (H + nΛ±)⁻¹ P y`` of the 2019 paper;
-* the variance constraint ``(1/n) Σ f(xᵢ)² = r²`` (centred data) makes μ the smallest root of the
-  secular equation (7), found by :func:`krein.optimize.solve_sphere_quadratic` on the
-  quadratic ``uᵀ diag(c/σ) u − 2 ŷᵀu`` over the sphere ``‖u‖² = n r²`` in the coordinates ``û = σ α̂``
-  of the training predictions (Sec. 3.1 and Eq. (6) of the 2018 paper).
-
-**Split of a low-rank model** (``split``). On a Nyström representation (Oglic & Gärtner 2019, Sec. 2.4)
-the model space is the span of the landmark functionals, and its Kreĭn decomposition ``H₊ ⊕ H₋`` is
-not unique. ``"approximation"`` splits it by the eigenvectors of ``K̃`` over the training points, which
-makes the penalty diagonal in (†). ``"landmarks"`` is the paper's own formula: features
-``Φ = K_XZ U_Z |D|^{-1/2} S`` split by the signs ``S`` of the eigenvalues of ``K_ZZ``,
+**Penalty** (:meth:`SpectralProblem.penalty`). Split by the eigenvectors of the (approximate) kernel
+(``split="approximation"``, and the exact model) it is diagonal, ``Q = diag(c/σ)`` with ``cᵢ = nλ_±
+sign σᵢ`` for ``λ₊‖f₊‖² + λ₋‖f₋‖²`` (regularization ``"decomposition"``) and ``cᵢ = nλ_±`` for
+``λ₊‖f₊‖² − λ₋‖f₋‖²`` (``"krein"``, λ⟨f, f⟩_K for λ₊ = λ₋: OMCS-KREĬN, problem (1)). The paper's own
+low-rank model (``split="landmarks"``, Oglic & Gärtner 2019, Sec. 2.4) has features ``Φ = K_XZ U_Z
+|D|^{-1/2} S`` split by the signs ``S`` of the eigenvalues of ``K_ZZ``,
 
     z* = argmin ‖Φz − y‖² + n λ₊ ‖z₊‖² + n λ₋ ‖z₋‖²  =  (ΦᵀΦ + nΛ±)⁻¹ Φᵀ y,
 
-and the variance-constrained form ``min nλ₊‖z₊‖² + nλ₋‖z₋‖² − 2zᵀΦᵀy`` s.t. ``‖Φz‖² = n r²``. With
-``z = C u`` (:attr:`landmark_coordinates`, ``u`` the coordinates of the training predictions ``Ũ u``)
-the penalty is the full matrix ``Q = Cᵀ diag(n λ_{Sⱼ}) C``; one eigendecomposition ``Q = V diag(ω) Vᵀ``
-(O(m³) per (λ₊, λ₋)) brings both problems to the diagonal form above with ``w = ω`` in the basis
-``V``. The two splits agree for a positive definite kernel and when every point is a landmark (both
-are then the eigenvectors of ``K``); on an indefinite kernel with m ≪ n they are different models
-(for ``DeltaGaussian(1, 2)``, n = 120, m = 30 their predictions differ by 45 % in relative norm,
-``tests/test_low_rank.py``), because ``H₊`` of ``K_ZZ`` is not orthogonal to ``H₋`` in the empirical
-inner product ``ΦᵀΦ``.
-
-The hyperparameter gradient of a validation loss is in :mod:`krein.least_squares._hypergradient`.
+(and ``‖Φz‖² = n r²`` for the constrained model); with ``z = C u`` (:attr:`landmark_coordinates`)
+``Q = Cᵀ diag(n λ_{Sⱼ}) C``, diagonalized once per (λ₊, λ₋), ``Q = V diag(ω) Vᵀ`` (O(m³)). On an
+indefinite kernel with m ≪ n the two splits are different models (``nystroem_split`` of
+:class:`~krein.least_squares.KreinRidge`; for ``DeltaGaussian(1, 2)``, n = 120, m = 30 their predictions
+differ by 45 % in relative norm, ``tests/test_low_rank.py``). The gradients with respect to λ±, r and
+the kernel are in :mod:`krein.least_squares._hypergradient`.
 """
 
 from __future__ import annotations
@@ -47,24 +38,11 @@ import scipy.linalg
 
 from ..optimize import solve_sphere_quadratic
 
-__all__ = ["SpectralProblem", "SpectralSolution", "regularization_weights"]
+__all__ = ["SpectralProblem", "SpectralSolution"]
 
-#: μ* closer than this to the end of its interval (relative to |w_min|, w = c/σ) counts as the hard
-#: case: the solution along the bounding eigenvector is then determined by rounding, not by the data.
+#: μ* closer than this to the end of its interval (relative to |ω_min|) counts as the hard case: the
+#: solution along the bounding eigenvector is then determined by rounding, not by the data.
 BOUNDARY_RTOL = 1e-10
-
-
-def regularization_weights(values, n_samples, lambda_plus, lambda_minus, regularization):
-    """The weights ``c`` of (†) for eigenvalues ``values``.
-
-    ``"decomposition"``: ``cᵢ = n λ_± sign(σᵢ)`` (penalty λ₊‖f₊‖² + λ₋‖f₋‖²); ``"krein"``:
-    ``cᵢ = n λ_±`` (penalty λ₊‖f₊‖² − λ₋‖f₋‖²).
-    """
-    positive = values > 0
-    weights = n_samples * np.where(positive, lambda_plus, lambda_minus)
-    if regularization == "decomposition":
-        weights = np.where(positive, weights, -weights)
-    return weights
 
 
 @dataclass
@@ -122,18 +100,15 @@ class SpectralProblem:
         """The penalty ``Q = Cᵀ diag(p) C`` of the coordinates ``u`` (``C`` None: the identity).
 
         Returns ``p``, the sign ``s`` of each entry (``∂p/∂log λ± = p`` where ``s = ±1``) and ``C``:
-        ``p = c/σ``, ``s = sign σ`` on the eigenvalues (split ``"approximation"``), or ``p = n λ_{Sⱼ}``
-        (``n λ_{Sⱼ} Sⱼ`` for ``"krein"``), ``s = S`` on the landmark coordinates ``z = Cu``
-        (:attr:`landmark_coordinates`, split ``"landmarks"``).
+        ``p = c/σ``, ``s = sign σ`` (split ``"approximation"``), or ``p = n λ_{Sⱼ}`` (``n λ_{Sⱼ} Sⱼ``
+        for ``"krein"``), ``s = S`` on the landmark coordinates ``z = Cu`` (split ``"landmarks"``).
         """
-        rep = self.representation
-        if self.split == "landmarks":
-            signs = rep.landmark_signature
-            weights = regularization_weights(signs, self.n_samples, lambda_plus, lambda_minus, regularization)
-            return signs * weights, signs, rep.landmark_coordinates
-        sigma = rep.values
-        weights = regularization_weights(sigma, self.n_samples, lambda_plus, lambda_minus, regularization)
-        return weights / sigma, np.sign(sigma), None
+        rep, landmarks = self.representation, self.split == "landmarks"
+        signs = rep.landmark_signature if landmarks else np.sign(rep.values)
+        p = self.n_samples * np.where(signs > 0, lambda_plus, lambda_minus)
+        if regularization == "krein":
+            p = p * signs
+        return (p, signs, rep.landmark_coordinates) if landmarks else (p / np.abs(rep.values), signs, None)
 
     def solve(self, lambda_plus, lambda_minus, regularization="decomposition", radius=None):
         """Coefficients (†) for ridge (``radius`` None) or the variance constraint ``r = radius``.
