@@ -23,7 +23,7 @@ def test_table1_tiny(tmp_path):
     ctx = RunContext(quick=True, out=tmp_path, show_progress=False)
     table, versus_paper, spectra = run_table1(ctx, (("SIGMOID", 40),), tuple(TABLE1_METHODS), 2, TINY_SEARCH)
     assert versus_paper == []  # the paper has no n = 40 row
-    assert [row["source"] for row in spectra] == ["ours"] and spectra[0]["bandwidth"] is None
+    assert [row["source"] for row in spectra] == ["ours"] and spectra[0]["bandwidth"] == "E.1"
     assert sorted(p.name for p in (tmp_path / "cells").iterdir())[0] == "sigmoid-40-CLIP-fold0.json"
     ctx.report(table, "table1")
     summary = json.loads((tmp_path / "table1.json").read_text())["summary"]
@@ -317,8 +317,13 @@ def test_table1_notes_match_the_json():
         kernel, n = row["task"].split(" (n = ")
         paper_mean, paper_std = PAPER_TABLE1[(kernel, int(n[:-1]))][row["method"]]
         inside += abs(row["mean"] - paper_mean) <= paper_std
-    starred = (5.86e5, 5.32e5, 0.56, 0.01)  # the paper's *Sigmoid rows, quoted to say why they are not run
-    _check_notes(folder, extra=paper + list(starred), counts=[f"{inside} of {len(summary)}"])
+    # the largest ι the paper's *Sigmoid (n = 500) spectrum allows: #neg eigenvalues no smaller than its min
+    low, high, _, negative, _ = PAPER_TABLE1[("*SIGMOID", 500)]["spectrum"]
+    bound = negative * -low / (negative * -low + high)
+    _check_notes(folder, extra=[*paper, bound], counts=[f"{inside} of {len(summary)}"])
+    versus = json.loads((folder / "oglic2018-table1-vs-paper.json").read_text())["rows"]
+    starred = [r["inside the paper's ± 1 std"] for r in versus if r["task"] == "*SIGMOID (n = 100)"]
+    assert starred == ["no"] * 6 and "none at n = 100" in (folder / "NOTES.md").read_text()
 
 
 def test_table3_notes_match_the_json():
