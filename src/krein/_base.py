@@ -1,4 +1,5 @@
-"""Machinery shared by the estimators: the ``kernel`` argument and one-vs-rest classification.
+"""Machinery shared by the estimators: the ``kernel`` argument, one-vs-rest classification and the
+``fit_path`` loop.
 
 Every estimator of :mod:`krein` takes ``kernel=`` as a :class:`~krein.kernels.Kernel`, a kernel name
 or ``"precomputed"``. :class:`KernelEstimatorMixin` turns that argument and the input ``X`` into a
@@ -10,6 +11,7 @@ correctly.
 from __future__ import annotations
 
 import numpy as np
+from sklearn.base import clone
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
@@ -22,6 +24,7 @@ __all__ = [
     "available_memory",
     "check_kernel_memory",
     "decision_to_labels",
+    "fit_path_clones",
     "one_vs_rest_targets",
 ]
 
@@ -165,3 +168,37 @@ def decision_to_labels(scores, classes):
     if scores.ndim == 1 or scores.shape[1] == 1:
         return classes[(scores.ravel() > 0).astype(int)]
     return classes[np.argmax(scores, axis=1)]
+
+
+def fit_path_clones(estimator, params, path_parameters, prepare, fit_prepared):
+    """Clones of ``estimator``, one per setting of ``params``, fitted from one shared preparation.
+
+    The work of an estimator's ``fit_path``: the settings may only vary ``path_parameters`` (those
+    that leave the kernel matrix unchanged; anything else is a ``ValueError``). ``prepare(base)``
+    does the shared work (the kernel and its eigendecomposition, the O(n³) step) once, on a
+    validated clone ``base``, and returns it; each setting's clone is validated, gets ``base``'s
+    fitted attributes, and ``fit_prepared(model, prepared, previous)`` finishes its fit, where
+    ``previous`` is what the call for the previous setting returned (None for the first: a warm
+    start along the path). The estimator itself is left as it was, fitted or not.
+    """
+    params = [dict(p) for p in params]
+    for setting in params:
+        unknown = set(setting) - path_parameters
+        if unknown:
+            raise ValueError(
+                f"fit_path can only vary {sorted(path_parameters)} (the kernel matrix must stay the "
+                f"same); got {sorted(unknown)}."
+            )
+    base = clone(estimator)
+    base._validate_params()
+    prepared = prepare(base)
+    parameters = base.get_params(deep=False)
+    fitted_state = {k: v for k, v in vars(base).items() if k not in parameters}
+    models, previous = [], None
+    for setting in params:
+        model = clone(estimator).set_params(**setting)
+        model._validate_params()
+        model.__dict__.update(fitted_state)
+        previous = fit_prepared(model, prepared, previous)
+        models.append(model)
+    return models

@@ -6,7 +6,8 @@ its gradient with respect to the hyperparameters (regularization λ₊, λ₋, r
 hyperparameters, all in log space) is computed analytically on every fold ("fold gradients") and
 averaged, and the average is minimized with SciPy's L-BFGS-B: 10 random restarts (initialised by the
 schemes of Appendix E.1) of at most 20 iterations each, then at most 200 more iterations from the
-best one.
+best one. ``n_restarts=0`` runs L-BFGS-B once from the estimator's own hyperparameters, as the
+low-rank models of Oglic & Gärtner (2019) were tuned ("without random restarts", Table 2).
 
 It works with any estimator that implements the small protocol below (all estimators of
 :mod:`krein.least_squares` do):
@@ -40,6 +41,7 @@ from sklearn.utils._tags import get_tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._parameters import store_parameters
 from ._validation import check_square_kernel
 
 __all__ = ["HypergradientSearchCV"]
@@ -101,14 +103,18 @@ def _minimize(template, theta, bounds, folds, max_iter, tol=None):
     return result
 
 
-def _restart(estimator, X, y, folds, seed, max_iter, tol=None):
-    template = clone(estimator).set_params(**estimator._initial_params(X, y, random_state=seed))
+def _run(template, folds, max_iter, tol=None):
+    """L-BFGS-B from ``template``'s hyperparameters: the loss there and the result."""
     theta, bounds = template._hyperparameter_vector()
     theta = np.clip(theta, bounds[:, 0], bounds[:, 1])
     # Errors at the initial point are not caught: they are almost always bad input.
     initial_loss = _cross_validation_objective(theta, template, folds, catch=False)[0]
-    result = _minimize(template, theta, bounds, folds, max_iter, tol)
-    return template, initial_loss, result
+    return template, initial_loss, _minimize(template, theta, bounds, folds, max_iter, tol)
+
+
+def _restart(estimator, X, y, folds, seed, max_iter, tol=None):
+    template = clone(estimator).set_params(**estimator._initial_params(X, y, random_state=seed))
+    return _run(template, folds, max_iter, tol)
 
 
 class HypergradientSearchCV(MetaEstimatorMixin, BaseEstimator):
@@ -129,6 +135,9 @@ class HypergradientSearchCV(MetaEstimatorMixin, BaseEstimator):
     cv : int or cross-validation splitter, default=5
         Inner folds; an int gives (stratified for classifiers) k-fold splits.
     n_restarts : int, default=10
+        Random restarts (Appendix E.1). 0: no random restart, at most ``max_iter`` iterations from the
+        estimator's own hyperparameters (set ``radius`` of a variance-constrained estimator), as
+        Oglic & Gärtner (2019) tuned their low-rank models (Table 2).
     restart_iter : int, default=20
         L-BFGS-B iterations per restart.
     max_iter : int, default=200
@@ -151,7 +160,10 @@ class HypergradientSearchCV(MetaEstimatorMixin, BaseEstimator):
     best_loss_ : float
         Cross-validated validation mean squared error at ``best_params_``.
     restarts_ : list of dict
-        ``initial_loss``, ``loss`` and ``n_iter`` of every restart.
+        ``initial_loss``, ``loss`` and ``n_iter`` of every restart (empty for ``n_restarts=0``).
+    initial_loss_ : float
+        Cross-validated loss where the final run starts (the best restart, or the estimator's own
+        hyperparameters).
     n_iter_ : int
         L-BFGS-B iterations of the final run.
     """
@@ -159,7 +171,7 @@ class HypergradientSearchCV(MetaEstimatorMixin, BaseEstimator):
     _parameter_constraints = {
         "estimator": [HasMethods(list(_PROTOCOL)), None],
         "cv": ["cv_object"],
-        "n_restarts": [Interval(Integral, 1, None, closed="left")],
+        "n_restarts": [Interval(Integral, 0, None, closed="left")],
         "restart_iter": [Interval(Integral, 1, None, closed="left")],
         "max_iter": [Interval(Integral, 0, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="neither"), None],
@@ -181,15 +193,7 @@ class HypergradientSearchCV(MetaEstimatorMixin, BaseEstimator):
         random_state=None,
         verbose=0,
     ):
-        self.estimator = estimator
-        self.cv = cv
-        self.n_restarts = n_restarts
-        self.restart_iter = restart_iter
-        self.max_iter = max_iter
-        self.tol = tol
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.verbose = verbose
+        store_parameters(self, locals())
 
     def _base_estimator(self):
         if self.estimator is None:
@@ -250,13 +254,18 @@ class HypergradientSearchCV(MetaEstimatorMixin, BaseEstimator):
                     f"[HypergradientSearchCV] restart {i}: {record['initial_loss']:.6g} -> "
                     f"{record['loss']:.6g} in {record['n_iter']} iterations"
                 )
-        template, _, best = min(restarts, key=lambda restart: restart[2].fun)
-        theta, loss, self.n_iter_ = best.x, float(best.fun), 0
-        if self.max_iter:
-            _, bounds = template._hyperparameter_vector()
-            final = _minimize(template, best.x, bounds, folds, self.max_iter, self.tol)
-            if final.fun <= loss:
-                theta, loss, self.n_iter_ = final.x, float(final.fun), int(final.nit)
+        if restarts:
+            template, _, best = min(restarts, key=lambda restart: restart[2].fun)
+            theta, loss, self.n_iter_ = best.x, float(best.fun), 0
+            if self.max_iter:
+                _, bounds = template._hyperparameter_vector()
+                final = _minimize(template, best.x, bounds, folds, self.max_iter, self.tol)
+                if final.fun <= loss:
+                    theta, loss, self.n_iter_ = final.x, float(final.fun), int(final.nit)
+            self.initial_loss_ = float(best.fun)
+        else:
+            template, self.initial_loss_, final = _run(estimator, folds, self.max_iter, self.tol)
+            theta, loss, self.n_iter_ = final.x, float(final.fun), int(final.nit)
         self.best_params_ = template._params_from_vector(theta)
         self.best_loss_ = loss
         if self.verbose:

@@ -6,6 +6,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._parameters import store_parameters
 from .._validation import check_precomputed_test_kernel
 
 __all__ = ["DoubleCentering"]
@@ -53,7 +54,7 @@ class DoubleCentering(TransformerMixin, BaseEstimator):
     """
 
     def __init__(self, symmetry_tol: float = 1e-8):
-        self.symmetry_tol = symmetry_tol
+        store_parameters(self, locals())
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -14,6 +14,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._base import KernelEstimatorMixin
+from .._parameters import store_parameters
 from .._validation import check_precomputed_test_kernel
 from ..kernels import Kernel
 from ._pca import KreinPCA
@@ -238,13 +239,7 @@ class KreinKMeans(KernelEstimatorMixin, ClusterMixin, BaseEstimator):
         tol=1e-10,
         random_state=None,
     ):
-        self.n_clusters = n_clusters
-        self.kernel = kernel
-        self.algorithm = algorithm
-        self.n_init = n_init
-        self.max_iter = max_iter
-        self.tol = tol
-        self.random_state = random_state
+        store_parameters(self, locals())
 
     def fit(self, X, y=None):
         """Cluster the training data (points, or the n×n kernel when precomputed)."""
@@ -349,15 +344,7 @@ class KreinSpectralClustering(KernelEstimatorMixin, ClusterMixin, BaseEstimator)
         n_init=10,
         random_state=None,
     ):
-        self.n_clusters = n_clusters
-        self.kernel = kernel
-        self.rank = rank
-        self.normalize = normalize
-        self.center = center
-        self.n_components = n_components
-        self.landmarks = landmarks
-        self.n_init = n_init
-        self.random_state = random_state
+        store_parameters(self, locals())
 
     def _coordinates(self, Y):
         if not self.normalize:

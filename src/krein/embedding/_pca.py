@@ -13,6 +13,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_feature_names_in, check_is_fitted, validate_data
 
 from .._base import KernelEstimatorMixin, is_precomputed
+from .._parameters import store_parameters
 from .._validation import check_precomputed_test_kernel
 from ..dissimilarity import DoubleCentering
 from ..kernels import Kernel, make_kernel
@@ -134,14 +135,7 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
         rcond=None,
         random_state=None,
     ):
-        self.kernel = kernel
-        self.rank = rank
-        self.dissimilarity = dissimilarity
-        self.center = center
-        self.n_components = n_components
-        self.landmarks = landmarks
-        self.rcond = rcond
-        self.random_state = random_state
+        store_parameters(self, locals())
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -27,6 +27,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._base import check_kernel_memory, decision_to_labels, is_precomputed, one_vs_rest_targets
+from .._parameters import store_parameters
 from .._threads import single_threaded_blas
 from .._validation import LIBSVM_MAX_KERNEL, check_kernel_magnitude, check_square_kernel, check_test_kernel
 from ..kernels import Gaussian, make_kernel
@@ -339,21 +340,7 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
         max_iter=100,
         verbose=0,
     ):
-        self.kernels = kernels
-        self.degree = degree
-        self.solver = solver
-        self.alpha = alpha
-        self.radius = radius
-        self.mu0 = mu0
-        self.mu_init = mu_init
-        self.q = q
-        self.beta = beta
-        self.learning_rate = learning_rate
-        self.interpolation = interpolation
-        self.initial_radius = initial_radius
-        self.tol = tol
-        self.max_iter = max_iter
-        self.verbose = verbose
+        store_parameters(self, locals())
 
     def _canonical_solver(self):
         solver = self.solver
@@ -517,19 +504,7 @@ class KernelLearningSVC(_KernelCombinationMixin, ClassifierMixin, BaseEstimator)
         max_iter=50,
         verbose=0,
     ):
-        self.kernels = kernels
-        self.degree = degree
-        self.solver = solver
-        self.alpha = alpha
-        self.radius = radius
-        self.mu0 = mu0
-        self.mu_init = mu_init
-        self.q = q
-        self.beta = beta
-        self.learning_rate = learning_rate
-        self.tol = tol
-        self.max_iter = max_iter
-        self.verbose = verbose
+        store_parameters(self, locals())
 
     def fit(self, X, y):
         """Learn μ and the SVM duals on training data (X, y)."""

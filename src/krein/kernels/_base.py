@@ -11,7 +11,6 @@ Appendix E.2), and kernels may be subtracted (a difference of kernels is in gene
 
 from __future__ import annotations
 
-import inspect
 import numbers
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.utils import check_array
 
+from .._parameters import parameter_names
 from .._threads import n_threads, single_threaded_blas
 
 __all__ = ["Hyperparameter", "Kernel"]
@@ -73,19 +73,10 @@ class Kernel:
     is_positive_definite: bool = False
 
     # ------------------------------------------------------------------ parameters
-    @classmethod
-    def _param_names(cls):
-        signature = inspect.signature(cls.__init__)
-        return [
-            p.name
-            for p in signature.parameters.values()
-            if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-        ]
-
     def get_params(self, deep=True):
         """Constructor arguments of this kernel (and, if ``deep``, of its sub-kernels)."""
         params = {}
-        for name in self._param_names():
+        for name in parameter_names(type(self)):
             value = getattr(self, name)
             params[name] = value
             if deep and isinstance(value, Kernel):
@@ -95,7 +86,7 @@ class Kernel:
 
     def set_params(self, **params):
         """Set constructor arguments; ``k1__eta=...`` reaches into sub-kernels."""
-        valid = self._param_names()
+        valid = parameter_names(type(self))
         nested = {}
         for key, value in params.items():
             name, _, sub = key.partition("__")
@@ -122,7 +113,7 @@ class Kernel:
         return f"{type(self).__name__}({args})"
 
     def _visible_params(self):
-        return [n for n in self._param_names() if not n.endswith("_bounds")]
+        return [n for n in parameter_names(type(self)) if not n.endswith("_bounds")]
 
     def __eq__(self, other):
         if type(self) is not type(other):

@@ -12,6 +12,7 @@ import numbers
 
 import numpy as np
 
+from .._parameters import store_parameters
 from ._base import DEFAULT_BOUNDS, Kernel
 
 __all__ = ["Constant", "Difference", "Power", "Product", "Scaled", "Sum"]
@@ -30,8 +31,7 @@ class Constant(Kernel):
     _hyperparameters = ("value",)
 
     def __init__(self, value=1.0, value_bounds="fixed"):
-        self.value = value
-        self.value_bounds = value_bounds
+        store_parameters(self, locals())
 
     @property
     def is_positive_definite(self):
@@ -49,11 +49,19 @@ class Constant(Kernel):
 
 
 class _Binary(Kernel):
-    """A kernel combining two kernels ``k1`` and ``k2`` elementwise."""
+    """A kernel combining two kernels ``k1`` and ``k2`` elementwise by the ufunc ``_operator``
+    (written ``_symbol``); subclasses give the gradient and the contraction of their rule."""
+
+    _operator: np.ufunc
+    _symbol: str
 
     def __init__(self, k1, k2):
-        self.k1 = k1
-        self.k2 = k2
+        store_parameters(self, locals())
+
+    @property
+    def is_positive_definite(self):
+        # Sums and Schur products of positive semidefinite kernels are positive semidefinite.
+        return self.k1.is_positive_definite and self.k2.is_positive_definite
 
     def _children(self):
         return (("k1", self.k1), ("k2", self.k2))
@@ -61,66 +69,49 @@ class _Binary(Kernel):
     def _visible_params(self):
         return ["k1", "k2"]
 
+    def _compute(self, X, Y, eval_gradient):
+        return self._operator(self.k1._block(X, Y), self.k2._block(X, Y))
 
-class Sum(_Binary):
+    def _diag(self, X):
+        return self._operator(self.k1._diag(X), self.k2._diag(X))
+
+    def __repr__(self):
+        return f"({self.k1!r} {self._symbol} {self.k2!r})"
+
+
+class _SignedSum(_Binary):
+    """``k1 ± k2``: the derivatives of the second operand enter with its sign."""
+
+    def _signed(self, A):
+        return -A if self._operator is np.subtract else A
+
+    def _value_and_gradient(self, X, Y):
+        K1, G1 = self.k1._value_and_gradient(X, Y)
+        K2, G2 = self.k2._value_and_gradient(X, Y)
+        return self._operator(K1, K2), np.concatenate([G1, self._signed(G2)], axis=2)
+
+    def _value_and_contraction(self, X, Y):
+        (K1, c1), (K2, c2) = self.k1._value_and_contraction(X, Y), self.k2._value_and_contraction(X, Y)
+        return self._operator(K1, K2), lambda M: np.concatenate([c1(M), self._signed(c2(M))])
+
+
+class Sum(_SignedSum):
     """``k(x, x') = k1(x, x') + k2(x, x')``."""
 
-    @property
-    def is_positive_definite(self):
-        return self.k1.is_positive_definite and self.k2.is_positive_definite
-
-    def _compute(self, X, Y, eval_gradient):
-        return self.k1._block(X, Y) + self.k2._block(X, Y)
-
-    def _value_and_gradient(self, X, Y):
-        K1, G1 = self.k1._value_and_gradient(X, Y)
-        K2, G2 = self.k2._value_and_gradient(X, Y)
-        return K1 + K2, np.concatenate([G1, G2], axis=2)
-
-    def _value_and_contraction(self, X, Y):
-        (K1, c1), (K2, c2) = self.k1._value_and_contraction(X, Y), self.k2._value_and_contraction(X, Y)
-        return K1 + K2, lambda M: np.concatenate([c1(M), c2(M)])
-
-    def _diag(self, X):
-        return self.k1._diag(X) + self.k2._diag(X)
-
-    def __repr__(self):
-        return f"({self.k1!r} + {self.k2!r})"
+    _operator, _symbol = np.add, "+"
 
 
-class Difference(_Binary):
+class Difference(_SignedSum):
     """``k(x, x') = k1(x, x') − k2(x, x')``, in general indefinite even for Mercer k1, k2."""
 
+    _operator, _symbol = np.subtract, "-"
     is_positive_definite = False
-
-    def _compute(self, X, Y, eval_gradient):
-        return self.k1._block(X, Y) - self.k2._block(X, Y)
-
-    def _value_and_gradient(self, X, Y):
-        K1, G1 = self.k1._value_and_gradient(X, Y)
-        K2, G2 = self.k2._value_and_gradient(X, Y)
-        return K1 - K2, np.concatenate([G1, -G2], axis=2)
-
-    def _value_and_contraction(self, X, Y):
-        (K1, c1), (K2, c2) = self.k1._value_and_contraction(X, Y), self.k2._value_and_contraction(X, Y)
-        return K1 - K2, lambda M: np.concatenate([c1(M), -c2(M)])
-
-    def _diag(self, X):
-        return self.k1._diag(X) - self.k2._diag(X)
-
-    def __repr__(self):
-        return f"({self.k1!r} - {self.k2!r})"
 
 
 class Product(_Binary):
     """Elementwise (Schur) product ``k(x, x') = k1(x, x') · k2(x, x')``."""
 
-    @property
-    def is_positive_definite(self):
-        return self.k1.is_positive_definite and self.k2.is_positive_definite
-
-    def _compute(self, X, Y, eval_gradient):
-        return self.k1._block(X, Y) * self.k2._block(X, Y)
+    _operator, _symbol = np.multiply, "*"
 
     def _value_and_gradient(self, X, Y):
         K1, G1 = self.k1._value_and_gradient(X, Y)
@@ -132,12 +123,6 @@ class Product(_Binary):
         # ∂(K1 ∘ K2) = ∂K1 ∘ K2 + K1 ∘ ∂K2, and ⟨M, ∂K1 ∘ K2⟩ = ⟨M ∘ K2, ∂K1⟩.
         (K1, c1), (K2, c2) = self.k1._value_and_contraction(X, Y), self.k2._value_and_contraction(X, Y)
         return K1 * K2, lambda M: np.concatenate([c1(M * K2), c2(M * K1)])
-
-    def _diag(self, X):
-        return self.k1._diag(X) * self.k2._diag(X)
-
-    def __repr__(self):
-        return f"({self.k1!r} * {self.k2!r})"
 
 
 class Scaled(Kernel):
@@ -155,9 +140,7 @@ class Scaled(Kernel):
     _hyperparameters = ("scale",)
 
     def __init__(self, kernel, scale=1.0, scale_bounds=DEFAULT_BOUNDS):
-        self.kernel = kernel
-        self.scale = scale
-        self.scale_bounds = scale_bounds
+        store_parameters(self, locals())
 
     @property
     def is_positive_definite(self):
@@ -210,8 +193,7 @@ class Power(Kernel):
     """
 
     def __init__(self, kernel, exponent=2):
-        self.kernel = kernel
-        self.exponent = exponent
+        store_parameters(self, locals())
 
     @property
     def is_positive_definite(self):

@@ -33,6 +33,7 @@ import numbers
 import numpy as np
 from scipy.spatial.distance import cdist
 
+from .._parameters import store_parameters
 from ._base import DEFAULT_BOUNDS, Kernel
 
 __all__ = [
@@ -150,8 +151,7 @@ class _BandwidthKernel(Kernel):
     _hyperparameters = ("eta",)
 
     def __init__(self, eta=1.0, eta_bounds=DEFAULT_BOUNDS):
-        self.eta = eta
-        self.eta_bounds = eta_bounds
+        store_parameters(self, locals())
 
 
 class Gaussian(_BandwidthKernel):
@@ -184,7 +184,41 @@ class Gaussian(_BandwidthKernel):
         return np.ones(X.shape[0])
 
 
-class ARDGaussian(_BandwidthKernel):
+class _ScaledDistanceKernel(_BandwidthKernel):
+    """A kernel ``k(x, x') = φ(q)`` of the scaled squared distance ``q = (x − x')ᵀ D (x − x')``,
+    ``D = diag(η⁻²)`` (RL-GAUSS, EPANECHNIKOV), with ``φ(0) = 1``.
+
+    Subclasses give ``_profile(q)``: ``φ(q)`` and the weight ``w = −2φ′(q)``. Since
+    ``∂q/∂log η_j = −2 (x_j − x'_j)² / η_j²``, the gradient is ``∂K/∂log η_j = w (x_j − x'_j)² / η_j²``
+    (``w q`` for a shared bandwidth).
+    """
+
+    def _profile(self, q):
+        """``(φ(q), −2φ′(q))`` elementwise for the matrix ``q`` of scaled squared distances."""
+        raise NotImplementedError
+
+    def _compute(self, X, Y, eval_gradient):
+        Xs, Ys = _centred_scaled(X, Y, np.asarray(self.eta, dtype=float))
+        q = _squared_distances(Xs, Ys)
+        K, weight = self._profile(q)
+        if not eval_gradient:
+            return K
+        if np.ndim(self.eta) == 0:
+            return K, (weight * q)[:, :, None]
+        return K, weight[:, :, None] * _per_feature_squared_differences(Xs, Ys)
+
+    def _value_and_own_contraction(self, X, Y):
+        Xs, Ys = _centred_scaled(X, Y, np.asarray(self.eta, dtype=float))
+        K, weight = self._profile(_squared_distances(Xs, Ys))
+        return K, lambda M: _per_feature_bandwidth_gradient(
+            self, _contract_squared_differences(M * weight, Xs, Ys)
+        )
+
+    def _diag(self, X):
+        return np.ones(X.shape[0])
+
+
+class ARDGaussian(_ScaledDistanceKernel):
     """RL-GAUSS kernel ``k(x, x') = exp(−(x − x')ᵀ D (x − x'))``, ``D = diag(η⁻²)`` (Appendix D).
 
     Note the absence of the factor ½ of :class:`Gaussian`, as in the paper.
@@ -203,25 +237,10 @@ class ARDGaussian(_BandwidthKernel):
         _gaussian_exponent(Xs, Ys, 1.0, out)
         np.exp(out, out=out)
 
-    def _compute(self, X, Y, eval_gradient):
-        Xs, Ys = _centred_scaled(X, Y, np.asarray(self.eta, dtype=float))
-        K = np.exp(-_squared_distances(Xs, Ys))
-        if not eval_gradient:
-            return K
-        if np.ndim(self.eta) == 0:
-            return K, (2.0 * K * _squared_distances(Xs, Ys))[:, :, None]
-        return K, 2.0 * K[:, :, None] * _per_feature_squared_differences(Xs, Ys)
-
-    def _value_and_own_contraction(self, X, Y):
-        # ∂K/∂log η_j = 2 K (x_j − y_j)² / η_j².
-        Xs, Ys = _centred_scaled(X, Y, np.asarray(self.eta, dtype=float))
-        K = np.exp(-_squared_distances(Xs, Ys))
-        return K, lambda M: _per_feature_bandwidth_gradient(
-            self, _contract_squared_differences(2.0 * M * K, Xs, Ys)
-        )
-
-    def _diag(self, X):
-        return np.ones(X.shape[0])
+    def _profile(self, q):
+        # φ(q) = exp(−q), so −2φ′(q) = 2K.
+        K = np.exp(-q)
+        return K, 2.0 * K
 
 
 class Sigmoid(_BandwidthKernel):
@@ -304,10 +323,7 @@ class DeltaGaussian(Kernel):
     _hyperparameters = ("eta1", "eta2")
 
     def __init__(self, eta1=1.0, eta2=2.0, eta1_bounds=DEFAULT_BOUNDS, eta2_bounds=DEFAULT_BOUNDS):
-        self.eta1 = eta1
-        self.eta2 = eta2
-        self.eta1_bounds = eta1_bounds
-        self.eta2_bounds = eta2_bounds
+        store_parameters(self, locals())
 
     def _fill(self, out, X, Y):
         _squared_distances(X, Y, out=out)
@@ -329,7 +345,7 @@ class DeltaGaussian(Kernel):
         return np.zeros(X.shape[0])
 
 
-class Epanechnikov(_BandwidthKernel):
+class Epanechnikov(_ScaledDistanceKernel):
     """EPANECHNIKOV kernel ``k(x, x') = max(0, 1 − (x − x')ᵀ D (x − x'))²``, ``D = diag(η⁻²)``.
 
     Appendix D of Oglic & Gärtner (2018). Compactly supported; its Gram matrices are indefinite in
@@ -348,28 +364,10 @@ class Epanechnikov(_BandwidthKernel):
         np.maximum(out, 0.0, out=out)
         np.square(out, out=out)
 
-    def _compute(self, X, Y, eval_gradient):
-        eta = np.asarray(self.eta, dtype=float)
-        Xs, Ys = _centred_scaled(X, Y, eta)
-        slack = np.maximum(1.0 - _squared_distances(Xs, Ys), 0.0)
-        K = slack**2
-        if not eval_gradient:
-            return K
-        # ∂q/∂log η_j = −2 (x_j − y_j)² / η_j² and ∂K/∂q = −2 (1 − q)₊.
-        if np.ndim(self.eta) == 0:
-            return K, (4.0 * slack * _squared_distances(Xs, Ys))[:, :, None]
-        return K, 4.0 * slack[:, :, None] * _per_feature_squared_differences(Xs, Ys)
-
-    def _value_and_own_contraction(self, X, Y):
-        # ∂K/∂log η_j = 4 (1 − q)₊ (x_j − y_j)² / η_j², q the scaled squared distance.
-        Xs, Ys = _centred_scaled(X, Y, np.asarray(self.eta, dtype=float))
-        slack = np.maximum(1.0 - _squared_distances(Xs, Ys), 0.0)
-        return slack**2, lambda M: _per_feature_bandwidth_gradient(
-            self, _contract_squared_differences(4.0 * M * slack, Xs, Ys)
-        )
-
-    def _diag(self, X):
-        return np.ones(X.shape[0])
+    def _profile(self, q):
+        # φ(q) = (1 − q)₊², so −2φ′(q) = 4 (1 − q)₊.
+        slack = np.maximum(1.0 - q, 0.0)
+        return slack**2, 4.0 * slack
 
 
 class TruncatedL1(Kernel):
@@ -388,8 +386,7 @@ class TruncatedL1(Kernel):
     _hyperparameters = ("rho",)
 
     def __init__(self, rho=None, rho_bounds=DEFAULT_BOUNDS):
-        self.rho = rho
-        self.rho_bounds = rho_bounds
+        store_parameters(self, locals())
 
     def _radius(self, n_features):
         return 0.7 * n_features if self.rho is None else float(self.rho)
@@ -428,11 +425,7 @@ class Polynomial(Kernel):
     is_positive_definite = True
 
     def __init__(self, degree=2, gamma=1.0, coef0=1.0, gamma_bounds=DEFAULT_BOUNDS, coef0_bounds="fixed"):
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.gamma_bounds = gamma_bounds
-        self.coef0_bounds = coef0_bounds
+        store_parameters(self, locals())
 
     def _check_hyperparameters(self, n_features):
         if isinstance(self.degree, bool) or not isinstance(self.degree, numbers.Integral):

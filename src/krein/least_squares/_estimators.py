@@ -1,18 +1,14 @@
 """The public Kreĭn least squares estimators: Kreĭn ridge regression and variance-constrained least squares.
 
-Each is a solver (:class:`_Ridge` or :class:`_VarianceConstrained`), a target encoding
-(:class:`_Regressor` or :class:`_Classifier`), the shared model and fit path
-(:class:`~krein.least_squares._model._KreinLeastSquares`) and the hyperparameter-search protocol
-(:class:`~krein.least_squares._hypergradient.HypergradientMixin`).
+Each is a target encoding (:class:`_Regressor` or :class:`_Classifier`) over a model
+(:class:`~krein.least_squares._model._KreinLeastSquares`: ridge, the fit path and the hyperparameter-search
+protocol; or :class:`~krein.least_squares._model._VarianceConstrained`).
 """
 
 from __future__ import annotations
 
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-
 from ..nystroem import SPECTRAL_PARAMETERS_DOC
-from ._hypergradient import HypergradientMixin
-from ._model import _Classifier, _KreinLeastSquares, _Regressor, _Ridge, _VarianceConstrained
+from ._model import _Classifier, _KreinLeastSquares, _Regressor, _VarianceConstrained
 
 __all__ = [
     "KreinRidge",
@@ -57,45 +53,43 @@ _COMMON_ATTRIBUTES_DOC = """dual_coef_ : ndarray of shape (n_points,) or (n_task
     n_features_in_ : int"""
 
 
-class KreinRidge(_Ridge, _Regressor, HypergradientMixin, _KreinLeastSquares, RegressorMixin, BaseEstimator):
-    __doc__ = f"""Kreĭn kernel ridge regression (Kreĭn LSM; Oglic & Gärtner 2019, Sec. 2.4).
+_CLASSES_DOC = "classes_ : ndarray of shape (n_classes,)"
+
+
+def _docstring(description, parameters=_COMMON_PARAMETERS_DOC, *attributes):
+    """A class docstring: the description, the Parameters, the Attributes (``attributes``, then the
+    common ones)."""
+    attributes = "\n    ".join((*attributes, _COMMON_ATTRIBUTES_DOC))
+    sections = (
+        f"Parameters\n    ----------\n    {parameters}\n\n    Attributes\n    ----------\n    {attributes}"
+    )
+    return f"{description}\n\n    {sections}\n    "
+
+
+class KreinRidge(_Regressor, _KreinLeastSquares):
+    __doc__ = _docstring(
+        """Kreĭn kernel ridge regression (Kreĭn LSM; Oglic & Gärtner 2019, Sec. 2.4).
 
     Minimizes ``(1/n) Σ (f(xᵢ) − yᵢ)² + λ₊‖f₊‖² + λ₋‖f₋‖²`` over a reproducing kernel Kreĭn space
     ``K = H₊ ⊕ H₋`` (``f = f₊ + f₋``). With ``K = U D Uᵀ``, ``S = sign(D)`` the solution is
     ``α = (H + nΛ±)⁻¹ P y`` with ``H = U|D|Uᵀ`` (the flip-spectrum matrix), ``P = U S Uᵀ`` and
     ``Λ± = λ₊S₊ + λ₋|S₋|``. For ``λ₊ = λ₋`` it equals kernel ridge regression on the flip-spectrum
     matrix with the out-of-sample map ``k_xᵀ P`` (Proposition 2 of that paper). One eigendecomposition
-    serves every (λ₊, λ₋) (:meth:`fit_path`).
-
-    Parameters
-    ----------
-    {_COMMON_PARAMETERS_DOC}
-
-    Attributes
-    ----------
-    {_COMMON_ATTRIBUTES_DOC}
-    """
+    serves every (λ₊, λ₋) (:meth:`fit_path`)."""
+    )
 
 
-class KreinRidgeClassifier(
-    _Ridge, _Classifier, HypergradientMixin, _KreinLeastSquares, ClassifierMixin, BaseEstimator
-):
-    __doc__ = f"""Kreĭn kernel ridge classifier (Kreĭn LSM of Oglic & Gärtner 2019 on balanced labels).
+class KreinRidgeClassifier(_Classifier, _KreinLeastSquares):
+    __doc__ = _docstring(
+        """Kreĭn kernel ridge classifier (Kreĭn LSM of Oglic & Gärtner 2019 on balanced labels).
 
     :class:`KreinRidge` fitted on the class-balanced labels ``y₊ = √(n₋/n₊)``, ``y₋ = −√(n₊/n₋)`` of
     Appendix C of Oglic & Gärtner (2018); the predicted class is the sign of the prediction. Multiclass
     problems are solved one-vs-rest (one balanced target per class, sharing the eigendecomposition)
-    and predict the class of the largest decision value.
-
-    Parameters
-    ----------
-    {_COMMON_PARAMETERS_DOC}
-
-    Attributes
-    ----------
-    classes_ : ndarray of shape (n_classes,)
-    {_COMMON_ATTRIBUTES_DOC}
-    """
+    and predict the class of the largest decision value.""",
+        _COMMON_PARAMETERS_DOC,
+        _CLASSES_DOC,
+    )
 
 
 _VC_PARAMETERS_DOC = f"""{_COMMON_PARAMETERS_DOC}
@@ -115,10 +109,9 @@ _VC_ATTRIBUTES_DOC = """multiplier_ : float or ndarray of shape (n_targets,)
         The radius r used."""
 
 
-class VarianceConstrainedKrein(
-    _VarianceConstrained, _Regressor, HypergradientMixin, _KreinLeastSquares, RegressorMixin, BaseEstimator
-):
-    __doc__ = f"""Variance-constrained Kreĭn least squares, globally optimal (Oglic & Gärtner 2018).
+class VarianceConstrainedKrein(_Regressor, _VarianceConstrained):
+    __doc__ = _docstring(
+        """Variance-constrained Kreĭn least squares, globally optimal (Oglic & Gärtner 2018).
 
     The KREĬN problem (3): minimize ``(1/n) Σ (f(xᵢ) − yᵢ)² + λ₊‖f₊‖² + λ₋‖f₋‖²`` subject to
     ``(1/n) Σ (f(xᵢ) − f̄)² = r²``. By the representer theorem (Theorem 2) it becomes problem (4), a
@@ -128,36 +121,21 @@ class VarianceConstrainedKrein(
     (targets orthogonal to the eigenvector bounding the interval) is solved explicitly. Then
     ``α = (λ₊P₊ − λ₋P₋ − μ*K/n)⁻¹ y / n`` (Eq. (6) in this parametrization). With
     ``regularization="krein"`` it solves OMCS-KREĬN (problem (1)/(2)). Cost: one eigendecomposition;
-    :meth:`fit_path` reuses it across (λ₊, λ₋, r).
-
-    Parameters
-    ----------
-    {_VC_PARAMETERS_DOC}
-
-    Attributes
-    ----------
-    {_VC_ATTRIBUTES_DOC}
-    {_COMMON_ATTRIBUTES_DOC}
-    """
+    :meth:`fit_path` reuses it across (λ₊, λ₋, r).""",
+        _VC_PARAMETERS_DOC,
+        _VC_ATTRIBUTES_DOC,
+    )
 
 
-class VarianceConstrainedKreinClassifier(
-    _VarianceConstrained, _Classifier, HypergradientMixin, _KreinLeastSquares, ClassifierMixin, BaseEstimator
-):
-    __doc__ = f"""Variance-constrained Kreĭn least squares classifier (Oglic & Gärtner 2018, Appendix C).
+class VarianceConstrainedKreinClassifier(_Classifier, _VarianceConstrained):
+    __doc__ = _docstring(
+        """Variance-constrained Kreĭn least squares classifier (Oglic & Gärtner 2018, Appendix C).
 
     :class:`VarianceConstrainedKrein` (problem (3)/(4), global optimum through the secular equation)
     fitted on the class-balanced labels ``y₊ = √(n₋/n₊)``, ``y₋ = −√(n₊/n₋)`` of Appendix C; the
     predicted class is the sign of the prediction, multiclass problems are solved one-vs-rest (each
-    class its own multiplier μ*, one shared eigendecomposition).
-
-    Parameters
-    ----------
-    {_VC_PARAMETERS_DOC}
-
-    Attributes
-    ----------
-    classes_ : ndarray of shape (n_classes,)
-    {_VC_ATTRIBUTES_DOC}
-    {_COMMON_ATTRIBUTES_DOC}
-    """
+    class its own multiplier μ*, one shared eigendecomposition).""",
+        _VC_PARAMETERS_DOC,
+        _CLASSES_DOC,
+        _VC_ATTRIBUTES_DOC,
+    )

@@ -3,12 +3,15 @@
 :class:`krein.model_selection.HypergradientSearchCV` drives an estimator through four methods:
 the log-space vector of its hyperparameters and its bounds, the parameters of a vector, the random
 initialization of Appendix E.1, and the validation loss with its exact gradient (Eq. (8),
-Appendix E.2). The loss is that of the model the fit path builds (the same target encoding, centring
-and exact representation, :class:`~krein.least_squares._model._KreinLeastSquares`); the gradient is
-:func:`validation_loss_and_gradient`, derived exactly, including the derivative of the eigenvectors of K
-with respect to kernel hyperparameters (the Daleckiĭ–Kreĭn formula for the matrix function
-α = F(K) y with divided differences of ``f(σ) = 1/(c(σ) − μσ)``), and the implicit derivative of μ
-through the constraint.
+Appendix E.2). The loss is that of the model the fit path builds (:meth:`_fit_problem` of
+:class:`~krein.least_squares._model._KreinLeastSquares`: the same target encoding, centring and
+representation, exact or Nyström with either split of Oglic & Gärtner 2019, Sec. 2.4); the gradient
+is :func:`validation_loss_and_gradient`, derived exactly: the implicit derivative of (†) and of μ
+through the constraint for λ₊, λ₋ and r (every representation), and for the kernel hyperparameters
+of the exact model the derivative of the eigenvectors of K (the Daleckiĭ–Kreĭn formula for the
+matrix function α = F(K) y with divided differences of ``f(σ) = 1/(c(σ) − μσ)``). The low-rank
+model has no kernel-hyperparameter gradient (it would run through the eigendecompositions of
+``K_ZZ`` and of the Nyström features) and refuses a kernel with free hyperparameters by name.
 """
 
 from __future__ import annotations
@@ -16,9 +19,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .._validation import check_square_kernel
 from ..kernels import APPENDIX_D_CLASSES, initial_kernel_like, make_kernel
-from ._spectral import SpectralProblem
 
 __all__ = ["LAMBDA_BOUNDS", "RADIUS_BOUNDS", "HypergradientMixin", "validation_loss_and_gradient"]
 
@@ -27,23 +28,36 @@ LAMBDA_BOUNDS = (1e-10, 1e4)
 RADIUS_BOUNDS = (1e-6, 1e4)
 
 
-def validation_loss_and_gradient(problem, solution, K_val, y_val, kernel_gradient=None):
+def validation_loss_and_gradient(problem, solution, rows, y_val, kernel_gradient=None):
     """Validation mean squared error and its gradient (Sec. 3.3, Eq. (8), Appendix E.2).
+
+    The model is (†) of :mod:`~krein.least_squares._spectral`: ``(Q − μI) u = b`` in the coordinates
+    ``u`` of the training predictions, ``Q = Q₊ + Q₋`` with ``Q± = Cᵀ diag(p on s = ±1) C`` (exact
+    or low rank, either split). With ``g`` the gradient of the loss with respect to ``u``,
+    ``h = (Q − μI)⁻¹ g`` and ``v = (Q − μI)⁻¹ u``, implicit differentiation gives
+
+        ∂L/∂log λ± = −hᵀQ±u + (∂μ/∂log λ±) hᵀu,     ∂μ/∂log λ± = vᵀQ±u / uᵀv,
+        ∂L/∂log r = hᵀu · n r² / uᵀv,
+
+    with ∂μ = 0 for ridge (μ = −1); the second is the derivative of ``‖u‖² = n r²``. ``g`` is the
+    adjoint of ``α̂ ↦ β`` (:meth:`~krein.spectral.SpectralRepresentation.dual_coef`) applied to
+    ``τ = (2/m) (K_val − 1k̄ᵀ)ᵀ e``, divided by σ (``u = σ α̂``).
 
     Parameters
     ----------
     problem : SpectralProblem
-        The fit path's problem on the exact representation of the training kernel.
+        The fit path's problem.
     solution : SpectralSolution
         From :meth:`SpectralProblem.solve` on ``problem``.
-    K_val : ndarray of shape (m, n)
-        Uncentred validation-versus-training kernel rows.
+    rows : ndarray of shape (m, |P|)
+        Uncentred validation kernel rows against the representation's points (training points or
+        landmarks): :meth:`~krein.spectral.SpectralRepresentation.rows`.
     y_val : ndarray of shape (m, t)
     kernel_gradient : callable, optional
-        ``kernel_gradient(G, G_val)`` returns ``⟨G, ∂K/∂θ⟩ + ⟨G_val, ∂K_val/∂θ⟩`` for the ``p``
-        log kernel hyperparameters θ, with K the uncentred training kernel (for example
-        through :meth:`krein.kernels.Kernel.value_and_contraction`). The gradient is linear in
-        ∂K, so one call serves all targets.
+        Exact representation only. ``kernel_gradient(G, G_val)`` returns ``⟨G, ∂K/∂θ⟩ +
+        ⟨G_val, ∂K_val/∂θ⟩`` for the ``p`` log kernel hyperparameters θ, with K the uncentred
+        training kernel (for example through :meth:`krein.kernels.Kernel.value_and_contraction`).
+        The gradient is linear in ∂K, so one call serves all targets.
 
     Returns
     -------
@@ -53,83 +67,81 @@ def validation_loss_and_gradient(problem, solution, K_val, y_val, kernel_gradien
         With respect to ``log λ₊, log λ₋``, then ``log r`` (variance-constrained models), then
         the ``p`` log kernel hyperparameters.
     """
-    rep = problem.representation
-    if rep.extension is not None or rep.vectors is None or solution.denominator is None:
-        raise NotImplementedError("Hypergradients need the exact spectral representation.")
     if np.any(solution.hard_case):
         raise ValueError(
             "The validation loss is not differentiable in the hard case (μ* at the end of its "
             "interval): the solution is not unique."
         )
-    U, sigma, c = rep.vectors, rep.values, solution.weights
-    column_means = rep.column_means
-    constrained = solution.radius is not None
-    n_targets = y_val.shape[1]
-    total_loss, total_gradient = 0.0, np.zeros(2 + constrained)
-    if kernel_gradient is not None:
-        G_train, G_val = np.zeros((problem.n_samples, problem.n_samples)), np.zeros(K_val.shape)
+    rep = problem.representation
+    sigma, column_means, V = rep.values, rep.column_means, solution.basis
     alphas, intercepts = problem.dual_coef(solution)
-    for j in range(n_targets):
-        alpha, a, b = alphas[:, j], solution.alpha_hat[:, j], problem.projections[:, j]
-        f = 1.0 / solution.denominator[:, j]
-        mu = solution.multiplier[j]
-        u = sigma * a
-        error = K_val @ alpha + intercepts[j] - y_val[:, j]
-        m = error.size
-        total_loss += float(error @ error) / m
-        tau = (2.0 / m) * (K_val.T @ error)
-        if column_means is not None:
-            tau -= (2.0 / m) * error.sum() * column_means
-            tau -= tau.mean()
-        t_hat = U.T @ tau
-        gradient = []
-        # λ₊, λ₋: ∂cᵢ/∂log λ± = cᵢ on the eigenvalues of that sign.
-        D = float(np.sum(u * u * sigma * f)) if constrained else None
-        for mask in (sigma > 0, sigma < 0):
-            dc = c * mask
-            dmu = float(np.sum(u * u * dc * f)) / D if constrained else 0.0
-            gradient.append(-float(np.sum(t_hat * a * f * (dc - sigma * dmu))))
-        T = float(np.sum(t_hat * a * sigma * f))  # τᵀ ∂α/∂μ
-        if constrained:
-            R2 = problem.n_samples * solution.radius[j] ** 2
-            gradient.append(T * R2 / D)
-        total_gradient += np.asarray(gradient)
-        if kernel_gradient is not None:
-            G_train += _implicit_gradient_matrix(
-                column_means, U, sigma, c, f, mu, b, u, tau, t_hat, T, D, problem.targets[:, j]
-            )
-            G_val += (2.0 / m) * np.outer(error, alpha)  # the explicit K_val in the predictions
-            if column_means is not None:  # the training column means in the intercept
-                G_train -= ((2.0 / m) * error.sum() / problem.n_samples) * alpha[None, :]
+    errors = rows @ alphas + intercepts - y_val
+    m = errors.shape[0]
+    tau = (2.0 / m) * (rows.T @ errors)
+    if column_means is not None:
+        tau -= np.multiply.outer(column_means, (2.0 / m) * errors.sum(axis=0))
+    if rep.extension is None:  # β = Uα̂, minus its mean when centred
+        tau -= tau.mean(axis=0) if column_means is not None else 0.0
+        t_hat = rep.vectors.T @ tau
+    else:  # β = E diag(σ) α̂
+        t_hat = sigma[:, None] * (rep.extension.T @ tau)
+    u = sigma[:, None] * solution.alpha_hat
+    g = t_hat / sigma[:, None]
+    if V is not None:
+        g, u = V.T @ g, V.T @ u
+    h, v = g / solution.gap, u / solution.gap
+    T, D = np.sum(h * u, axis=0), np.sum(u * v, axis=0)
+    p, signs, C = solution.penalty
+    lift = (lambda x: x) if V is None else (lambda x: V @ x)
+    Ch, Cu, Cv = (lift(x) if C is None else C @ lift(x) for x in (h, u, v))
+    constrained = solution.radius is not None
+    gradient = []
+    for sign in (1, -1):
+        weights = (p * (signs == sign))[:, None]
+        dmu = np.sum(weights * Cv * Cu, axis=0) / D if constrained else 0.0
+        gradient.append(-np.sum(weights * Ch * Cu, axis=0) + dmu * T)
+    if constrained:
+        gradient.append(T * problem.n_samples * solution.radius**2 / D)
+    n_targets = y_val.shape[1]
+    gradient = np.mean(gradient, axis=1)
     if kernel_gradient is not None:
-        total_gradient = np.concatenate([total_gradient, kernel_gradient(G_train, G_val)])
-    return total_loss / n_targets, total_gradient / n_targets
+        if rep.extension is not None:
+            raise NotImplementedError("Kernel hyperparameter gradients need the exact representation.")
+        U, ratio = rep.vectors, T / D if constrained else np.zeros_like(T)
+        # the derivative of μ through r enters as h − (T/D) v, of the weights through Q as μh − (T/D) Qv
+        s, q = h - ratio * v, solution.alpha_hat
+        p_rows = solution.multiplier * h - ratio * p[:, None] * v
+        tau_perp, y_perp = tau - U @ t_hat, problem.targets - U @ problem.projections
+        G_train = sum(
+            _implicit_gradient_matrix(
+                U, sigma, p * sigma, p_rows[:, j], s[:, j], q[:, j], tau_perp[:, j], y_perp[:, j]
+            )
+            for j in range(n_targets)
+        )
+        G_val = (2.0 / m) * errors @ alphas.T  # the explicit K_val in the predictions
+        if column_means is not None:  # ⟨G, H dK H⟩ = ⟨H G H, dK⟩; the column means in the intercepts
+            G_train -= G_train.mean(axis=0)[None, :] + G_train.mean(axis=1)[:, None] - G_train.mean()
+            G_train -= (2.0 / (m * problem.n_samples)) * (errors.sum(axis=0) @ alphas.T)[None, :]
+        gradient = np.concatenate([gradient, kernel_gradient(G_train, G_val) / n_targets])
+    return float(np.mean(np.sum(errors**2, axis=0) / m)), gradient
 
 
-def _implicit_gradient_matrix(column_means, U, sigma, c, f, mu, b, u, tau, t_hat, T, D, y):
-    """The ``G`` with ``⟨G, ∂K/∂θ⟩`` the implicit part of the gradient (α through K_c, μ through r).
+def _implicit_gradient_matrix(U, sigma, c, p, s, q, tau_perp, y_perp):
+    """The ``G`` with ``⟨G, ∂K_c/∂θ⟩`` the implicit part of the gradient (α through K_c, μ through r).
 
-    ``G = V (Γ ∘ (τ̂ ŷᵀ)) Vᵀ`` with Γ the divided differences of ``f(σ) = 1/(c(σ) − μσ)`` over the
-    full eigenbasis V = [U, W] of K_c, eigenvalues outside U treated as zero (the model has no
-    component there); for the constrained models, minus ``(T/D)`` times the same construction
-    for ``h(σ) = σ f(σ)`` and ``û`` (the implicit derivative of μ).
-
-    ``c`` is constant on each sign class (``c₊`` on σ > 0, ``c₋`` on σ ≤ 0), so with
-    ``Δᵢⱼ = cⱼ − cᵢ`` the divided differences are ``Γ_f = fᵢfⱼ (μ + Δᵢⱼ/(σᵢ − σⱼ))`` and
-    ``Γ_h = fᵢfⱼ (cᵢ + σᵢΔᵢⱼ/(σᵢ − σⱼ))``: a rank-one matrix plus a Cauchy matrix that vanishes
-    within a sign class. Hence ``U (Γ ∘ τ̂ŷᵀ) Uᵀ = (Up)(Uq)ᵀ + U diag(s) C diag(q) Uᵀ`` with ``C``
+    ``G = W (Γ ∘ (τ̂ ŷᵀ)) Wᵀ`` with Γ the divided differences of ``f(σ) = 1/(c(σ) − μσ)`` over the
+    full eigenbasis W = [U, U⊥] of K_c, eigenvalues outside U treated as zero (the model has no
+    component there); for the constrained models, minus ``(T/D)`` times the same construction for
+    ``h(σ) = σ f(σ)`` and ``û`` (the implicit derivative of μ). ``c`` is constant on each sign class
+    (``c₊`` on σ > 0, ``c₋`` on σ ≤ 0), so with ``Δᵢⱼ = cⱼ − cᵢ`` the divided differences are
+    ``Γ_f = fᵢfⱼ (μ + Δᵢⱼ/(σᵢ − σⱼ))`` and ``Γ_h = fᵢfⱼ (cᵢ + σᵢΔᵢⱼ/(σᵢ − σⱼ))``: a rank-one matrix
+    plus a Cauchy matrix that vanishes within a sign class. Hence ``U (Γ ∘ τ̂ŷᵀ) Uᵀ = (Up)(Uq)ᵀ +
+    U diag(s) C diag(q) Uᵀ`` (``q = f ŷ = α̂``; ``s = fτ̂``, ``p = μ s`` less the μ terms) with ``C``
     supported on the n₊ × n₋ off-diagonal blocks, formed in O(n² min(n₊, n₋) + n n₊ n₋) instead of
-    the O(n³) of two dense products (O(n²) for a definite kernel).
+    the O(n³) of two dense products (O(n²) for a definite kernel); the blocks between U and U⊥ are
+    ``Γ = f/σ``, applied to the parts ``τ⊥``, ``y⊥`` of τ and y outside U.
     """
-    q = b * f
-    p = mu * t_hat * f
-    s = t_hat * f
-    left = f / sigma * t_hat  # kept–dropped block: Γ = f/σ
-    if D is not None:
-        p -= (T / D) * u * c * f
-        s -= (T / D) * u * sigma * f
-        left -= (T / D) * f * u
-    G = np.outer(U @ p, U @ q)
+    G = np.outer(U @ p, U @ q) + np.outer(U @ (s / sigma), y_perp) + np.outer(tau_perp, U @ (q / sigma))
     positive = sigma > 0
     if 0 < positive.sum() < sigma.size:
         negative = ~positive
@@ -142,45 +154,54 @@ def _implicit_gradient_matrix(column_means, U, sigma, c, f, mu, b, u, tau, t_hat
             G += A_pos @ (cauchy @ B_neg.T) + (A_neg @ cauchy.T) @ B_pos.T
         else:  # rank n₋
             G += (A_pos @ cauchy) @ B_neg.T + A_neg @ (cauchy.T @ B_pos.T)
-    y_perp = y - U @ b
-    tau_perp = tau - U @ t_hat
-    G += np.outer(U @ left, y_perp)
-    G += np.outer(tau_perp, U @ (f / sigma * b))
-    if column_means is not None:  # ⟨G, H dK H⟩ = ⟨H G H, dK⟩
-        G -= G.mean(axis=0)[None, :]
-        G -= G.mean(axis=1)[:, None]
     return G
 
 
 class HypergradientMixin:
     """Part of the protocol of :class:`krein.model_selection.HypergradientSearchCV`."""
 
+    def _scalar_hyperparameters(self):
+        """The tuned hyperparameters besides the kernel's, with their box constraints."""
+        bounds = {"lambda_plus": LAMBDA_BOUNDS, "lambda_minus": LAMBDA_BOUNDS}
+        return {**bounds, "radius": RADIUS_BOUNDS} if self._constrained else bounds
+
+    def _tuned_kernel(self):
+        """Whether the kernel has free hyperparameters (tuned with λ±, r); the low-rank model has
+        no derivative through its Nyström features and says so."""
+        kernel = make_kernel(self.kernel)
+        if kernel == "precomputed" or not kernel.n_dims:
+            return False
+        if self.n_components is not None:
+            names = [h.name for h in kernel.hyperparameters if not h.fixed]
+            raise NotImplementedError(
+                f"{type(self).__name__}(n_components={self.n_components}): hypergradients of the low-rank "
+                f"model are implemented for {', '.join(self._scalar_hyperparameters())} only, not for the "
+                f"kernel hyperparameters {names} of {kernel!r} (the derivative through the Nyström "
+                "features is not implemented). Fix them (e.g. eta_bounds='fixed'), pass "
+                'kernel="precomputed", or use the exact model (n_components=None).'
+            )
+        return True
+
     def _hyperparameter_vector(self):
         """Log-space vector ``(log λ₊, log λ₋, [log r], kernel θ)`` and its bounds."""
-        theta = [np.log(self.lambda_plus), np.log(self.lambda_minus)]
-        bounds = [np.log(LAMBDA_BOUNDS)] * 2
-        if self._constrained:
-            if self.radius is None:
-                raise ValueError("Set radius before searching hyperparameters (see _initial_params).")
-            theta.append(np.log(self.radius))
-            bounds.append(np.log(RADIUS_BOUNDS))
-        kernel = make_kernel(self.kernel)
-        if kernel != "precomputed" and kernel.n_dims:
-            theta = np.concatenate([theta, kernel.theta])
-            bounds = np.vstack([bounds, kernel.bounds])
-        return np.asarray(theta, dtype=float), np.asarray(bounds, dtype=float)
+        if self._constrained and self.radius is None:
+            raise ValueError(
+                "Set radius before searching hyperparameters from the estimator's own ones (n_restarts=0); "
+                "random restarts draw it (Appendix E.1)."
+            )
+        scalars = self._scalar_hyperparameters()
+        theta, bounds = np.log([getattr(self, name) for name in scalars]), np.log(list(scalars.values()))
+        if self._tuned_kernel():
+            kernel = make_kernel(self.kernel)
+            theta, bounds = np.concatenate([theta, kernel.theta]), np.vstack([bounds, kernel.bounds])
+        return theta, bounds
 
     def _params_from_vector(self, theta):
         """``set_params`` arguments for a vector laid out as :meth:`_hyperparameter_vector`."""
-        theta = np.asarray(theta, dtype=float)
-        params = {"lambda_plus": float(np.exp(theta[0])), "lambda_minus": float(np.exp(theta[1]))}
-        start = 2
-        if self._constrained:
-            params["radius"] = float(np.exp(theta[2]))
-            start = 3
-        kernel = make_kernel(self.kernel)
-        if kernel != "precomputed" and kernel.n_dims:
-            params["kernel"] = kernel.clone_with_theta(theta[start:])
+        scalars = list(self._scalar_hyperparameters())
+        params = {name: float(np.exp(value)) for name, value in zip(scalars, theta, strict=False)}
+        if self._tuned_kernel():
+            params["kernel"] = make_kernel(self.kernel).clone_with_theta(np.asarray(theta)[len(scalars) :])
         return params
 
     def _initial_params(self, X, y, random_state=None):
@@ -196,15 +217,11 @@ class HypergradientMixin:
         Y, _ = self._encode(np.asarray(y))
         n = Y.shape[0]
         grid = np.logspace(-1, 2, 5)
-        params = {
-            "lambda_plus": float(grid[rng.randint(5)] / n),
-            "lambda_minus": float(grid[rng.randint(5)] / n),
-        }
+        params = {name: float(grid[rng.randint(5)] / n) for name in ("lambda_plus", "lambda_minus")}
         if self._constrained:
             centered = Y - Y.mean(axis=0) if self.center else Y
             squares = np.mean(centered**2, axis=1)
-            variance = float(np.mean(squares))
-            spread = float(np.sqrt(np.mean((squares - variance) ** 2)))
+            variance, spread = float(np.mean(squares)), float(np.std(squares))
             low, high = max(1e-4, variance - 2.5 * spread), variance + 2.5 * spread
             params["radius"] = float(np.sqrt((high - low) * rng.uniform() + low))
         kernel = make_kernel(self.kernel)
@@ -216,39 +233,29 @@ class HypergradientMixin:
         """Validation MSE of the model fitted on the training part and its gradient.
 
         The gradient is with respect to :meth:`_hyperparameter_vector` (Sec. 3.3 and Appendix E.2
-        of Oglic & Gärtner 2018). For ``kernel="precomputed"``, ``X_train`` is the training block and
-        ``X_val`` the validation-versus-training block of the kernel matrix. ``cache`` (a dict kept
-        by the caller for this fold) holds the eigendecomposition when the kernel matrix does not
-        depend on the tuned hyperparameters (precomputed kernels, kernels without hyperparameters),
-        so that only the O(n²) solution and gradient are recomputed.
+        of Oglic & Gärtner 2018). The model is fitted by the fit path (:meth:`_fit_problem`: the
+        same validation, target encoding, centring and representation, exact or Nyström). For
+        ``kernel="precomputed"``, ``X_train`` is the training block and ``X_val`` the
+        validation-versus-training block of the kernel matrix. ``cache`` (a dict kept by the caller
+        for this fold) holds the fitted problem when the kernel matrix does not depend on the tuned
+        hyperparameters (precomputed kernels, kernels without free hyperparameters), so that only
+        the solution and its gradient are recomputed (and a Nyström model keeps its landmarks).
         """
         self._validate_params()
-        if self.n_components is not None:
-            raise NotImplementedError(
-                "Hypergradients are implemented for the exact model (n_components=None)."
-            )
-        self.kernel_ = kernel = make_kernel(self.kernel)
-        Y, means = self._centred_targets(np.asarray(y_train))  # the fit path's targets
-        fixed_kernel = kernel == "precomputed" or not kernel.n_dims
-        if fixed_kernel and cache is not None and "problem" in cache:
-            problem, K_val = cache["problem"], cache["K_val"]
-        else:
-            if kernel == "precomputed":
-                K, K_val = check_square_kernel(X_train, "X_train"), np.asarray(X_val, dtype=float)
-            elif fixed_kernel:
-                K, K_val = kernel(X_train), kernel(X_val, X_train)
-            else:
-                K, contract = kernel.value_and_contraction(X_train)
-                K_val, contract_val = kernel.value_and_contraction(X_val, X_train)
-            problem = SpectralProblem(self._exact_representation(K), Y, means)
-            if fixed_kernel and cache is not None:
-                cache.update(problem=problem, K_val=K_val)
-        Y_val = self._encoding.encode(y_val)
+        tuned = self._tuned_kernel()
+        cache = {} if cache is None or tuned else cache  # the fitted problem of a fixed kernel matrix
+        if not cache:
+            problem = self._fit_problem(X_train, y_train)
+            X_val = self._validate_test(X_val)
+            rows = None if tuned else problem.representation.rows(X_val)
+            cache.update(problem=problem, encoding=self._encoding, X_val=X_val, rows=rows)
+        problem, self._encoding = cache["problem"], cache["encoding"]
         solution = self._solve(problem, warn=False)
-        if fixed_kernel:
-            return validation_loss_and_gradient(problem, solution, K_val, Y_val)
-
-        def kernel_gradient(G, G_val):  # ∂K and ∂K_val enter only through inner products
-            return contract(G) + contract_val(G_val)
-
-        return validation_loss_and_gradient(problem, solution, K_val, Y_val, kernel_gradient)
+        Y_val = self._encoding.encode(y_val)
+        if not tuned:
+            return validation_loss_and_gradient(problem, solution, cache["rows"], Y_val)
+        contract = self.kernel_.value_and_contraction(self.X_fit_)[1]  # ∂K enters through ⟨G, ∂K⟩ only
+        rows, contract_val = self.kernel_.value_and_contraction(cache["X_val"], self.X_fit_)
+        return validation_loss_and_gradient(
+            problem, solution, rows, Y_val, lambda G, G_val: contract(G) + contract_val(G_val)
+        )

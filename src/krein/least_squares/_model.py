@@ -1,10 +1,11 @@
 """The Kreĭn least squares model: representation → :class:`SpectralProblem` → coefficients → predictions.
 
-One fit path serves the four public estimators (:mod:`krein.least_squares._estimators`) and the
-hypergradient protocol (:mod:`krein.least_squares._hypergradient`): the training targets are encoded
+One fit path (:meth:`_KreinLeastSquares._fit_problem`) serves the four public estimators
+(:mod:`krein.least_squares._estimators`), :meth:`~_KreinLeastSquares.fit_path` and the hypergradient
+protocol (:mod:`krein.least_squares._hypergradient`): the training targets are encoded
 (:mod:`._targets`) and centred, the spectral representation of the (centred) training kernel is fitted
-exact or Nyström, streamed or on Dask (:class:`~krein.nystroem.SpectralEstimatorMixin`), and
-the solver of the estimator (ridge, or the variance constraint) gives the eigen-coordinates (†) of
+exact or Nyström, streamed or on Dask (:class:`~krein.nystroem.SpectralEstimatorMixin`), and the solver
+of the estimator (ridge, or the variance constraint) gives the eigen-coordinates (†) of
 :mod:`krein.least_squares._spectral`.
 """
 
@@ -14,11 +15,14 @@ import warnings
 from numbers import Real
 
 import numpy as np
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._base import fit_path_clones
+from .._parameters import store_parameters
 from ..nystroem import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
 from ..spectral import indefiniteness, is_dask_array
+from ._hypergradient import HypergradientMixin
 from ._spectral import SpectralProblem
 from ._targets import encode_balanced, encode_values
 
@@ -33,8 +37,8 @@ def _compute(value):
     return value.compute() if is_dask_array(value) else value
 
 
-class _KreinLeastSquares(SpectralEstimatorMixin):
-    """Shared machinery: kernel → spectral representation → coefficients → predictions."""
+class _KreinLeastSquares(HypergradientMixin, SpectralEstimatorMixin, BaseEstimator):
+    """Kreĭn ridge regression, the unconstrained solution (μ = −1) of (†), and the shared fit path."""
 
     _parameter_constraints = {
         **SPECTRAL_PARAMETERS,
@@ -50,47 +54,53 @@ class _KreinLeastSquares(SpectralEstimatorMixin):
     #: ``validate_data`` arguments for ``y``.
     _validate_y = {}
 
-    def _centred_targets(self, y):
-        """Encoded targets ``Y`` (n×t) minus their means (zeros without centring), and the means.
+    def __init__(
+        self,
+        kernel="gaussian",
+        *,
+        lambda_plus=1e-2,
+        lambda_minus=1e-2,
+        center=True,
+        n_components=None,
+        landmarks="uniform",
+        landmark_rank="full",
+        nystroem_split="approximation",
+        random_state=None,
+        working_memory=None,
+    ):
+        store_parameters(self, locals())
+
+    def _fit_problem(self, X, y):
+        """Validate, encode and centre the targets, fit the representation; a :class:`SpectralProblem`.
 
         Sets ``_encoding`` (and ``classes_`` for classifiers); one lazy pass over dask targets.
         """
-        Y, self._encoding = self._encode(y)
-        if self._encoding.classes is not None:
-            self.classes_ = self._encoding.classes
-        means = _compute(Y.mean(axis=0)) if self.center else np.zeros(Y.shape[1])
-        return Y - means, means
-
-    @property
-    def _single_output(self):
-        return self._encoding.single_output
-
-    def _fit_problem(self, X, y):
-        """Validate, build the spectral representation and return a :class:`SpectralProblem`."""
         self._validate_params()
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
-        means = {}
+        means = []
 
         def targets(y):  # centred in the streamed pass of the Nyström producer
-            Y, means["targets"] = self._centred_targets(y)
-            return Y
+            Y, self._encoding = self._encode(y)
+            means.append(_compute(Y.mean(axis=0)) if self.center else np.zeros(Y.shape[1]))
+            return Y - means[0]
 
         representation, Y = self._fit_representation(X, y, targets=targets, **self._validate_y)
+        if self._encoding.classes is not None:
+            self.classes_ = self._encoding.classes
         self.eigenvalues_ = representation.values
         self.indefiniteness_ = indefiniteness(representation.values)
         split = "approximation" if self.n_components is None else self.nystroem_split
-        return SpectralProblem(representation, Y, means["targets"], split)
+        return SpectralProblem(representation, Y, means[0], split)
 
     def _solve(self, problem, warn=True):
-        raise NotImplementedError
+        return problem.solve(self.lambda_plus, self.lambda_minus)
 
     def _set_solution(self, problem):
-        solution = self._solve(problem)
-        alpha, intercept = problem.dual_coef(solution)
-        self.dual_coef_ = alpha[:, 0] if self._single_output else alpha.T
-        self.intercept_ = float(intercept[0]) if self._single_output else intercept
-        return solution
+        alpha, intercept = problem.dual_coef(self._solve(problem))
+        single = self._encoding.single_output
+        self.dual_coef_ = alpha[:, 0] if single else alpha.T
+        self.intercept_ = float(intercept[0]) if single else intercept
 
     def fit(self, X, y):
         """Fit the model.
@@ -127,79 +137,16 @@ class _KreinLeastSquares(SpectralEstimatorMixin):
             share ``representation_`` (read-only). This estimator itself is left as it was (fitted
             or not).
         """
-        params = [dict(p) for p in params]
-        for setting in params:
-            unknown = set(setting) - _PATH_PARAMETERS
-            if unknown:
-                raise ValueError(
-                    f"fit_path can only vary {sorted(_PATH_PARAMETERS)} (the kernel matrix must stay the "
-                    f"same); got {sorted(unknown)}."
-                )
-        base = clone(self)  # fitted on a clone: a side call never changes a fitted estimator
-        problem = base._fit_problem(X, y)
-        parameters = base.get_params(deep=False)
-        fitted_state = {k: v for k, v in vars(base).items() if k not in parameters}
-        models = []
-        for setting in params:
-            model = clone(self).set_params(**setting)
-            model._validate_params()
-            model.__dict__.update(fitted_state)
-            model._set_solution(problem)
-            models.append(model)
-        return models
-
-    def _raw_decision(self, X):
-        """``K(X, P) α + b`` through the representation (in memory, in blocks, or lazily on dask)."""
-        return self._evaluate(X)
-
-
-def _check_solution_boundary(estimator, solution):
-    """Warn when μ* ends (numerically) at the end of its interval (Sec. 3.1: ill-posed problem)."""
-    at_boundary = solution.hard_case
-    if np.any(at_boundary):
-        warnings.warn(
-            f"{type(estimator).__name__}: the Lagrange multiplier μ* = {solution.multiplier[at_boundary]} "
-            f"reached the end of its interval (distance {solution.shift[at_boundary]}); the problem is "
-            "ill-posed there (hard case: the targets are orthogonal to the eigenvector bounding the "
-            "interval) and the solution is not unique. Consider another radius or regularization.",
-            UserWarning,
-            stacklevel=3,
+        return fit_path_clones(
+            self,
+            params,
+            _PATH_PARAMETERS,
+            lambda base: base._fit_problem(X, y),
+            lambda model, problem, _: model._set_solution(problem),
         )
 
 
-class _Ridge:
-    """Kreĭn ridge regression: the unconstrained solution (μ = −1) of (†)."""
-
-    def __init__(
-        self,
-        kernel="gaussian",
-        *,
-        lambda_plus=1e-2,
-        lambda_minus=1e-2,
-        center=True,
-        n_components=None,
-        landmarks="uniform",
-        landmark_rank="full",
-        nystroem_split="approximation",
-        random_state=None,
-        working_memory=None,
-    ):
-        self.kernel = kernel
-        self.lambda_plus = lambda_plus
-        self.lambda_minus = lambda_minus
-        self.center = center
-        self.n_components = n_components
-        self.landmarks = landmarks
-        self.landmark_rank = landmark_rank
-        self.nystroem_split = nystroem_split
-        self.random_state = random_state
-        self.working_memory = working_memory
-
-    def _solve(self, problem, warn=True):
-        return problem.solve(self.lambda_plus, self.lambda_minus)
-
-
-class _VarianceConstrained:
+class _VarianceConstrained(_KreinLeastSquares):
     """The variance-constrained problem (3)/(4) of Oglic & Gärtner (2018), μ* by the secular equation."""
 
     _constrained = True
@@ -225,34 +172,32 @@ class _VarianceConstrained:
         random_state=None,
         working_memory=None,
     ):
-        self.kernel = kernel
-        self.lambda_plus = lambda_plus
-        self.lambda_minus = lambda_minus
-        self.radius = radius
-        self.regularization = regularization
-        self.center = center
-        self.n_components = n_components
-        self.landmarks = landmarks
-        self.landmark_rank = landmark_rank
-        self.nystroem_split = nystroem_split
-        self.random_state = random_state
-        self.working_memory = working_memory
+        store_parameters(self, locals())
 
     def _solve(self, problem, warn=True):
+        """Sets ``multiplier_``, ``hard_case_``, ``radius_``; warns in the hard case (Sec. 3.1)."""
         radius = self.radius
         if radius is None:  # match the spread of the (centred) targets
             radius = _compute(np.sqrt((problem.targets**2).mean(axis=0)))
         solution = problem.solve(self.lambda_plus, self.lambda_minus, self.regularization, radius)
-        if warn:
-            _check_solution_boundary(self, solution)
-        single = self._single_output
+        hard = solution.hard_case
+        if warn and np.any(hard):
+            warnings.warn(
+                f"{type(self).__name__}: the Lagrange multiplier μ* = {solution.multiplier[hard]} reached "
+                f"the end of its interval (distance {solution.shift[hard]}); the problem is ill-posed there "
+                "(hard case: the targets are orthogonal to the eigenvector bounding the interval) and the "
+                "solution is not unique. Consider another radius or regularization.",
+                UserWarning,
+                stacklevel=4,
+            )
+        single = self._encoding.single_output
         self.multiplier_ = float(solution.multiplier[0]) if single else solution.multiplier
-        self.hard_case_ = bool(solution.hard_case[0]) if single else solution.hard_case
+        self.hard_case_ = bool(hard[0]) if single else hard
         self.radius_ = float(solution.radius[0]) if single else solution.radius
         return solution
 
 
-class _Regressor:
+class _Regressor(RegressorMixin):
     """Real targets (one column per output); ``predict`` is the model's value."""
 
     _validate_y = {"y_numeric": True, "multi_output": True}
@@ -263,40 +208,22 @@ class _Regressor:
         return tags
 
     def predict(self, X):
-        """Predicted values ``f(x) = Σᵢ αᵢ k(x, pᵢ) + b`` (lazy for a dask ``X``).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_test, n_features) or (n_test, n_train) if precomputed
-
-        Returns
-        -------
-        ndarray of shape (n_test,) or (n_test, n_targets)
-        """
-        return self._raw_decision(X)
+        """Predicted values ``f(x) = K(x, P) α + b`` (``P`` the training points, landmarks or prototypes):
+        shape (n_test,) or (n_test, n_targets); lazy for a dask ``X`` (Kreĭn models)."""
+        return self._evaluate(X)
 
 
-class _Classifier:
+class _Classifier(ClassifierMixin):
     """Appendix C of Oglic & Gärtner (2018): class-balanced real labels, sign of the prediction."""
 
     _encode = staticmethod(encode_balanced)
 
     def decision_function(self, X):
-        """Real-valued predictions on the balanced-label scale (one column per class if multiclass).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_test, n_features) or (n_test, n_train) if precomputed
-
-        Returns
-        -------
-        ndarray of shape (n_test,) or (n_test, n_classes)
-        """
-        return self._raw_decision(X)
+        """Real-valued predictions ``f(x) = K(x, P) α + b`` on the balanced-label scale: shape (n_test,),
+        or (n_test, n_classes) one-vs-rest; lazy for a dask ``X``."""
+        return self._evaluate(X)
 
     def predict(self, X):
-        """Class labels: the sign of the decision (binary), the largest decision (one-vs-rest).
-
-        Lazy (a dask array) for dask ``X``, as :meth:`decision_function`.
-        """
+        """Class labels: the sign of the decision (binary), the largest decision (one-vs-rest); lazy for
+        a dask ``X``."""
         return self._labels(self.decision_function(X))

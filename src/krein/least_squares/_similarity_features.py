@@ -16,14 +16,16 @@ import numbers
 
 import numpy as np
 import scipy.linalg
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._base import KernelEstimatorMixin, check_kernel_memory, decision_to_labels, one_vs_rest_targets
+from .._parameters import store_parameters
 from .._validation import check_precomputed_test_kernel, check_square_kernel
 from ..kernels import Kernel, make_kernel
 from ..nystroem import clamp_n_components, uniform_landmarks
+from ._model import _Regressor
 
 __all__ = ["SimilarityFeaturesClassifier", "SimilarityFeaturesRidge"]
 
@@ -35,24 +37,26 @@ class _SimilarityFeaturesModel(KernelEstimatorMixin, BaseEstimator):
         "n_components": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "random_state": ["random_state"],
     }
+    #: ``validate_data`` arguments for ``y``.
+    _validate_y = {}
 
     def __init__(self, kernel="gaussian", *, alpha=1e-3, n_components=None, random_state=None):
-        self.kernel = kernel
-        self.alpha = alpha
-        self.n_components = n_components
-        self.random_state = random_state
+        store_parameters(self, locals())
 
-    def _fit_targets(self, X, Y):
-        """Fit ``w`` (columns of ``Y``) on the similarity features of the validated ``X``."""
+    def fit(self, X, y):
+        """Fit ``w`` (one ridge problem per target or one-vs-rest task) on the similarity features of ``X``
+        (or the n×n kernel)."""
+        self._validate_params()
+        X, y = validate_data(self, X, y, reset=True, dtype=np.float64, **self._validate_y)
+        Y = self._targets(y)
         self.kernel_ = make_kernel(self.kernel)
         n = X.shape[0]
         n_components = (
             n if self.n_components is None else clamp_n_components(self.n_components, n, stacklevel=3)
         )
-        if n_components == n:
-            self.prototype_indices_ = np.arange(n)
-        else:
-            self.prototype_indices_ = uniform_landmarks(n, n_components, self.random_state)
+        self.prototype_indices_ = (
+            np.arange(n) if n_components == n else uniform_landmarks(n, n_components, self.random_state)
+        )
         if self.kernel_ == "precomputed":
             F = check_square_kernel(X, "X")[:, self.prototype_indices_]
         else:
@@ -79,8 +83,10 @@ class _SimilarityFeaturesModel(KernelEstimatorMixin, BaseEstimator):
                 f"{np.max(np.abs(F)):.3g}). Rescale the kernel or increase alpha."
             ) from error
         self.intercept_ = target_means - feature_means @ self.coef_
+        return self
 
-    def _scores(self, X):
+    def _evaluate(self, X):
+        """``K(X, P) w + b``."""
         check_is_fitted(self)
         if self.kernel_ == "precomputed":
             rows = check_precomputed_test_kernel(X, self)[:, self.prototype_indices_]
@@ -89,7 +95,7 @@ class _SimilarityFeaturesModel(KernelEstimatorMixin, BaseEstimator):
         return rows @ self.coef_ + self.intercept_
 
 
-class SimilarityFeaturesRidge(RegressorMixin, _SimilarityFeaturesModel):
+class SimilarityFeaturesRidge(_Regressor, _SimilarityFeaturesModel):
     """Ridge regression on similarity features (SF-LSM).
 
     Parameters
@@ -111,21 +117,8 @@ class SimilarityFeaturesRidge(RegressorMixin, _SimilarityFeaturesModel):
     intercept_ : float or ndarray of shape (n_targets,)
     """
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.multi_output = True
-        return tags
-
-    def fit(self, X, y):
-        """Fit on training data ``X`` (or the n×n kernel) and targets ``y``."""
-        self._validate_params()
-        X, y = validate_data(self, X, y, reset=True, dtype=np.float64, y_numeric=True, multi_output=True)
-        self._fit_targets(X, y)
-        return self
-
-    def predict(self, X):
-        """``K(x, P) w + b``."""
-        return self._scores(X)
+    def _targets(self, y):
+        return y
 
 
 class SimilarityFeaturesClassifier(ClassifierMixin, _SimilarityFeaturesModel):
@@ -139,17 +132,13 @@ class SimilarityFeaturesClassifier(ClassifierMixin, _SimilarityFeaturesModel):
     Parameters and attributes as :class:`SimilarityFeaturesRidge`, plus ``classes_``.
     """
 
-    def fit(self, X, y):
-        """Fit one ±1 ridge problem per one-vs-rest task."""
-        self._validate_params()
-        X, y = validate_data(self, X, y, reset=True, dtype=np.float64)
+    def _targets(self, y):
         self.classes_, Y = one_vs_rest_targets(y)
-        self._fit_targets(X, Y)
-        return self
+        return Y
 
     def decision_function(self, X):
         """Scores, one column per task (a vector for binary problems)."""
-        scores = self._scores(X)
+        scores = self._evaluate(X)
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict(self, X):

@@ -1,41 +1,32 @@
-"""Kreĭn least squares in eigen-coordinates: solutions and exact hyperparameter gradients.
+"""Kreĭn least squares in eigen-coordinates: one solution for every model and representation.
 
-Every model of :mod:`krein.least_squares` works on a spectral representation ``K ≈ U diag(σ) Uᵀ`` of
-the (centred) training kernel and has dual coefficients ``α = U α̂`` with
+Every model of :mod:`krein.least_squares` works on a spectral representation ``K ≈ Ũ diag(σ) Ũᵀ``
+of the (centred) training kernel (exact, or the Nyström one-shot eigendecomposition). In the
+coordinates ``u`` of the training predictions ``f = Ũu`` the risk ``(1/n) ‖f − y‖² + λ₊‖f₊‖² + λ₋‖f₋‖²``
+is, up to a constant, ``(1/n) (‖u‖² − 2bᵀu + uᵀQu)`` with ``b = Ũᵀy`` and a penalty ``Q``, and every
+model solves
 
-    α̂ᵢ = ŷᵢ / (cᵢ − μ σᵢ),      ŷ = Uᵀ y,                                                 (†)
+    (Q − μI) u = b,      α̂ = u / σ  (the eigen-coordinates of the dual coefficients),        (†)
 
-where ``c`` encodes the regularization and μ the variance constraint:
+with μ = −1 for Kreĭn ridge regression (``α = (H + nΛ±)⁻¹ P y`` of the 2019 paper, Sec. 2.4), and for
+the variance constraint ``‖u‖² = n r²`` (problem (3)/(4) of Oglic & Gärtner 2018) the smallest root μ*
+of the secular equation (7), by :func:`krein.optimize.solve_sphere_quadratic` (Sec. 3.1, Eq. (6)).
 
-* the regularizer ``λ₊‖f₊‖² + λ₋‖f₋‖²`` of the risk ``(1/n) Σ (f(xᵢ) − yᵢ)² + …`` (problem (3) of Oglic &
-  Gärtner 2018; Kreĭn LSM of Oglic & Gärtner 2019, Sec. 2.4) gives ``cᵢ = n λ_{sign σᵢ} sign(σᵢ)``;
-  the regularizer ``λ₊‖f₊‖² − λ₋‖f₋‖²`` (= λ⟨f, f⟩_K for λ₊ = λ₋, the OMCS-KREĬN problem (1)) gives
-  ``cᵢ = n λ_{sign σᵢ}``;
-* Kreĭn ridge regression (no constraint) has μ = −1: ``α = (H + nΛ±)⁻¹ P y`` of the 2019 paper;
-* the variance constraint ``(1/n) Σ f(xᵢ)² = r²`` (centred data) makes μ the smallest root of the
-  secular equation (7), found by :func:`krein.optimize.solve_sphere_quadratic` on the
-  quadratic ``uᵀ diag(c/σ) u − 2 ŷᵀu`` over the sphere ``‖u‖² = n r²`` in the coordinates ``û = σ α̂``
-  of the training predictions (Sec. 3.1 and Eq. (6) of the 2018 paper).
-
-**Split of a low-rank model** (``split``). On a Nyström representation (Oglic & Gärtner 2019, Sec. 2.4)
-the model space is the span of the landmark functionals, and its Kreĭn decomposition ``H₊ ⊕ H₋`` is
-not unique. ``"approximation"`` splits it by the eigenvectors of ``K̃`` over the training points, which
-makes the penalty diagonal in (†). ``"landmarks"`` is the paper's own formula: features
-``Φ = K_XZ U_Z |D|^{-1/2} S`` split by the signs ``S`` of the eigenvalues of ``K_ZZ``,
+**Penalty** (:meth:`SpectralProblem.penalty`). Split by the eigenvectors of the (approximate) kernel
+(``split="approximation"``, and the exact model) it is diagonal, ``Q = diag(c/σ)`` with ``cᵢ = nλ_±
+sign σᵢ`` for ``λ₊‖f₊‖² + λ₋‖f₋‖²`` (regularization ``"decomposition"``) and ``cᵢ = nλ_±`` for
+``λ₊‖f₊‖² − λ₋‖f₋‖²`` (``"krein"``, λ⟨f, f⟩_K for λ₊ = λ₋: OMCS-KREĬN, problem (1)). The paper's own
+low-rank model (``split="landmarks"``, Oglic & Gärtner 2019, Sec. 2.4) has features ``Φ = K_XZ U_Z
+|D|^{-1/2} S`` split by the signs ``S`` of the eigenvalues of ``K_ZZ``,
 
     z* = argmin ‖Φz − y‖² + n λ₊ ‖z₊‖² + n λ₋ ‖z₋‖²  =  (ΦᵀΦ + nΛ±)⁻¹ Φᵀ y,
 
-and the variance-constrained form ``min nλ₊‖z₊‖² + nλ₋‖z₋‖² − 2zᵀΦᵀy`` s.t. ``‖Φz‖² = n r²``. With
-``z = C u`` (:attr:`landmark_coordinates`, ``u`` the coordinates of the training predictions ``Ũ u``)
-the penalty is the full matrix ``Q = Cᵀ diag(n λ_{Sⱼ}) C``; one eigendecomposition ``Q = V diag(ω) Vᵀ``
-(O(m³) per (λ₊, λ₋)) brings both problems to the diagonal form above with ``w = ω`` in the basis
-``V``. The two splits agree for a positive definite kernel and when every point is a landmark (both
-are then the eigenvectors of ``K``); on an indefinite kernel with m ≪ n they are different models
-(for ``DeltaGaussian(1, 2)``, n = 120, m = 30 their predictions differ by 45 % in relative norm,
-``tests/test_low_rank.py``), because ``H₊`` of ``K_ZZ`` is not orthogonal to ``H₋`` in the empirical
-inner product ``ΦᵀΦ``.
-
-The hyperparameter gradient of a validation loss is in :mod:`krein.least_squares._hypergradient`.
+(and ``‖Φz‖² = n r²`` for the constrained model); with ``z = C u`` (:attr:`landmark_coordinates`)
+``Q = Cᵀ diag(n λ_{Sⱼ}) C``, diagonalized once per (λ₊, λ₋), ``Q = V diag(ω) Vᵀ`` (O(m³)). On an
+indefinite kernel with m ≪ n the two splits are different models (``nystroem_split`` of
+:class:`~krein.least_squares.KreinRidge`; for ``DeltaGaussian(1, 2)``, n = 120, m = 30 their predictions
+differ by 45 % in relative norm, ``tests/test_low_rank.py``). The gradients with respect to λ±, r and
+the kernel are in :mod:`krein.least_squares._hypergradient`.
 """
 
 from __future__ import annotations
@@ -47,39 +38,30 @@ import scipy.linalg
 
 from ..optimize import solve_sphere_quadratic
 
-__all__ = ["SpectralProblem", "SpectralSolution", "regularization_weights"]
+__all__ = ["SpectralProblem", "SpectralSolution"]
 
-#: μ* closer than this to the end of its interval (relative to |w_min|, w = c/σ) counts as the hard
-#: case: the solution along the bounding eigenvector is then determined by rounding, not by the data.
+#: μ* closer than this to the end of its interval (relative to |ω_min|) counts as the hard case: the
+#: solution along the bounding eigenvector is then determined by rounding, not by the data.
 BOUNDARY_RTOL = 1e-10
-
-
-def regularization_weights(values, n_samples, lambda_plus, lambda_minus, regularization):
-    """The weights ``c`` of (†) for eigenvalues ``values``.
-
-    ``"decomposition"``: ``cᵢ = n λ_± sign(σᵢ)`` (penalty λ₊‖f₊‖² + λ₋‖f₋‖²); ``"krein"``:
-    ``cᵢ = n λ_±`` (penalty λ₊‖f₊‖² − λ₋‖f₋‖²).
-    """
-    positive = values > 0
-    weights = n_samples * np.where(positive, lambda_plus, lambda_minus)
-    if regularization == "decomposition":
-        weights = np.where(positive, weights, -weights)
-    return weights
 
 
 @dataclass
 class SpectralSolution:
-    """Eigen-coordinates of a fitted model, one column per target.
+    """A fitted model in eigen-coordinates, one column per target.
 
-    ``alpha_hat = ŷ / denominator`` with ``denominator = c − μσ`` computed without cancellation
-    (None for the ``"landmarks"`` split, whose penalty is not diagonal in this basis);
-    ``multiplier`` is μ (−1 for ridge), ``shift`` the distance δ of μ to the end of its interval and
-    ``hard_case`` whether μ sits there, up to ``BOUNDARY_RTOL`` (variance-constrained models only).
+    The penalty in the coordinates ``u`` of the training predictions ``Ũu`` is ``uᵀQu``, ``Q = Cᵀ
+    diag(p) C`` (``penalty`` is ``(p, s, C)`` of :meth:`SpectralProblem.penalty`) ``= V diag(ω) Vᵀ``
+    (``basis`` V; None: the identity, ``Q = diag(c/σ)``), and the model solves ``(Q − μI) u = Ũᵀy``
+    (†) in the basis V: ``alpha_hat = u / σ``. ``gap`` is ``ω − μ`` per target, computed without
+    cancellation; ``multiplier`` is μ (−1 for ridge), ``shift`` the distance δ of μ to the end of its
+    interval and ``hard_case`` whether μ sits there, up to ``BOUNDARY_RTOL`` (variance-constrained
+    models only).
     """
 
-    weights: np.ndarray
+    penalty: tuple
+    basis: np.ndarray | None
+    gap: np.ndarray
     alpha_hat: np.ndarray
-    denominator: np.ndarray | None
     multiplier: np.ndarray
     shift: np.ndarray
     hard_case: np.ndarray
@@ -114,79 +96,50 @@ class SpectralProblem:
     def n_samples(self):
         return self.targets.shape[0]
 
-    # ------------------------------------------------------------------ solutions
+    def penalty(self, lambda_plus, lambda_minus, regularization="decomposition"):
+        """The penalty ``Q = Cᵀ diag(p) C`` of the coordinates ``u`` (``C`` None: the identity).
+
+        Returns ``p``, the sign ``s`` of each entry (``∂p/∂log λ± = p`` where ``s = ±1``) and ``C``:
+        ``p = c/σ``, ``s = sign σ`` (split ``"approximation"``), or ``p = n λ_{Sⱼ}`` (``n λ_{Sⱼ} Sⱼ``
+        for ``"krein"``), ``s = S`` on the landmark coordinates ``z = Cu`` (split ``"landmarks"``).
+        """
+        rep, landmarks = self.representation, self.split == "landmarks"
+        signs = rep.landmark_signature if landmarks else np.sign(rep.values)
+        p = self.n_samples * np.where(signs > 0, lambda_plus, lambda_minus)
+        if regularization == "krein":
+            p = p * signs
+        return (p, signs, rep.landmark_coordinates) if landmarks else (p / np.abs(rep.values), signs, None)
+
     def solve(self, lambda_plus, lambda_minus, regularization="decomposition", radius=None):
         """Coefficients (†) for ridge (``radius`` None) or the variance constraint ``r = radius``.
 
         ``radius`` is a scalar or one value per target: the standard deviation of the training
-        predictions, ``(1/n) ‖K α‖² = r²``.
+        predictions, ``(1/n) ‖K α‖² = r²``. The landmark split diagonalizes ``Q`` first (O(m³)).
         """
-        sigma = self.representation.values
-        b = self.projections
-        if self.split == "landmarks":
-            return self._solve_landmark_split(lambda_plus, lambda_minus, regularization, radius)
-        c = regularization_weights(sigma, self.n_samples, lambda_plus, lambda_minus, regularization)
+        penalty = p, _, C = self.penalty(lambda_plus, lambda_minus, regularization)
+        if C is None:
+            omega, basis, b = p, None, self.projections
+        else:
+            Q = C.T @ (p[:, None] * C)
+            omega, basis = scipy.linalg.eigh(0.5 * (Q + Q.T), driver="evd", check_finite=False)
+            b = basis.T @ self.projections
         n_targets = b.shape[1]
-        if radius is None:
-            denominator = (c + sigma)[:, None] * np.ones(n_targets)
-            return SpectralSolution(
-                c,
-                b / denominator,
-                denominator,
-                -np.ones(n_targets),
-                np.full(n_targets, np.nan),
-                np.zeros(n_targets, bool),
-                None,
-            )
-        radius = np.broadcast_to(np.asarray(radius, dtype=float), (n_targets,)).copy()
-        w = c / sigma
-        alpha_hat = np.zeros_like(b)
-        denominator = np.empty_like(b)
-        multiplier, shift = np.empty(n_targets), np.empty(n_targets)
+        multiplier, shift = -np.ones(n_targets), np.full(n_targets, np.nan)
         hard_case = np.zeros(n_targets, bool)
-        for j in range(n_targets):
-            if radius[j] == 0.0:  # only u = 0 is feasible
-                denominator[:, j], multiplier[j], shift[j] = np.inf, np.nan, np.nan
-                continue
-            solution = solve_sphere_quadratic(w, b[:, j], np.sqrt(self.n_samples) * radius[j])
-            alpha_hat[:, j] = solution.u / sigma
-            denominator[:, j] = sigma * ((w - w.min()) + solution.shift)
-            multiplier[j], shift[j] = solution.mu, solution.shift
-            hard_case[j] = solution.hard_case or solution.shift <= BOUNDARY_RTOL * abs(w.min())
-        return SpectralSolution(c, alpha_hat, denominator, multiplier, shift, hard_case, radius)
-
-    def _solve_landmark_split(self, lambda_plus, lambda_minus, regularization, radius):
-        """The paper's Sec. 2.4 split: penalty ``Q = Cᵀ diag(n λ_{Sⱼ}) C`` in eigen-coordinates.
-
-        Returns a :class:`SpectralSolution` whose ``weights`` are the eigenvalues ω of ``Q`` and
-        whose ``denominator`` is None (no diagonal form in the eigenbasis of ``K̃``).
-        """
-        rep = self.representation
-        signature = rep.landmark_signature
-        # n λ_{Sⱼ} (decomposition) or n λ_{Sⱼ} Sⱼ (Kreĭn inner product) per landmark coordinate zⱼ
-        penalty = signature * regularization_weights(
-            signature, self.n_samples, lambda_plus, lambda_minus, regularization
-        )
-        C = rep.landmark_coordinates
-        Q = C.T @ (penalty[:, None] * C)
-        omega, V = scipy.linalg.eigh(0.5 * (Q + Q.T), driver="evd", check_finite=False)
-        b = V.T @ self.projections
-        n_targets = b.shape[1]
         if radius is None:
-            u = b / (1.0 + omega)[:, None]
-            multiplier, shift = -np.ones(n_targets), np.full(n_targets, np.nan)
-            hard_case = np.zeros(n_targets, bool)
+            gap = np.repeat((1.0 + omega)[:, None], n_targets, axis=1)
+            u = b / gap
         else:
             radius = np.broadcast_to(np.asarray(radius, dtype=float), (n_targets,)).copy()
-            u = np.zeros_like(b)
-            multiplier, shift = np.full(n_targets, np.nan), np.full(n_targets, np.nan)
-            hard_case = np.zeros(n_targets, bool)
+            u, gap = np.zeros_like(b), np.full_like(b, np.inf)
+            multiplier[:] = np.nan
             for j in np.flatnonzero(radius > 0):  # radius 0: only u = 0 is feasible
                 solution = solve_sphere_quadratic(omega, b[:, j], np.sqrt(self.n_samples) * radius[j])
                 u[:, j], multiplier[j], shift[j] = solution.u, solution.mu, solution.shift
+                gap[:, j] = (omega - omega.min()) + solution.shift
                 hard_case[j] = solution.hard_case or solution.shift <= BOUNDARY_RTOL * abs(omega.min())
-        alpha_hat = (V @ u) / rep.values[:, None]
-        return SpectralSolution(omega, alpha_hat, None, multiplier, shift, hard_case, radius)
+        alpha_hat = (u if basis is None else basis @ u) / self.representation.values[:, None]
+        return SpectralSolution(penalty, basis, gap, alpha_hat, multiplier, shift, hard_case, radius)
 
     def dual_coef(self, solution):
         """Dual coefficients on the representation's points and intercepts, one column per target.

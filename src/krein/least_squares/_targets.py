@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from sklearn.utils.multiclass import check_classification_targets
 
 from .._base import one_vs_rest_targets
 from ..spectral import is_dask_array
@@ -28,20 +29,21 @@ class TargetEncoding(NamedTuple):
     label_values: tuple | None = None
 
     def encode(self, y):
-        """Validation targets of shape (n, t), encoded as the training targets were."""
+        """Targets of shape (n, t) encoded as the training targets were (lazily for dask labels)."""
         if self.classes is None:
-            y = np.asarray(y, dtype=float)
-            return y.reshape(y.shape[0], -1)
+            y = y.astype(np.float64) if is_dask_array(y) else np.asarray(y, dtype=float)
+            if y.ndim not in (1, 2):
+                raise ValueError(f"y must be 1-D or 2-D, got {y.ndim} dimensions.")
+            return y[:, None] if y.ndim == 1 else y
         tasks = self.classes[1:] if self.single_output else self.classes
-        return np.where(np.asarray(y)[:, None] == tasks[None, :], *self.label_values)
+        y = y if is_dask_array(y) else np.asarray(y)
+        return np.where(y[:, None] == tasks[None, :], *self.label_values)  # dask dispatches np.where
 
 
 def encode_values(y):
     """Real targets of shape (n, t) for regression values ``y`` (NumPy or dask) and their encoding."""
-    y = y.astype(np.float64) if is_dask_array(y) else np.asarray(y, dtype=float)
-    if y.ndim not in (1, 2):
-        raise ValueError(f"y must be 1-D or 2-D, got {y.ndim} dimensions.")
-    return (y[:, None] if y.ndim == 1 else y), TargetEncoding(y.ndim == 1)
+    encoding = TargetEncoding(np.ndim(y) == 1)
+    return encoding.encode(y), encoding
 
 
 def encode_balanced(y):
@@ -56,14 +58,12 @@ def encode_balanced(y):
         if y.ndim != 1:
             raise ValueError(f"y should be a 1d array, got a dask array of shape {y.shape} instead.")
         classes, counts = dask.compute(*da.unique(y, return_counts=True))
-        classes, _ = one_vs_rest_targets(classes)
-        tasks = slice(1, None) if classes.size == 2 else slice(None)
-        positive = y[:, None] == classes[tasks][None, :]
-        n_positive, where = counts[tasks], da.where
     else:
-        classes, Y = one_vs_rest_targets(y)
-        positive = Y > 0
-        n_positive, where = np.sum(positive, axis=0), np.where
-    n_negative = positive.shape[0] - n_positive
+        check_classification_targets(y)
+        classes, counts = np.unique(y, return_counts=True)
+    classes, _ = one_vs_rest_targets(classes)  # two classes or more
+    n_positive = counts[1:] if classes.size == 2 else counts
+    n_negative = counts.sum() - n_positive
     values = (np.sqrt(n_negative / n_positive), -np.sqrt(n_positive / n_negative))
-    return where(positive, *values), TargetEncoding(positive.shape[1] == 1, classes, values)
+    encoding = TargetEncoding(classes.size == 2, classes, values)
+    return encoding.encode(y), encoding

@@ -9,6 +9,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
+from .._parameters import store_parameters
 from ._estimator import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
 
 __all__ = ["IndefiniteNystroem"]
@@ -110,16 +111,7 @@ class IndefiniteNystroem(
         random_state=None,
         working_memory=None,
     ):
-        self.kernel = kernel
-        self.n_components = n_components
-        self.rank = rank
-        self.landmarks = landmarks
-        self.sketch_size = sketch_size
-        self.rcond = rcond
-        self.landmark_rank = landmark_rank
-        self.center = center
-        self.random_state = random_state
-        self.working_memory = working_memory
+        store_parameters(self, locals())
 
     def fit(self, X, y=None):
         """Choose landmarks and compute the feature map from the training data ``X``."""

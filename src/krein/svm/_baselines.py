@@ -28,6 +28,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import KernelEstimatorMixin, decision_to_labels, one_vs_rest_targets
+from .._parameters import store_parameters
 from .._validation import LIBSVM_MAX_KERNEL
 from ..optimize import project_box_hyperplane, projected_gradient
 from ..spectral import eigendecompose
@@ -127,12 +128,7 @@ class _LibsvmBaseline(_OneVsRestKernelSVC):
     def __init__(
         self, kernel="gaussian", *, C=1.0, class_weight=None, tol=1e-3, max_iter=LIBSVM_MAX_ITER, verbose=0
     ):
-        self.kernel = kernel
-        self.C = C
-        self.class_weight = class_weight
-        self.tol = tol
-        self.max_iter = max_iter
-        self.verbose = verbose
+        store_parameters(self, locals())
 
 
 class KreinSVC(_LibsvmBaseline):
@@ -219,12 +215,7 @@ class DCASVC(_OneVsRestKernelSVC):
     }
 
     def __init__(self, kernel="gaussian", *, C=1.0, class_weight=None, max_iter=100, tol=1e-6, verbose=0):
-        self.kernel = kernel
-        self.C = C
-        self.class_weight = class_weight
-        self.max_iter = max_iter
-        self.tol = tol
-        self.verbose = verbose
+        store_parameters(self, locals())
 
     def _prepare(self, K):
         values = scipy.linalg.eigvalsh(K, check_finite=False)

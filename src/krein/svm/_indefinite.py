@@ -12,13 +12,14 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin, RegressorMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
-from .._base import KernelEstimatorMixin, decision_to_labels, one_vs_rest_targets
+from .._base import KernelEstimatorMixin, decision_to_labels, fit_path_clones, one_vs_rest_targets
+from .._parameters import store_parameters
 from .._validation import LIBSVM_MAX_KERNEL
 from ._proxy import KernelSpectrum, ProxyKernelProblem, solve_proxy_problem
 
@@ -73,27 +74,13 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
             Clones of this estimator with the settings applied, in the order of ``params``; the
             estimator itself is left unchanged.
         """
-        params = [dict(p) for p in params]
-        for setting in params:
-            unknown = set(setting) - self._path_parameters
-            if unknown:
-                raise ValueError(
-                    f"fit_path can only vary {sorted(self._path_parameters)} (the kernel matrix must "
-                    f"stay the same); got {sorted(unknown)}."
-                )
-        self._validate_params()
-        base = clone(self)  # a side call: the estimator it is called on stays as it was
-        prepared = base._prepare(X, y)
-        parameters = base.get_params(deep=False)
-        fitted_state = {k: v for k, v in vars(base).items() if k not in parameters}
-        models, starts = [], None
-        for setting in params:
-            model = clone(self).set_params(**setting)
-            model._validate_params()
-            model.__dict__.update(fitted_state)
-            starts = model._fit_prepared(prepared, starts)
-            models.append(model)
-        return models
+        return fit_path_clones(
+            self,
+            params,
+            self._path_parameters,
+            lambda base: base._prepare(X, y),
+            lambda model, prepared, starts: model._fit_prepared(prepared, starts),
+        )
 
     def _fit_prepared(self, prepared, starts):
         """Solve every task of ``prepared`` (warm-started from ``starts``); store; return the solutions."""
@@ -252,16 +239,7 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
         class_weight=None,
         verbose=0,
     ):
-        self.kernel = kernel
-        self.C = C
-        self.rho = rho
-        self.solver = solver
-        self.max_iter = max_iter
-        self.tol = tol
-        self.learning_rate = learning_rate
-        self.smoothing = smoothing
-        self.class_weight = class_weight
-        self.verbose = verbose
+        store_parameters(self, locals())
 
     _path_parameters = frozenset({"C", "rho"})
 
@@ -338,16 +316,7 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
         smoothing=0.0,
         verbose=0,
     ):
-        self.kernel = kernel
-        self.C = C
-        self.epsilon = epsilon
-        self.rho = rho
-        self.solver = solver
-        self.max_iter = max_iter
-        self.tol = tol
-        self.learning_rate = learning_rate
-        self.smoothing = smoothing
-        self.verbose = verbose
+        store_parameters(self, locals())
 
     _path_parameters = frozenset({"C", "epsilon", "rho"})
 
@@ -408,15 +377,7 @@ class IndefiniteOneClassSVM(OutlierMixin, _ProxyKernelEstimator):
         smoothing=0.0,
         verbose=0,
     ):
-        self.kernel = kernel
-        self.nu = nu
-        self.rho = rho
-        self.solver = solver
-        self.max_iter = max_iter
-        self.tol = tol
-        self.learning_rate = learning_rate
-        self.smoothing = smoothing
-        self.verbose = verbose
+        store_parameters(self, locals())
 
     _path_parameters = frozenset({"nu", "rho"})
 
