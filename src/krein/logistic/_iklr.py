@@ -14,6 +14,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import one_vs_rest_targets
+from .._parameters import store_parameters
 from ..nystroem import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
 from ..optimize import DCObjective, concave_convex_procedure
 from ..spectral import is_dask_array
@@ -324,27 +325,7 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
         working_memory=None,
         verbose=0,
     ):
-        self.kernel = kernel
-        self.alpha = alpha
-        self.center = center
-        self.n_components = n_components
-        self.landmarks = landmarks
-        self.landmark_rank = landmark_rank
-        self.solver = solver
-        self.inexact_tol = inexact_tol
-        self.max_outer_iter = max_outer_iter
-        self.max_inner_iter = max_inner_iter
-        self.tol = tol
-        self.step = step
-        self.learning_rate = learning_rate
-        self.decay = decay
-        self.tau = tau
-        self.sgd_inexact = sgd_inexact
-        self.batch_size = batch_size
-        self.init = init
-        self.random_state = random_state
-        self.working_memory = working_memory
-        self.verbose = verbose
+        store_parameters(self, locals())
 
     def _inexact_tol(self):
         if self.inexact_tol is not None:
