@@ -178,3 +178,31 @@ def test_tol_reaches_lbfgsb(monkeypatch):
     assert seen == [1e-3, 1e-3]
     with pytest.raises(ValueError, match="tol"):
         HypergradientSearchCV(KreinRidge(), tol=-1.0).fit(X, X[:, 0])
+
+
+def test_a_point_evaluated_again_is_not_refitted(monkeypatch):
+    """L-BFGS-B evaluates its starting point, where the initial loss was just computed, and the final
+    run starts at the best restart's last point: both are remembered (one refit of every fold saved
+    per run), and the search is bit for bit the one that refits them."""
+    import krein.model_selection as module
+
+    X, y = _data(40, seed=5)
+    kwargs = dict(cv=3, n_restarts=3, restart_iter=4, max_iter=6, random_state=0)
+    calls, original = [], module._cross_validation_objective
+    monkeypatch.setattr(module, "_cross_validation_objective", lambda *a: calls.append(1) or original(*a))
+    remembering = HypergradientSearchCV(VarianceConstrainedKrein("sigmoid"), **kwargs).fit(X, y)
+    n_remembering = len(calls)
+    monkeypatch.setattr(
+        module._RememberingObjective,
+        "__call__",
+        lambda self, theta, catch=True: module._cross_validation_objective(
+            theta, self.template, self.folds, catch
+        ),
+    )
+    calls.clear()
+    refitting = HypergradientSearchCV(VarianceConstrainedKrein("sigmoid"), **kwargs).fit(X, y)
+    assert len(calls) == n_remembering + kwargs["n_restarts"] + 1
+    assert remembering.restarts_ == refitting.restarts_
+    assert (remembering.best_loss_, remembering.n_iter_) == (refitting.best_loss_, refitting.n_iter_)
+    assert remembering.best_params_ == refitting.best_params_
+    np.testing.assert_array_equal(remembering.predict(X), refitting.predict(X))
