@@ -617,13 +617,20 @@ def tuning_rows(results):
     return rows
 
 
+def _form_cells(ctx, forms, methods):
+    """The run's settings of ``forms``, its data sets (``--only``) and their :func:`dissimilarity_cells`."""
+    settings = forms.of(ctx)
+    datasets = ctx.select(settings.datasets)
+    results = dissimilarity_cells(
+        ctx, datasets, methods, settings.ranks, folds=settings.folds, inner_folds=settings.inner_folds
+    )
+    return settings, datasets, results
+
+
 def _run_table(ctx, methods, name, what):
     """Table 1 or 2: every method's per-fold errors, the table, and its cells beside the paper's."""
-    settings = DISSIMILARITY_SETTINGS.of(ctx)
-    datasets, [rank], folds = ctx.select(settings.datasets), settings.ranks, settings.folds
-    results = dissimilarity_cells(
-        ctx, datasets, methods, settings.ranks, folds=folds, inner_folds=settings.inner_folds
-    )
+    settings, datasets, results = _form_cells(ctx, DISSIMILARITY_SETTINGS, methods)
+    [rank], folds = settings.ranks, settings.folds
     title = f"Rank-{rank} {what} ({rank} uniform landmarks), {folds}-fold stratified CV, tuned"
     table = _table(results, methods, rank, title, _task_info(datasets))
     ctx.report(table, name)
@@ -675,12 +682,8 @@ def run_table2(ctx):
 def run_figure3(ctx):
     import matplotlib.pyplot as plt
 
-    settings = FIGURE3_SETTINGS.of(ctx)
-    datasets, folds = ctx.select(settings.datasets), settings.folds
     methods = (*LOW_RANK_METHODS, *GRID_METHODS)
-    results = dissimilarity_cells(
-        ctx, datasets, methods, settings.ranks, folds=folds, inner_folds=settings.inner_folds
-    )
+    settings, datasets, results = _form_cells(ctx, FIGURE3_SETTINGS, methods)
     rows = [
         {
             "data set": name,
@@ -704,4 +707,6 @@ def run_figure3(ctx):
     axes[0][0].legend(fontsize=7)
     figure.tight_layout()
     ctx.save_figure(figure, "figure3")
-    ctx.report_rows(rows, "figure3", f"Median {folds}-fold CV error against the rank (tuned per fold)")
+    ctx.report_rows(
+        rows, "figure3", f"Median {settings.folds}-fold CV error against the rank (tuned per fold)"
+    )
