@@ -296,6 +296,22 @@ def table1_task(kernel_name, n, seed):
     return K, scale_to_unit_range(y), data
 
 
+def _fold_cells(ctx, tasks, methods, outer_folds, compute, description):
+    """``{(task, method): [value of each outer fold]}``: :func:`run_cells` over every (task, method,
+    fold), ``compute(task, method, fold)`` stored under the key ``{task}-{method}-fold{fold}``."""
+    folds = range(outer_folds)
+    cells = run_cells(
+        ctx,
+        [(task, method, fold) for task in tasks for method in methods for fold in folds],
+        compute,
+        key=lambda task, method, fold: f"{task}-{method}-fold{fold}",
+        description=description,
+    )
+    return {
+        (task, method): [cells[task, method, fold] for fold in folds] for task in tasks for method in methods
+    }
+
+
 def run_table1(ctx, tasks, methods, outer_folds, settings):
     """Table 1 on ``tasks`` ((kernel, n) pairs): the :class:`ResultTable`, the rows beside the paper's
     (:data:`PAPER_TABLE1`) and one row per task with its spectrum beside the paper's. Every outer fold
@@ -305,7 +321,7 @@ def run_table1(ctx, tasks, methods, outer_folds, settings):
     for kernel_name, n in tasks:
         K, y, drawn = table1_task(kernel_name, n, ctx.random_state)
         splits = outer_splits(y, outer_folds, random_state=ctx.random_state, stratify=False)
-        data[kernel_name, n] = K, y, splits
+        data[table1_key(kernel_name, n)] = K, y, splits
         summary = spectrum_summary(K)
         task = f"{kernel_name} (n = {n})"
         info = {
@@ -322,22 +338,15 @@ def run_table1(ctx, tasks, methods, outer_folds, settings):
             paper = dict(zip(info, PAPER_TABLE1[(kernel_name, n)]["spectrum"], strict=True))
             spectra.append({"task": task, "source": "paper", **paper})
 
-    def rmse(kernel_name, n, method, fold):
-        K, y, splits = data[kernel_name, n]
+    def rmse(key, method, fold):
+        K, y, splits = data[key]
         return table1_fold(K, y, *splits[fold], method, settings, ctx.random_state + fold, ctx.n_jobs)
 
-    folds = range(outer_folds)
-    scores = run_cells(
-        ctx,
-        [(*task, method, fold) for task in tasks for method in methods for fold in folds],
-        rmse,
-        key=lambda kernel_name, n, method, fold: f"{table1_key(kernel_name, n)}-{method}-fold{fold}",
-        description="oglic2018-table1",
-    )
+    scores = _fold_cells(ctx, list(data), methods, outer_folds, rmse, "oglic2018-table1")
     for kernel_name, n in tasks:
         task = f"{kernel_name} (n = {n})"
         for method in methods:
-            values = [scores[kernel_name, n, method, fold] for fold in folds]
+            values = scores[table1_key(kernel_name, n), method]
             table.add(task, method, values)
             if (kernel_name, n) in PAPER_TABLE1:
                 keys = {"task": task, "method": method}
@@ -504,18 +513,11 @@ def run_table2(ctx, datasets, methods, outer_folds, settings):
         seed = ctx.random_state + fold
         return table2_fold(M, y, *splits[fold], method, dissimilarity, settings, seed, ctx.n_jobs)
 
-    folds = range(outer_folds)
-    scores = run_cells(
-        ctx,
-        [(name, method, fold) for name in datasets for method in methods for fold in folds],
-        error,
-        key=lambda name, method, fold: f"{name}-{method}-fold{fold}",
-        description="oglic2018-table2",
-    )
+    scores = _fold_cells(ctx, datasets, methods, outer_folds, error, "oglic2018-table2")
     versus_paper = []
     for name in datasets:
         for method in methods:
-            values = [scores[name, method, fold] for fold in folds]
+            values = scores[name, method]
             table.add(name, method, values)
             if name in PAPER_TABLE2:
                 keys = {"data set": name, "method": method}
@@ -624,20 +626,13 @@ def run_table3(ctx, datasets, kernels, outer_folds, settings, max_samples=None):
         seed = ctx.random_state + fold
         return table3_fold(X, y, *splits[fold], kernel_name, classification, settings, seed, ctx.n_jobs)
 
-    folds = range(outer_folds)
-    cells = run_cells(
-        ctx,
-        [(name, kernel_name, fold) for name in datasets for kernel_name in kernels for fold in folds],
-        score,
-        key=lambda name, kernel_name, fold: f"{name}-{kernel_name}-fold{fold}",
-        description="oglic2018-table3",
-    )
+    cells = _fold_cells(ctx, datasets, kernels, outer_folds, score, "oglic2018-table3")
     iotas, versus_paper = {}, []
     for name, (X, _, classification, _) in data.items():
         table = errors if classification else rmse
         task = f"{name} (n = {X.shape[0]})"
         for kernel_name in kernels:
-            scores, iota = zip(*(cells[name, kernel_name, fold] for fold in folds), strict=True)
+            scores, iota = zip(*cells[name, kernel_name], strict=True)
             table.add(task, kernel_name, scores)
             iotas[(task, kernel_name)] = float(np.mean(iota))
             versus_paper.append(_versus_paper(name, kernel_name, scores, iotas[(task, kernel_name)]))
