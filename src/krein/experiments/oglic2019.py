@@ -478,15 +478,14 @@ def _fold_error(K, y, train, test, model):
     return [error, seconds, search_record(model)] if hasattr(model, "best_loss_") else [error, seconds]
 
 
-def dissimilarity_cells(ctx, datasets, methods, ranks, *, folds, inner_folds):
+def dissimilarity_cells(ctx, datasets, methods, ranks, *, folds, inner_folds, grid):
     """Per-fold test errors (%) of ``methods`` at every rank, one stored cell per fold.
 
     Returns ``{(data set, method, rank): [[error, fit seconds], ...]}``; whole-space methods have
     rank None. A cell is keyed by data set, method, rank and fold only, so the same cell serves
     Table 1, Table 2 and Figure 3 (``--resume``). The rank is capped at the size of the inner
-    training folds; the grid is that of the run's form (:data:`DISSIMILARITY_SETTINGS`).
+    training folds; ``grid`` is the λ grid of the grid searches (:func:`dissimilarity_model`).
     """
-    grid = DISSIMILARITY_SETTINGS.of(ctx).grid
     data, models = {}, {}
     for name in datasets:
         K, y, _ = dissimilarity_task(name)
@@ -622,7 +621,13 @@ def _form_cells(ctx, forms, methods):
     settings = forms.of(ctx)
     datasets = ctx.select(settings.datasets)
     results = dissimilarity_cells(
-        ctx, datasets, methods, settings.ranks, folds=settings.folds, inner_folds=settings.inner_folds
+        ctx,
+        datasets,
+        methods,
+        settings.ranks,
+        folds=settings.folds,
+        inner_folds=settings.inner_folds,
+        grid=settings.grid,
     )
     return settings, datasets, results
 
