@@ -1,31 +1,23 @@
 """The hyperparameter-search protocol of the least squares models (Oglic & Gärtner 2018, Sec. 3.3).
 
-:class:`krein.model_selection.HypergradientSearchCV` drives an estimator through four methods:
-the log-space vector of its hyperparameters and its bounds, the parameters of a vector, the random
-initialization of Appendix E.1, and the validation loss with its exact gradient (Eq. (8),
-Appendix E.2). The loss is that of the model the fit path builds (:meth:`_fit_problem` of
-:class:`~krein.least_squares._model._KreinLeastSquares`: the same target encoding, centring and
-representation, exact or Nyström with either split of Oglic & Gärtner 2019, Sec. 2.4); the gradient
-is :func:`validation_loss_and_gradient`, derived exactly: the implicit derivative of (†) and of μ
-through the constraint for λ₊, λ₋ and r (every representation), and for the kernel hyperparameters
-of the exact model the derivative of the eigenvectors of K (the Daleckiĭ–Kreĭn formula for the
-matrix function α = F(K) y with divided differences of ``f(σ) = 1/(c(σ) − μσ)``). The low-rank
-model has no kernel-hyperparameter gradient (it would run through the eigendecompositions of
-``K_ZZ`` and of the Nyström features) and refuses a kernel with free hyperparameters by name.
+:class:`krein.model_selection.HypergradientSearchCV` drives an estimator through four methods: the
+log-space vector of its hyperparameters and its bounds, the parameters of a vector, the random
+initialization of Appendix E.1, and the validation loss of the model the fit path builds (exact or
+Nyström, either split) with its exact gradient, :func:`validation_loss_and_gradient` (Eq. (8),
+Appendix E.2). The low-rank model has no kernel-hyperparameter gradient (it would run through the
+eigendecompositions of ``K_ZZ`` and of the Nyström features) and refuses a kernel with free
+hyperparameters by name.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from numpy.linalg import multi_dot
 from sklearn.utils import check_random_state
 
 from ..kernels import APPENDIX_D_CLASSES, initial_kernel_like, make_kernel
 
-__all__ = ["LAMBDA_BOUNDS", "RADIUS_BOUNDS", "HypergradientMixin", "validation_loss_and_gradient"]
-
-#: Box constraints (natural scale) of λ± and r in hyperparameter search.
-LAMBDA_BOUNDS = (1e-10, 1e4)
-RADIUS_BOUNDS = (1e-6, 1e4)
+__all__ = ["HypergradientMixin", "validation_loss_and_gradient"]
 
 
 def validation_loss_and_gradient(problem, solution, rows, y_val, kernel_gradient=None):
@@ -36,12 +28,22 @@ def validation_loss_and_gradient(problem, solution, rows, y_val, kernel_gradient
     or low rank, either split). With ``g`` the gradient of the loss with respect to ``u``,
     ``h = (Q − μI)⁻¹ g`` and ``v = (Q − μI)⁻¹ u``, implicit differentiation gives
 
-        ∂L/∂log λ± = −hᵀQ±u + (∂μ/∂log λ±) hᵀu,     ∂μ/∂log λ± = vᵀQ±u / uᵀv,
-        ∂L/∂log r = hᵀu · n r² / uᵀv,
+        ∂L/∂log λ± = −hᵀQ±u + (∂μ/∂log λ±) hᵀu = −h̃ᵀQ±u,     ∂μ/∂log λ± = vᵀQ±u / uᵀv,
+        ∂L/∂log r = hᵀu · n r² / uᵀv,     h̃ = h − (hᵀu / uᵀv) v,
 
-    with ∂μ = 0 for ridge (μ = −1); the second is the derivative of ``‖u‖² = n r²``. ``g`` is the
-    adjoint of ``α̂ ↦ β`` (:meth:`~krein.spectral.SpectralRepresentation.dual_coef`) applied to
+    with ∂μ = 0 for ridge (μ = −1, h̃ = h); the second is the derivative of ``‖u‖² = n r²``. ``g`` is
+    the adjoint of ``α̂ ↦ β`` (:meth:`~krein.spectral.SpectralRepresentation.dual_coef`) applied to
     ``τ = (2/m) (K_val − 1k̄ᵀ)ᵀ e``, divided by σ (``u = σ α̂``).
+
+    Kernel hyperparameters (exact model): ``α̂ = f(σ) ŷ`` with ``f(σ) = 1/(c(σ) − μσ)``, ``c = pσ``
+    constant on each sign class, so by the Daleckiĭ–Kreĭn formula they enter through ``⟨G, ∂K_c⟩``,
+    ``G = W (Γ ∘ τ̂ŷᵀ) Wᵀ`` over the full eigenbasis ``W = [U, U⊥]``, with the divided differences
+    ``Γ = fᵢfⱼ (μ + Δᵢⱼ/(σᵢ − σⱼ))``, ``Δᵢⱼ = cⱼ − cᵢ`` (for the constrained models, μ through r, minus
+    ``T/D`` times those of ``σf(σ)``, ``fᵢfⱼ (cᵢ + σᵢΔᵢⱼ/(σᵢ − σⱼ))``, on ``û``; ``T = hᵀu``, ``D = uᵀv``):
+    a rank-one matrix plus a Cauchy matrix that vanishes within a sign class, ``U (Γ ∘ τ̂ŷᵀ) Uᵀ =
+    (Uw)(Uα̂)ᵀ + U diag(h̃) Cauchy diag(α̂) Uᵀ`` with ``w = μh − (T/D) Qv``, in O(n² min(n₊, n₋)) rather
+    than O(n³). The blocks between U and U⊥ are ``Γ = f/σ``, applied to the parts ``τ⊥``, ``y⊥`` of τ
+    and y outside U.
 
     Parameters
     ----------
@@ -73,7 +75,7 @@ def validation_loss_and_gradient(problem, solution, rows, y_val, kernel_gradient
             "interval): the solution is not unique."
         )
     rep = problem.representation
-    sigma, column_means, V = rep.values, rep.column_means, solution.basis
+    sigma, column_means = rep.values[:, None], rep.column_means
     alphas, intercepts = problem.dual_coef(solution)
     errors = rows @ alphas + intercepts - y_val
     m = errors.shape[0]
@@ -84,86 +86,49 @@ def validation_loss_and_gradient(problem, solution, rows, y_val, kernel_gradient
         tau -= tau.mean(axis=0) if column_means is not None else 0.0
         t_hat = rep.vectors.T @ tau
     else:  # β = E diag(σ) α̂
-        t_hat = sigma[:, None] * (rep.extension.T @ tau)
-    u = sigma[:, None] * solution.alpha_hat
-    g = t_hat / sigma[:, None]
-    if V is not None:
-        g, u = V.T @ g, V.T @ u
-    h, v = g / solution.gap, u / solution.gap
+        t_hat = sigma * (rep.extension.T @ tau)
+    u = sigma * solution.alpha_hat
+    h, v = solution.resolve(t_hat / sigma), solution.resolve(u)
     T, D = np.sum(h * u, axis=0), np.sum(u * v, axis=0)
-    p, signs, C = solution.penalty
-    lift = (lambda x: x) if V is None else (lambda x: V @ x)
-    Ch, Cu, Cv = (lift(x) if C is None else C @ lift(x) for x in (h, u, v))
     constrained = solution.radius is not None
-    gradient = []
-    for sign in (1, -1):
-        weights = (p * (signs == sign))[:, None]
-        dmu = np.sum(weights * Cv * Cu, axis=0) / D if constrained else 0.0
-        gradient.append(-np.sum(weights * Ch * Cu, axis=0) + dmu * T)
+    ratio = T / D if constrained else np.zeros_like(T)
+    h_tilde = h - ratio * v
+    p, signs, C = solution.penalty
+    weighted = p[:, None] * (h_tilde * u if C is None else (C @ h_tilde) * (C @ u))
+    gradient = [-weighted[signs == sign].sum(axis=0) for sign in (1, -1)]
     if constrained:
-        gradient.append(T * problem.n_samples * solution.radius**2 / D)
-    n_targets = y_val.shape[1]
+        gradient.append(ratio * problem.n_samples * solution.radius**2)
     gradient = np.mean(gradient, axis=1)
     if kernel_gradient is not None:
         if rep.extension is not None:
             raise NotImplementedError("Kernel hyperparameter gradients need the exact representation.")
-        U, ratio = rep.vectors, T / D if constrained else np.zeros_like(T)
-        # the derivative of μ through r enters as h − (T/D) v, of the weights through Q as μh − (T/D) Qv
-        s, q = h - ratio * v, solution.alpha_hat
-        p_rows = solution.multiplier * h - ratio * p[:, None] * v
+        U, alpha_hat, c = rep.vectors, solution.alpha_hat, p * rep.values
+        w = solution.multiplier * h - ratio * p[:, None] * v
         tau_perp, y_perp = tau - U @ t_hat, problem.targets - U @ problem.projections
-        G_train = sum(
-            _implicit_gradient_matrix(
-                U, sigma, p * sigma, p_rows[:, j], s[:, j], q[:, j], tau_perp[:, j], y_perp[:, j]
-            )
-            for j in range(n_targets)
+        G = (
+            (U @ w) @ (U @ alpha_hat).T
+            + (U @ (h_tilde / sigma)) @ y_perp.T
+            + tau_perp @ (U @ (alpha_hat / sigma)).T
         )
+        pos, neg = rep.values > 0, rep.values < 0
+        cauchy = (c[neg] - c[pos][:, None]) / (rep.values[pos][:, None] - rep.values[neg])  # on σ₊ × σ₋
+        G += multi_dot([U[:, pos], cauchy * (h_tilde[pos] @ alpha_hat[neg].T), U[:, neg].T])
+        G += multi_dot([U[:, neg], cauchy.T * (h_tilde[neg] @ alpha_hat[pos].T), U[:, pos].T])
         G_val = (2.0 / m) * errors @ alphas.T  # the explicit K_val in the predictions
         if column_means is not None:  # ⟨G, H dK H⟩ = ⟨H G H, dK⟩; the column means in the intercepts
-            G_train -= G_train.mean(axis=0)[None, :] + G_train.mean(axis=1)[:, None] - G_train.mean()
-            G_train -= (2.0 / (m * problem.n_samples)) * (errors.sum(axis=0) @ alphas.T)[None, :]
-        gradient = np.concatenate([gradient, kernel_gradient(G_train, G_val) / n_targets])
+            G -= G.mean(axis=0)[None, :] + G.mean(axis=1)[:, None] - G.mean()
+            G -= (2.0 / (m * problem.n_samples)) * (errors.sum(axis=0) @ alphas.T)[None, :]
+        gradient = np.concatenate([gradient, kernel_gradient(G, G_val) / y_val.shape[1]])
     return float(np.mean(np.sum(errors**2, axis=0) / m)), gradient
-
-
-def _implicit_gradient_matrix(U, sigma, c, p, s, q, tau_perp, y_perp):
-    """The ``G`` with ``⟨G, ∂K_c/∂θ⟩`` the implicit part of the gradient (α through K_c, μ through r).
-
-    ``G = W (Γ ∘ (τ̂ ŷᵀ)) Wᵀ`` with Γ the divided differences of ``f(σ) = 1/(c(σ) − μσ)`` over the
-    full eigenbasis W = [U, U⊥] of K_c, eigenvalues outside U treated as zero (the model has no
-    component there); for the constrained models, minus ``(T/D)`` times the same construction for
-    ``h(σ) = σ f(σ)`` and ``û`` (the implicit derivative of μ). ``c`` is constant on each sign class
-    (``c₊`` on σ > 0, ``c₋`` on σ ≤ 0), so with ``Δᵢⱼ = cⱼ − cᵢ`` the divided differences are
-    ``Γ_f = fᵢfⱼ (μ + Δᵢⱼ/(σᵢ − σⱼ))`` and ``Γ_h = fᵢfⱼ (cᵢ + σᵢΔᵢⱼ/(σᵢ − σⱼ))``: a rank-one matrix
-    plus a Cauchy matrix that vanishes within a sign class. Hence ``U (Γ ∘ τ̂ŷᵀ) Uᵀ = (Up)(Uq)ᵀ +
-    U diag(s) C diag(q) Uᵀ`` (``q = f ŷ = α̂``; ``s = fτ̂``, ``p = μ s`` less the μ terms) with ``C``
-    supported on the n₊ × n₋ off-diagonal blocks, formed in O(n² min(n₊, n₋) + n n₊ n₋) instead of
-    the O(n³) of two dense products (O(n²) for a definite kernel); the blocks between U and U⊥ are
-    ``Γ = f/σ``, applied to the parts ``τ⊥``, ``y⊥`` of τ and y outside U.
-    """
-    G = np.outer(U @ p, U @ q) + np.outer(U @ (s / sigma), y_perp) + np.outer(tau_perp, U @ (q / sigma))
-    positive = sigma > 0
-    if 0 < positive.sum() < sigma.size:
-        negative = ~positive
-        cauchy = (c[negative][None, :] - c[positive][:, None]) / (
-            sigma[positive][:, None] - sigma[negative][None, :]
-        )  # C₊₋; C₋₊ = C₊₋ᵀ
-        A_pos, A_neg = U[:, positive] * s[positive], U[:, negative] * s[negative]
-        B_pos, B_neg = U[:, positive] * q[positive], U[:, negative] * q[negative]
-        if positive.sum() <= negative.sum():  # every product of rank n₊
-            G += A_pos @ (cauchy @ B_neg.T) + (A_neg @ cauchy.T) @ B_pos.T
-        else:  # rank n₋
-            G += (A_pos @ cauchy) @ B_neg.T + A_neg @ (cauchy.T @ B_pos.T)
-    return G
 
 
 class HypergradientMixin:
     """Part of the protocol of :class:`krein.model_selection.HypergradientSearchCV`."""
 
     def _scalar_hyperparameters(self):
-        """The tuned hyperparameters besides the kernel's, with their box constraints."""
-        bounds = {"lambda_plus": LAMBDA_BOUNDS, "lambda_minus": LAMBDA_BOUNDS}
-        return {**bounds, "radius": RADIUS_BOUNDS} if self._constrained else bounds
+        """The tuned hyperparameters besides the kernel's, with their box constraints (natural scale)."""
+        bounds = {"lambda_plus": (1e-10, 1e4), "lambda_minus": (1e-10, 1e4)}
+        return {**bounds, "radius": (1e-6, 1e4)} if self._constrained else bounds
 
     def _tuned_kernel(self):
         """Whether the kernel has free hyperparameters (tuned with λ±, r); the low-rank model has

@@ -67,6 +67,10 @@ class SpectralSolution:
     hard_case: np.ndarray
     radius: np.ndarray | None
 
+    def resolve(self, x):
+        """``(Q − μI)⁻¹ x`` in the coordinates ``u``, one column (and μ) per target."""
+        return x / self.gap if self.basis is None else self.basis @ ((self.basis.T @ x) / self.gap)
+
 
 @dataclass
 class SpectralProblem:
