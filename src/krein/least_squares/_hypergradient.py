@@ -80,13 +80,11 @@ def validation_loss_and_gradient(problem, solution, rows, y_val, kernel_gradient
     errors = rows @ alphas + intercepts - y_val
     m = errors.shape[0]
     tau = (2.0 / m) * (rows.T @ errors)
-    if column_means is not None:
+    if column_means is not None:  # the rows less k̄ᵀ; the exact β less its mean
         tau -= np.multiply.outer(column_means, (2.0 / m) * errors.sum(axis=0))
-    if rep.extension is None:  # β = Uα̂, minus its mean when centred
-        tau -= tau.mean(axis=0) if column_means is not None else 0.0
-        t_hat = rep.vectors.T @ tau
-    else:  # β = E diag(σ) α̂
-        t_hat = sigma * (rep.extension.T @ tau)
+        tau -= tau.mean(axis=0) if rep.extension is None else 0.0
+    # the adjoint of β = Uα̂ (exact) or β = E diag(σ) α̂
+    t_hat = rep.vectors.T @ tau if rep.extension is None else sigma * (rep.extension.T @ tau)
     u = sigma * solution.alpha_hat
     h, v = solution.resolve(t_hat / sigma), solution.resolve(u)
     T, D = np.sum(h * u, axis=0), np.sum(u * v, axis=0)
@@ -100,8 +98,6 @@ def validation_loss_and_gradient(problem, solution, rows, y_val, kernel_gradient
         gradient.append(ratio * problem.n_samples * solution.radius**2)
     gradient = np.mean(gradient, axis=1)
     if kernel_gradient is not None:
-        if rep.extension is not None:
-            raise NotImplementedError("Kernel hyperparameter gradients need the exact representation.")
         U, alpha_hat, c = rep.vectors, solution.alpha_hat, p * rep.values
         w = solution.multiplier * h - ratio * p[:, None] * v
         tau_perp, y_perp = tau - U @ t_hat, problem.targets - U @ problem.projections
