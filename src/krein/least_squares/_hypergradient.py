@@ -45,29 +45,14 @@ def validation_loss_and_gradient(problem, solution, rows, y_val, kernel_gradient
     than O(n³). The blocks between U and U⊥ are ``Γ = f/σ``, applied to the parts ``τ⊥``, ``y⊥`` of τ
     and y outside U.
 
-    Parameters
-    ----------
-    problem : SpectralProblem
-        The fit path's problem.
-    solution : SpectralSolution
-        From :meth:`SpectralProblem.solve` on ``problem``.
-    rows : ndarray of shape (m, |P|)
-        Uncentred validation kernel rows against the representation's points (training points or
-        landmarks): :meth:`~krein.spectral.SpectralRepresentation.rows`.
-    y_val : ndarray of shape (m, t)
-    kernel_gradient : callable, optional
-        Exact representation only. ``kernel_gradient(G, G_val)`` returns ``⟨G, ∂K/∂θ⟩ +
-        ⟨G_val, ∂K_val/∂θ⟩`` for the ``p`` log kernel hyperparameters θ, with K the uncentred
-        training kernel (for example through :meth:`krein.kernels.Kernel.value_and_contraction`).
-        The gradient is linear in ∂K, so one call serves all targets.
-
-    Returns
-    -------
-    loss : float
-        Mean over targets of the validation mean squared error.
-    gradient : ndarray
-        With respect to ``log λ₊, log λ₋``, then ``log r`` (variance-constrained models), then
-        the ``p`` log kernel hyperparameters.
+    ``problem`` is the fit path's and ``solution`` its :meth:`SpectralProblem.solve`; ``rows`` (m, |P|)
+    are the uncentred validation kernel rows against the representation's points
+    (:meth:`~krein.spectral.SpectralRepresentation.rows`) and ``y_val`` (m, t) the encoded targets;
+    ``kernel_gradient(G, G_val)`` (exact representation only) returns ``⟨G, ∂K/∂θ⟩ + ⟨G_val,
+    ∂K_val/∂θ⟩`` for the log kernel hyperparameters θ, K the uncentred training kernel (e.g. through
+    :meth:`krein.kernels.Kernel.value_and_contraction`; linear in ∂K, so one call serves all targets).
+    Returns the validation mean squared error (mean over targets) and its gradient with respect to
+    ``log λ₊, log λ₋``, then ``log r`` (variance-constrained models), then ``θ``.
     """
     if np.any(solution.hard_case):
         raise ValueError(
@@ -191,17 +176,12 @@ class HypergradientMixin:
         return params
 
     def _validation_loss_and_gradient(self, X_train, y_train, X_val, y_val, cache=None):
-        """Validation MSE of the model fitted on the training part and its gradient.
-
-        The gradient is with respect to :meth:`_hyperparameter_vector` (Sec. 3.3 and Appendix E.2
-        of Oglic & Gärtner 2018). The model is fitted by the fit path (:meth:`_fit_problem`: the
-        same validation, target encoding, centring and representation, exact or Nyström). For
-        ``kernel="precomputed"``, ``X_train`` is the training block and ``X_val`` the
-        validation-versus-training block of the kernel matrix. ``cache`` (a dict kept by the caller
-        for this fold) holds the fitted problem when the kernel matrix does not depend on the tuned
-        hyperparameters (precomputed kernels, kernels without free hyperparameters), so that only
-        the solution and its gradient are recomputed (and a Nyström model keeps its landmarks).
-        """
+        """Validation MSE of the model fitted by the fit path (:meth:`_fit_problem`) on the training part
+        and its gradient with respect to :meth:`_hyperparameter_vector` (the protocol of
+        :mod:`krein.model_selection`). ``cache`` keeps the fitted problem when the kernel matrix does
+        not depend on the tuned hyperparameters (precomputed kernels, kernels without free
+        hyperparameters): only the solution and its gradient are recomputed, and a Nyström model keeps
+        its landmarks."""
         self._validate_params()
         tuned = self._tuned_kernel()
         cache = {} if cache is None or tuned else cache  # the fitted problem of a fixed kernel matrix
