@@ -4,9 +4,7 @@
 log-space vector of its hyperparameters and its bounds, the parameters of a vector, the random
 initialization of Appendix E.1, and the validation loss of the model the fit path builds (exact or
 Nyström, either split) with its exact gradient, :func:`validation_loss_and_gradient` (Eq. (8),
-Appendix E.2). The low-rank model has no kernel-hyperparameter gradient (it would run through the
-eigendecompositions of ``K_ZZ`` and of the Nyström features) and refuses a kernel with free
-hyperparameters by name.
+Appendix E.2; for the kernel hyperparameters of the exact model only, :meth:`_tuned_kernel`).
 """
 
 from __future__ import annotations
@@ -73,24 +71,20 @@ def validation_loss_and_gradient(problem, solution, rows, y_val, kernel_gradient
     u = sigma * solution.alpha_hat
     h, v = solution.resolve(t_hat / sigma), solution.resolve(u)
     T, D = np.sum(h * u, axis=0), np.sum(u * v, axis=0)
-    constrained = solution.radius is not None
-    ratio = T / D if constrained else np.zeros_like(T)
+    ratio = T / D if solution.radius is not None else np.zeros_like(T)
     h_tilde = h - ratio * v
     p, signs, C = solution.penalty
     weighted = p[:, None] * (h_tilde * u if C is None else (C @ h_tilde) * (C @ u))
     gradient = [-weighted[signs == sign].sum(axis=0) for sign in (1, -1)]
-    if constrained:
+    if solution.radius is not None:
         gradient.append(ratio * problem.n_samples * solution.radius**2)
     gradient = np.mean(gradient, axis=1)
     if kernel_gradient is not None:
         U, alpha_hat, c = rep.vectors, solution.alpha_hat, p * rep.values
         w = solution.multiplier * h - ratio * p[:, None] * v
         tau_perp, y_perp = tau - U @ t_hat, problem.targets - U @ problem.projections
-        G = (
-            (U @ w) @ (U @ alpha_hat).T
-            + (U @ (h_tilde / sigma)) @ y_perp.T
-            + tau_perp @ (U @ (alpha_hat / sigma)).T
-        )
+        G = (U @ w) @ (U @ alpha_hat).T  # the rank-one part, then the blocks between U and U⊥
+        G += (U @ (h_tilde / sigma)) @ y_perp.T + tau_perp @ (U @ (alpha_hat / sigma)).T
         pos, neg = rep.values > 0, rep.values < 0
         cauchy = (c[neg] - c[pos][:, None]) / (rep.values[pos][:, None] - rep.values[neg])  # on σ₊ × σ₋
         G += multi_dot([U[:, pos], cauchy * (h_tilde[pos] @ alpha_hat[neg].T), U[:, neg].T])
@@ -112,19 +106,19 @@ class HypergradientMixin:
         return {**bounds, "radius": (1e-6, 1e4)} if self._constrained else bounds
 
     def _tuned_kernel(self):
-        """Whether the kernel has free hyperparameters (tuned with λ±, r); the low-rank model has
-        no derivative through its Nyström features and says so."""
+        """Whether the kernel has free hyperparameters (tuned with λ±, r); the low-rank model has no
+        derivative through its Nyström features (the eigendecompositions of ``K_ZZ`` and of the
+        features) and says so."""
         kernel = make_kernel(self.kernel)
         if kernel == "precomputed" or not kernel.n_dims:
             return False
         if self.n_components is not None:
             names = [h.name for h in kernel.hyperparameters if not h.fixed]
             raise NotImplementedError(
-                f"{type(self).__name__}(n_components={self.n_components}): hypergradients of the low-rank "
-                f"model are implemented for {', '.join(self._scalar_hyperparameters())} only, not for the "
-                f"kernel hyperparameters {names} of {kernel!r} (the derivative through the Nyström "
-                "features is not implemented). Fix them (e.g. eta_bounds='fixed'), pass "
-                'kernel="precomputed", or use the exact model (n_components=None).'
+                f"{type(self).__name__}(n_components={self.n_components}): the low-rank model has "
+                f"hypergradients for {', '.join(self._scalar_hyperparameters())} only, not through the "
+                f"Nyström features for the kernel hyperparameters {names} of {kernel!r}. Fix them (e.g. "
+                "eta_bounds='fixed'), pass kernel='precomputed', or use the exact model (n_components=None)."
             )
         return True
 
@@ -161,9 +155,8 @@ class HypergradientMixin:
         """
         rng = check_random_state(random_state)
         Y, _ = self._encode(np.asarray(y))
-        n = Y.shape[0]
-        grid = np.logspace(-1, 2, 5)
-        params = {name: float(grid[rng.randint(5)] / n) for name in ("lambda_plus", "lambda_minus")}
+        grid = np.logspace(-1, 2, 5) / len(Y)
+        params = {name: float(grid[rng.randint(5)]) for name in ("lambda_plus", "lambda_minus")}
         if self._constrained:
             centered = Y - Y.mean(axis=0) if self.center else Y
             squares = np.mean(centered**2, axis=1)

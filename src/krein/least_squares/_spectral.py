@@ -25,8 +25,7 @@ low-rank model (``split="landmarks"``, Oglic & Gärtner 2019, Sec. 2.4) has feat
 ``Q = Cᵀ diag(n λ_{Sⱼ}) C``, diagonalized once per (λ₊, λ₋), ``Q = V diag(ω) Vᵀ`` (O(m³)). On an
 indefinite kernel with m ≪ n the two splits are different models (``nystroem_split`` of
 :class:`~krein.least_squares.KreinRidge`; for ``DeltaGaussian(1, 2)``, n = 120, m = 30 their predictions
-differ by 45 % in relative norm, ``tests/test_low_rank.py``). The gradients with respect to λ±, r and
-the kernel are in :mod:`krein.least_squares._hypergradient`.
+differ by 45 % in relative norm, ``tests/test_low_rank.py``). Their gradients: :mod:`._hypergradient`.
 """
 
 from __future__ import annotations
@@ -112,15 +111,13 @@ class SpectralProblem:
             omega, basis = scipy.linalg.eigh(0.5 * (Q + Q.T), driver="evd", check_finite=False)
             b = basis.T @ self.projections
         n_targets = b.shape[1]
-        multiplier, shift = -np.ones(n_targets), np.full(n_targets, np.nan)
-        hard_case = np.zeros(n_targets, bool)
+        shift, hard_case = np.full(n_targets, np.nan), np.zeros(n_targets, bool)
         if radius is None:
-            gap = np.repeat((1.0 + omega)[:, None], n_targets, axis=1)
+            multiplier, gap = -np.ones(n_targets), np.repeat((1.0 + omega)[:, None], n_targets, axis=1)
             u = b / gap
         else:
             radius = np.broadcast_to(np.asarray(radius, dtype=float), (n_targets,)).copy()
-            u, gap = np.zeros_like(b), np.full_like(b, np.inf)
-            multiplier[:] = np.nan
+            multiplier, u, gap = np.full(n_targets, np.nan), np.zeros_like(b), np.full_like(b, np.inf)
             for j in np.flatnonzero(radius > 0):  # radius 0: only u = 0 is feasible
                 solution = solve_sphere_quadratic(omega, b[:, j], np.sqrt(self.n_samples) * radius[j])
                 u[:, j], multiplier[j], shift[j] = solution.u, solution.mu, solution.shift
