@@ -420,6 +420,24 @@ def test_make_krein_regression(kernel):
     assert 0.01 < resid.std() / (y3.max() - y3.min()) < 0.09
 
 
+def test_make_krein_regression_bandwidth():
+    """A given η replaces the Appendix E.1 draw and leaves the rest of the draw as it was."""
+    X, _, K = make_krein_regression(
+        60, 8, kernel="sigmoid", bandwidth=3.0, return_kernel=True, random_state=1
+    )
+    X_drawn, _ = make_krein_regression(60, 8, kernel="sigmoid", random_state=1)
+    assert_allclose(X, X_drawn)
+    lam, V = np.linalg.eigh(np.tanh((X @ X.T - 0.5) / 9.0))
+    assert_allclose(K, (V * (lam - 1.0 / lam)) @ V.T, rtol=1e-8, atol=1e-8 * np.abs(K).max())
+    _, _, K = make_krein_regression(60, 8, bandwidth=2.0, return_kernel=True, random_state=1)
+    distances = np.sum((X[:, None] - X[None]) ** 2, axis=-1)
+    lam, V = np.linalg.eigh(np.exp(-distances / 8.0))
+    assert_allclose(K, (V * (lam - 1.0 / lam)) @ V.T, rtol=1e-8, atol=1e-8 * np.abs(K).max())
+    for bad in (0.0, -1.0, np.inf, "1"):
+        with pytest.raises(ValueError, match="bandwidth"):
+            make_krein_regression(bandwidth=bad)
+
+
 def test_make_krein_regression_errors():
     with pytest.raises(ValueError, match="kernel"):
         make_krein_regression(kernel="laplace")

@@ -21,14 +21,57 @@ def test_experiments_are_registered():
 
 def test_table1_tiny(tmp_path):
     ctx = RunContext(quick=True, out=tmp_path, show_progress=False)
-    table, versus_paper = run_table1(ctx, (("SIGMOID", 40),), tuple(TABLE1_METHODS), 2, TINY_SEARCH)
+    table, versus_paper, spectra = run_table1(ctx, (("SIGMOID", 40),), tuple(TABLE1_METHODS), 2, TINY_SEARCH)
     assert versus_paper == []  # the paper has no n = 40 row
+    assert [row["source"] for row in spectra] == ["ours"] and spectra[0]["bandwidth"] == "E.1"
+    assert sorted(p.name for p in (tmp_path / "cells").iterdir())[0] == "sigmoid-40-CLIP-fold0.json"
     ctx.report(table, "table1")
     summary = json.loads((tmp_path / "table1.json").read_text())["summary"]
     assert {row["method"] for row in summary} == set(TABLE1_METHODS)
     assert all(np.isfinite(row["mean"]) and row["mean"] > 0 for row in summary)
     info = table.task_info["SIGMOID (n = 40)"]
     assert info["pos"] + info["neg"] <= 40 and 0 <= info["iota"] <= 1
+
+
+def test_starred_sigmoid_matches_the_paper_spectrum():
+    """*Sigmoid (n = 100): d = 100 inputs and the grid's closest η give the paper's counts (2 positive,
+    98 negative) and extreme eigenvalues within a decade of its ±5.9·10⁵, 5.3·10⁵; the chosen η is the
+    grid's minimum of the distance, and the other Table 1 rows keep the Appendix E.1 draw."""
+    from krein.experiments.oglic2018 import (
+        PAPER_TABLE1,
+        STARRED_BANDWIDTHS,
+        STARRED_FEATURES,
+        _spectrum_distance,
+        starred_sigmoid_bandwidth,
+        table1_key,
+        table1_task,
+    )
+    from krein.spectral import spectrum_summary
+
+    paper = PAPER_TABLE1[("*SIGMOID", 100)]["spectrum"]
+    grid = STARRED_BANDWIDTHS[24:36]
+    eta = starred_sigmoid_bandwidth(100, 0, grid)
+    K, y, data = table1_task("*SIGMOID", 100, 0)
+    assert data == {"n_features": STARRED_FEATURES, "bandwidth": eta}
+    summary = spectrum_summary(K)
+    assert (summary["n_positive"], summary["n_negative"]) == paper[2:4]
+    assert abs(np.log10(summary["min_eigenvalue"] / paper[0])) < 1
+    assert abs(np.log10(summary["max_eigenvalue"] / paper[1])) < 1
+    assert _spectrum_distance(summary, paper) == min(
+        _spectrum_distance(spectrum_summary(_starred_matrix(eta_k)), paper) for eta_k in grid
+    )
+    assert y.max() - y.min() == 1.0
+    assert table1_task("SIGMOID", 100, 0)[2] == {"n_features": 20, "bandwidth": None}
+    assert [table1_key("*SIGMOID", 500), table1_key("GAUSS", 100)] == ["starred-sigmoid-500", "gauss-100"]
+
+
+def _starred_matrix(eta):
+    """K₀ − K₀⁻¹ of *Sigmoid (n = 100, seed 0) at the bandwidth ``eta``."""
+    from krein.datasets import make_krein_regression
+
+    return make_krein_regression(
+        100, 100, kernel="sigmoid", bandwidth=eta, return_kernel=True, random_state=0
+    )[2]
 
 
 def test_table3_tiny(tmp_path):
@@ -274,8 +317,13 @@ def test_table1_notes_match_the_json():
         kernel, n = row["task"].split(" (n = ")
         paper_mean, paper_std = PAPER_TABLE1[(kernel, int(n[:-1]))][row["method"]]
         inside += abs(row["mean"] - paper_mean) <= paper_std
-    starred = (5.86e5, 5.32e5, 0.56, 0.01)  # the paper's *Sigmoid rows, quoted to say why they are not run
-    _check_notes(folder, extra=paper + list(starred), counts=[f"{inside} of {len(summary)}"])
+    # the largest ι the paper's *Sigmoid (n = 500) spectrum allows: #neg eigenvalues no smaller than its min
+    low, high, _, negative, _ = PAPER_TABLE1[("*SIGMOID", 500)]["spectrum"]
+    bound = negative * -low / (negative * -low + high)
+    _check_notes(folder, extra=[*paper, bound], counts=[f"{inside} of {len(summary)}"])
+    versus = json.loads((folder / "oglic2018-table1-vs-paper.json").read_text())["rows"]
+    starred = [r["inside the paper's ± 1 std"] for r in versus if r["task"] == "*SIGMOID (n = 100)"]
+    assert starred == ["no"] * 6 and "none at n = 100" in (folder / "NOTES.md").read_text()
 
 
 def test_table3_notes_match_the_json():

@@ -6,16 +6,23 @@ import pytest
 from krein.experiments import RunContext, get_experiment
 from krein.experiments.oglic2019 import (
     FIGURE1_KERNELS,
+    FULL_METHODS,
+    GRID_METHODS,
+    GRID_SUFFIX,
+    KREIN_METHODS,
     PAPER_TABLE2,
     _vs_paper,
     approximation_errors,
+    cell_method,
     dissimilarity_cells,
     dissimilarity_model,
     scaling_times,
     standardized_sample,
+    tuning_rows,
 )
 from krein.kernels import initial_kernel
 from krein.least_squares import KreinRidgeClassifier
+from krein.model_selection import HypergradientSearchCV
 
 
 def test_experiments_are_registered():
@@ -50,27 +57,60 @@ def test_figure2_quick_writes_figure_and_table(tmp_path):
 
 def test_low_rank_models_use_the_papers_split_and_are_tuned():
     grid = np.logspace(-3, 0, 2)
-    for method in ("KREIN VC-LSM", "KREIN LSM", "KREIN SH-SVM"):
+    for method in KREIN_METHODS:
         search = dissimilarity_model(method, 10, grid, 0, 3)
-        assert search.estimator.get_params()["nystroem_split"] == "landmarks"
-        assert search.estimator.get_params()["landmark_rank"] == "full"  # the paper's Eq. (3)
-        assert search.estimator.n_components == 10
-        assert set(search.param_grid) == {"lambda_plus", "lambda_minus"}
+        assert isinstance(search, HypergradientSearchCV) and search.n_restarts == 0  # the paper's tuning
+        start = search.estimator.get_params()
+        assert (start["lambda_plus"], start["lambda_minus"]) == (1e-2, 1e-2)
+        assert start.get("radius", 1.0) == 1.0
+        by_grid = dissimilarity_model(method + GRID_SUFFIX, 10, grid, 0, 3)
+        assert set(by_grid.param_grid) == {"lambda_plus", "lambda_minus"}
+        for estimator in (search.estimator, by_grid.estimator):
+            assert estimator.get_params()["nystroem_split"] == "landmarks"
+            assert estimator.get_params()["landmark_rank"] == "full"  # the paper's Eq. (3)
+            assert estimator.n_components == 10
+        assert type(search.estimator) is type(by_grid.estimator)
     default = dissimilarity_model("KREIN LSM (krein split)", 10, grid, 0, 3).estimator
     assert default.nystroem_split == "approximation"
     assert default.landmark_rank == KreinRidgeClassifier().landmark_rank  # krein's default
-    assert dissimilarity_model("VC-LSM (full)", None, grid, 0, 3).estimator.n_components is None
+    full = dissimilarity_model("VC-LSM (full)", None, grid, 0, 3)
+    assert full.estimator.n_components is None and full.n_restarts == 10
+
+
+def test_grid_cells_keep_their_keys_and_hypergradient_cells_get_new_ones():
+    """The cells stored before the paper's tuning (plain names) are the grid methods' cells."""
+    assert [cell_method(m) for m in GRID_METHODS] == list(KREIN_METHODS)
+    assert len({cell_method(m) for m in (*KREIN_METHODS, *GRID_METHODS, *FULL_METHODS, "SF-LSM")}) == 10
+    from pathlib import Path
+
+    cells = Path(__file__).resolve().parents[1] / "docs" / "results" / "oglic2019-table1" / "cells"
+    assert (cells / "coilyork-KREIN_SH-SVM-r100-fold0.json").is_file()  # a grid cell, read back
+
+
+def test_the_searched_sh_svm_cell_beats_chance_on_aural_sonar(tmp_path):
+    ctx = RunContext(quick=True, out=tmp_path, show_progress=False)
+    results = dissimilarity_cells(ctx, ("aural-sonar",), ("KREIN SH-SVM",), (8,), folds=3, inner_folds=2)
+    errors = [cell[0] for cell in results[("aural-sonar", "KREIN SH-SVM", 8)]]
+    assert np.mean(errors) < 40
+    assert len(list((tmp_path / "cells").glob("aural-sonar-KREIN_SH-SVM_hypergradient-r8-fold*.json"))) == 3
+    records = [cell[2] for cell in results[("aural-sonar", "KREIN SH-SVM", 8)]]
+    assert all(
+        r["loss"] < r["initial_loss"] and set(r["params"]) == {"lambda_plus", "lambda_minus"} for r in records
+    )
+    (row,) = tuning_rows(results)
+    assert row["median lambda_plus"] == np.median([r["params"]["lambda_plus"] for r in records])
+    assert row["median inner loss at the end"] < row["median inner loss at the start"]
 
 
 def test_dissimilarity_cells_are_stored_and_read_back(tmp_path):
     ctx = RunContext(quick=True, out=tmp_path, show_progress=False)
-    methods = ("KREIN LSM", "SF-LSM (full)")
+    methods = ("KREIN LSM (grid)", "SF-LSM (full)")
     results = dissimilarity_cells(ctx, ("aural-sonar",), methods, (8,), folds=3, inner_folds=2)
-    assert set(results) == {("aural-sonar", "KREIN LSM", 8), ("aural-sonar", "SF-LSM (full)", None)}
+    assert set(results) == {("aural-sonar", "KREIN LSM (grid)", 8), ("aural-sonar", "SF-LSM (full)", None)}
     errors = [cell[0] for cells in results.values() for cell in cells]
     assert len(errors) == 6 and all(0 <= e <= 100 for e in errors)
     assert np.mean(errors) < 40  # aural sonar under its own similarity: far better than chance
-    assert len(list((tmp_path / "cells").glob("aural-sonar-KREIN_LSM-r8-fold*.json"))) == 3
+    assert len(list((tmp_path / "cells").glob("aural-sonar-KREIN_LSM-r8-fold*.json"))) == 3  # the old key
     again = RunContext(quick=True, out=tmp_path, show_progress=False, resume=True)
     assert dissimilarity_cells(again, ("aural-sonar",), methods, (8,), folds=3, inner_folds=2) == results
 

@@ -3,13 +3,14 @@
 import numpy as np
 import pytest
 from scipy.optimize import minimize, minimize_scalar
+from sklearn.base import clone
 from sklearn.datasets import make_classification
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from krein.kernels import DeltaGaussian
 from krein.optimize import squared_hinge_newton
 from krein.optimize._squared_hinge import _line_search
-from krein.spectral import krein_decomposition
+from krein.spectral import indefiniteness, krein_decomposition
 from krein.svm import KreinSquaredHingeSVC
 
 KERNEL = DeltaGaussian(1.5, 3.0)
@@ -107,6 +108,89 @@ def test_multiclass_one_vs_rest():
     model = KreinSquaredHingeSVC(KERNEL, n_components=40, landmarks="kmeans++", random_state=0).fit(X, y)
     assert model.decision_function(X).shape == (150, 3)
     assert model.score(X, y) > 0.9
+
+
+@pytest.fixture(scope="module")
+def indefinite_kernel():
+    """A precomputed DELTA-GAUSS kernel with ι = 0.5 on 60 points."""
+    X, y = make_classification(60, 4, n_informative=3, n_redundant=0, flip_y=0.1, random_state=0)
+    K = KERNEL(X)
+    assert indefiniteness(K) > 0.3
+    return K, y
+
+
+HYPERGRADIENT_MODELS = [
+    {},
+    {"n_components": 25, "random_state": 0},
+    {"n_components": 25, "random_state": 0, "nystroem_split": "landmarks"},
+    {"fit_intercept": False, "n_components": 25, "random_state": 0, "nystroem_split": "landmarks"},
+]
+
+
+@pytest.mark.parametrize("params", HYPERGRADIENT_MODELS)
+@pytest.mark.parametrize("multiclass", [False, True])
+def test_validation_loss_is_the_fitted_models_and_its_gradient_matches_finite_differences(
+    indefinite_kernel, params, multiclass
+):
+    K, y = indefinite_kernel
+    if multiclass:
+        y = np.arange(y.size) % 3
+    train, val = np.arange(40), np.arange(40, 60)
+    fold = (K[np.ix_(train, train)], y[train], K[np.ix_(val, train)], y[val])
+    model = KreinSquaredHingeSVC("precomputed", lambda_plus=0.02, lambda_minus=0.07, **params)
+    cache = {}
+    loss, gradient = model._validation_loss_and_gradient(*fold, cache)
+    fitted = clone(model).fit(fold[0], fold[1])
+    scores = fitted.decision_function(fold[2]).reshape(val.size, -1)
+    positives = fitted.classes_[1:] if fitted.classes_.size == 2 else fitted.classes_
+    targets = np.where(fold[3][:, None] == positives[None, :], 1.0, -1.0)
+    assert loss == pytest.approx(np.mean((scores - targets) ** 2), rel=1e-10)
+    # away from a kink: no training point on the margin, so the active set is locally constant
+    margins = np.where(fold[1][:, None] == positives[None, :], 1.0, -1.0) * fitted.decision_function(
+        fold[0]
+    ).reshape(train.size, -1)
+    assert np.min(np.abs(margins - 1)) > 1e-4
+    theta, _ = model._hyperparameter_vector()
+    h = 1e-6
+    for j in range(2):
+        step = np.eye(2)[j] * h
+        values = [
+            clone(model)
+            .set_params(**model._params_from_vector(theta + s))
+            ._validation_loss_and_gradient(*fold, cache)[0]
+            for s in (step, -step)
+        ]
+        assert gradient[j] == pytest.approx((values[0] - values[1]) / (2 * h), rel=1e-5, abs=1e-9)
+    assert np.all(np.abs(gradient) > 1e-4)  # both λ₊ and λ₋ matter on this indefinite kernel
+
+
+@pytest.mark.parametrize("params", HYPERGRADIENT_MODELS[::2])
+def test_hypergradient_search_beats_a_grid_on_its_inner_cv_objective(params):
+    from sklearn.model_selection import StratifiedKFold
+
+    from krein.model_selection import HypergradientSearchCV, _cross_validation_objective, _fold_data
+
+    X, y = make_classification(80, 4, n_informative=3, n_redundant=0, flip_y=0.1, random_state=0)
+    K = KERNEL(X)
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    estimator = KreinSquaredHingeSVC("precomputed", **params)
+    search = HypergradientSearchCV(estimator, cv=cv, n_restarts=1, random_state=0).fit(K, y)
+    assert search.best_loss_ < search.restarts_[0]["initial_loss"] - 0.1
+    folds = [_fold_data(K, y, train, val, True) for train, val in cv.split(K, y)]
+    grid = np.log(np.logspace(-4, 3, 8))
+    best_on_grid = min(
+        _cross_validation_objective(np.array([a, b]), estimator, folds)[0] for a in grid for b in grid
+    )
+    assert search.best_loss_ <= best_on_grid + 1e-6
+    refit = clone(estimator).set_params(**search.best_params_).fit(K, y)
+    np.testing.assert_allclose(search.decision_function(K), refit.decision_function(K))
+
+
+def test_hypergradients_of_a_streamed_model_are_refused(indefinite_kernel):
+    K, y = indefinite_kernel
+    model = KreinSquaredHingeSVC("precomputed", n_components=10, working_memory=1.0)
+    with pytest.raises(NotImplementedError, match="working_memory"):
+        model._validation_loss_and_gradient(K[:40, :40], y[:40], K[40:, :40], y[40:], {})
 
 
 @parametrize_with_checks([KreinSquaredHingeSVC(), KreinSquaredHingeSVC(n_components=10, random_state=0)])

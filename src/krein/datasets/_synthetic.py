@@ -16,6 +16,7 @@ def make_krein_regression(
     *,
     kernel: str = "gauss",
     noise: float = 0.05,
+    bandwidth: float | None = None,
     return_kernel: bool = False,
     random_state=None,
 ):
@@ -34,6 +35,7 @@ def make_krein_regression(
     2. Hyperparameter as in Appendix E.1 with c = 0.4 (u + 1), u ~ U[0, 1]:
        ``"gauss"``: k(x, x') = exp(−‖x − x'‖² / (2η²)), η = median pairwise distance / c;
        ``"sigmoid"``: k(x, x') = tanh((x·x' − 0.5) / η²), η = (max row norm / c)^{1/2}.
+       ``bandwidth`` sets η instead (c is still drawn, so the rest of the draw is unchanged).
     3. K = K₀ − K₀⁻¹ = V (Λ − Λ⁻¹) Vᵀ from the eigendecomposition K₀ = V Λ Vᵀ.
     4. f = K α, α ~ N(0, I_n) / √n;  y = f + ε, ε ~ N(0, σ²), σ = ``noise`` · (max f − min f).
 
@@ -49,6 +51,11 @@ def make_krein_regression(
     kernel : {"gauss", "sigmoid"}, default="gauss"
     noise : float, default=0.05
         Noise standard deviation as a fraction of the range of the noiseless target.
+    bandwidth : float or None, default=None
+        The kernel's η; None draws it as in Appendix E.1 (step 2). A large η puts the sigmoid in
+        its nearly linear regime, where K₀ ≈ (XXᵀ − 0.5)/η² is close to singular when
+        ``n_features`` is close to ``n_samples`` (the "*Sigmoid" rows of Table 1, see
+        :data:`krein.experiments.oglic2018.STARRED_SIGMOID`).
     return_kernel : bool, default=False
         Also return the n × n indefinite kernel matrix K.
     random_state : int, RandomState instance or None
@@ -67,15 +74,19 @@ def make_krein_regression(
         raise ValueError(f"kernel must be 'gauss' or 'sigmoid', got {kernel!r}")
     if not (isinstance(noise, int | float) and noise >= 0):
         raise ValueError(f"noise must be a non-negative number, got {noise!r}")
+    if bandwidth is not None and not (
+        isinstance(bandwidth, int | float | np.floating) and np.isfinite(bandwidth) and bandwidth > 0
+    ):
+        raise ValueError(f"bandwidth must be a positive number or None, got {bandwidth!r}")
     rng = check_random_state(random_state)
     X = rng.standard_normal((n_samples, n_features))
     c = 0.4 * (rng.uniform() + 1.0)
     if kernel.lower() == "gauss":
         dist = pdist(X)
-        eta = float(np.median(dist)) / c
+        eta = float(np.median(dist)) / c if bandwidth is None else float(bandwidth)
         K0 = np.exp(-(squareform(dist) ** 2) / (2.0 * eta**2))
     else:
-        eta = float(np.sqrt(np.linalg.norm(X, axis=1).max() / c))
+        eta = float(np.sqrt(np.linalg.norm(X, axis=1).max() / c)) if bandwidth is None else float(bandwidth)
         K0 = np.tanh((X @ X.T - 0.5) / eta**2)
     K0 = 0.5 * (K0 + K0.T)
     lam, V = np.linalg.eigh(K0)

@@ -12,12 +12,14 @@
   Kreĭn SH-SVM and SF-LSM (Sec. 2.4–2.5; 100 landmarks, the paper's split of the Kreĭn space by the
   signature of K_ZZ and its plain Eq. (3), krein's defaults beside it for the LSM) on the papers'
   dissimilarity and similarity sets that krein ships (protein, coilyork; aural-sonar and
-  chen-protein), hyperparameters tuned on inner folds of every training part. Multi-class sets
-  become one binary one-vs-all task (first class), as in the paper; dissimilarities are double
-  centred (``natural_kernel``).
+  chen-protein), hyperparameters tuned on inner folds of every training part: the Kreĭn methods by
+  hypergradients without restarts, as in the paper, and by krein's grid search beside them
+  ("… (grid)"). Multi-class sets become one binary one-vs-all task (first class), as in the paper;
+  dissimilarities are double centred (``natural_kernel``).
 * ``oglic2019-table2`` — Table 2 (Appendix C): the same rank-100 methods beside the whole-space Kreĭn
   SVM, SF-LSM and VC-LSM (the latter tuned by hypergradients as in Oglic & Gärtner 2018, App. C).
-* ``oglic2019-figure3`` — Figures 3 and 7: median CV error of the low-rank methods against the rank.
+* ``oglic2019-figure3`` — Figures 3 and 7: median CV error of the low-rank methods against the rank
+  (the Kreĭn methods tuned as in the paper, and by the grid, dashed).
 
 Tables 1, 2 and Figure 3 share their stored cells (one per data set, method, rank and outer fold).
 Vectorial data are standardized (Sec. 3); kernel hyperparameters are the Appendix E.1 initial draws of
@@ -345,8 +347,32 @@ def run_figure8(ctx):
 
 
 def _grid(quick):
-    """The λ grid of the inner-CV search (log-spaced; the paper's gradient search has no grid)."""
+    """The λ grid of krein's inner-CV grid search (log-spaced; the paper's gradient search has none)."""
     return np.logspace(-4, 0, 3 if quick else 5)
+
+
+#: The paper's low-rank Kreĭn methods, tuned as in the paper (Sec. 2.4–2.5 and the caption of Table 2):
+#: by hypergradients on inner folds, without random restarts.
+KREIN_METHODS = ("KREIN VC-LSM", "KREIN LSM", "KREIN SH-SVM")
+#: Where their single search starts: the centre of krein's λ grid (on the kernel scaled to a unit mean
+#: diagonal), and for the VC-LSM r = 1, the root mean square of the class-balanced targets (krein's
+#: default radius for them).
+SEARCH_START = {"lambda_plus": 1e-2, "lambda_minus": 1e-2}
+#: The suffix of the same methods tuned by krein's grid search instead, shown beside them.
+GRID_SUFFIX = " (grid)"
+GRID_METHODS = tuple(method + GRID_SUFFIX for method in KREIN_METHODS)
+
+
+def cell_method(method):
+    """The method's name in its cell keys.
+
+    The grid-tuned Kreĭn methods were run under the plain names before the paper's tuning existed;
+    their cells keep those keys (``--resume`` reads them back), and the hypergradient-tuned methods
+    get new ones ("… hypergradient").
+    """
+    if method in KREIN_METHODS:
+        return f"{method} hypergradient"
+    return method.removesuffix(GRID_SUFFIX)
 
 
 def dissimilarity_model(method, rank, grid, random_state, inner_folds):
@@ -357,9 +383,14 @@ def dissimilarity_model(method, rank, grid, random_state, inner_folds):
     Eq. (3), every eigenpair of K_ZZ above m·ε inverted (``landmark_rank="full"``); "(krein split)" is
     the estimator's default beside it: the split by the eigenvectors of K̃ (``landmark_rank`` is
     "full" by default too, so the two columns differ only in the split). SF-LSM keeps m
-    landmark columns as features and inverts no K_ZZ. They select λ₊, λ₋ (α for SF-LSM) from ``grid``
-    by inner stratified CV accuracy; the full-space VC-LSM is tuned as in Oglic & Gärtner (2018),
-    Appendix C, by :class:`~krein.model_selection.HypergradientSearchCV`; the Kreĭn SVM selects C.
+    landmark columns as features and inverts no K_ZZ.
+
+    The Kreĭn LSM, VC-LSM and SH-SVM are tuned as in the paper: λ₊, λ₋ (and r for the VC-LSM) by
+    :class:`~krein.model_selection.HypergradientSearchCV` on the inner folds, one L-BFGS-B run from
+    :data:`SEARCH_START` and no random restarts (Table 2's caption; ``n_restarts=0``).
+    "… (grid)" is krein's grid search beside it: λ₊, λ₋ (α for SF-LSM, C = 1/λ for the Kreĭn SVM)
+    from ``grid`` by inner stratified CV accuracy. The full-space VC-LSM is tuned as in Oglic &
+    Gärtner (2018), Appendix C: hypergradients with 10 restarts.
     """
     from sklearn.model_selection import GridSearchCV, StratifiedKFold
 
@@ -387,7 +418,10 @@ def dissimilarity_model(method, rank, grid, random_state, inner_folds):
         "SF-LSM (full)": (SimilarityFeaturesClassifier(kernel="precomputed"), {"alpha": grid}),
         "K-SVM": (KreinSVC(kernel="precomputed"), {"C": 1.0 / grid}),
     }
-    estimator, parameters = models[method]
+    estimator, parameters = models[method.removesuffix(GRID_SUFFIX)]
+    if method in KREIN_METHODS:
+        start = {**SEARCH_START, **({"radius": 1.0} if method == "KREIN VC-LSM" else {})}
+        return HypergradientSearchCV(estimator.set_params(**start), cv=inner, n_restarts=0)
     return GridSearchCV(estimator, parameters, cv=inner)
 
 
@@ -402,8 +436,28 @@ def dissimilarity_task(name):
     return K, labels, indefiniteness(K)
 
 
+def search_record(search):
+    """What a hypergradient search chose, kept in its cells: ``params`` (the tuned hyperparameters),
+    the inner-CV loss where its final run starts (``initial_loss``) and at the end (``loss``), and
+    the names of the hyperparameters that ended on a bound of the search box (``at_bound``)."""
+    theta, bounds = search.best_estimator_._hyperparameter_vector()
+    names = list(search.best_params_)  # in the order of theta
+    at_bound = [
+        name
+        for name, t, (low, high) in zip(names, theta, bounds, strict=True)
+        if min(t - low, high - t) < 1e-6
+    ]
+    return {
+        "params": search.best_params_,
+        "initial_loss": search.initial_loss_,
+        "loss": search.best_loss_,
+        "at_bound": at_bound,
+    }
+
+
 def _fold_error(K, y, train, test, model, advance):
-    """``[test error (%), fit seconds]`` of ``model`` fitted on one outer fold of a precomputed kernel.
+    """``[test error (%), fit seconds]`` of ``model`` fitted on one outer fold of a precomputed kernel,
+    followed by its :func:`search_record` for a hypergradient search.
 
     The kernel is divided by the mean absolute diagonal of the training block, so that the λ grid
     means the same on every data set (equivalently, the grid is scaled by the kernel's size).
@@ -423,7 +477,7 @@ def _fold_error(K, y, train, test, model, advance):
         error = 100 * float(np.mean(model.predict(K[np.ix_(test, train)] / scale) != y[test]))
     seconds = time.perf_counter() - start
     advance()
-    return [error, seconds]
+    return [error, seconds, search_record(model)] if hasattr(model, "best_loss_") else [error, seconds]
 
 
 def dissimilarity_cells(ctx, datasets, methods, ranks, *, folds, inner_folds):
@@ -449,7 +503,8 @@ def dissimilarity_cells(ctx, datasets, methods, ranks, *, folds, inner_folds):
                 for rank in (None,) if method in FULL_METHODS else ranks:
                     usable = None if rank is None else min(rank, smallest)
                     model = dissimilarity_model(method, usable, grid, ctx.random_state, inner_folds)
-                    key = f"{name}-{method}-r{rank}".replace(" ", "_").replace("(", "").replace(")", "")
+                    key = f"{name}-{cell_method(method)}-r{rank}"
+                    key = key.replace(" ", "_").replace("(", "").replace(")", "")
                     results[(name, method, rank)] = [
                         ctx.cell(
                             f"{key}-fold{k}",
@@ -465,7 +520,7 @@ def dissimilarity_cells(ctx, datasets, methods, ranks, *, folds, inner_folds):
 #: The paper's dissimilarity sets that krein ships (Table 1 has coilyork and protein; aural-sonar and
 #: chen-protein are the similarity sets of Oglic & Gärtner 2018, Table 2).
 DISSIMILARITY_DATASETS = ("protein", "coilyork", "aural-sonar", "chen-protein")
-LOW_RANK_METHODS = ("KREIN VC-LSM", "KREIN LSM", "KREIN SH-SVM", "SF-LSM")
+LOW_RANK_METHODS = (*KREIN_METHODS, "SF-LSM")
 FULL_METHODS = ("K-SVM", "SF-LSM (full)", "VC-LSM (full)")
 #: Table 1 (rank 100) and the whole-space columns of Table 2 (Appendix C): error (%), mean and std.
 PAPER_TABLE2 = {
@@ -535,6 +590,26 @@ def _task_info(datasets):
     return info
 
 
+def tuning_rows(results):
+    """One row per (data set, Kreĭn method, rank) tuned as in the paper, from the records in its cells:
+    the median tuned hyperparameters, the folds where one ended on a bound, and the median inner-CV
+    loss at the start and at the end of the search."""
+    rows = []
+    for (name, method, rank), cells in results.items():
+        records = [cell[2] for cell in cells if len(cell) > 2]
+        if method not in KREIN_METHODS or not records:
+            continue
+        row = {"data set": name, "method": method, "rank": rank}
+        for parameter in records[0]["params"]:
+            row[f"median {parameter}"] = float(np.median([r["params"][parameter] for r in records]))
+        for parameter in records[0]["params"]:
+            row[f"folds with {parameter} on a bound"] = sum(parameter in r["at_bound"] for r in records)
+        row["median inner loss at the start"] = float(np.median([r["initial_loss"] for r in records]))
+        row["median inner loss at the end"] = float(np.median([r["loss"] for r in records]))
+        rows.append(row)
+    return rows
+
+
 def _run_table(ctx, methods, name, what):
     """Table 1 or 2: every method's per-fold errors, the table, and its cells beside the paper's."""
     datasets, rank, folds, inner = _settings(ctx)
@@ -547,6 +622,10 @@ def _run_table(ctx, methods, name, what):
         inside = sum(r["inside the paper's ± 1 std"] == "yes" for r in rows)
         title = f"Ours next to the paper: {inside} of {len(rows)} cells inside the paper's mean ± 1 std"
         ctx.report_rows(rows, f"{name}-vs-paper", title)
+    tuning = tuning_rows(results)
+    if tuning:
+        title = f"The hypergradient searches (one start, no restarts) over the {folds} outer folds"
+        ctx.report_rows(tuning, f"{name}-tuning", title)
 
 
 @experiment(
@@ -559,7 +638,8 @@ def _run_table(ctx, methods, name, what):
     selectable=True,
 )
 def run_table1(ctx):
-    _run_table(ctx, (*LOW_RANK_METHODS, "KREIN LSM (krein split)"), "table1", "Kreĭn methods")
+    methods = (*LOW_RANK_METHODS, *GRID_METHODS, "KREIN LSM (krein split)")
+    _run_table(ctx, methods, "table1", "Kreĭn methods")
 
 
 @experiment(
@@ -587,7 +667,8 @@ def run_figure3(ctx):
 
     datasets, rank, folds, inner = _settings(ctx)
     ranks = (5, 10, 20) if ctx.quick else (10, 25, 50, 100)
-    results = dissimilarity_cells(ctx, datasets, LOW_RANK_METHODS, ranks, folds=folds, inner_folds=inner)
+    methods = (*LOW_RANK_METHODS, *GRID_METHODS)
+    results = dissimilarity_cells(ctx, datasets, methods, ranks, folds=folds, inner_folds=inner)
     rows = [
         {
             "data set": name,
@@ -599,11 +680,14 @@ def run_figure3(ctx):
     ]
     figure, axes = plt.subplots(1, len(datasets), figsize=(4 * len(datasets), 3.2), squeeze=False)
     for ax, name in zip(axes[0], datasets, strict=True):
-        for method in LOW_RANK_METHODS:
+        for color, method in enumerate(methods):
             points = [
                 (r["rank"], r["median error"]) for r in rows if (r["data set"], r["method"]) == (name, method)
             ]
-            ax.plot(*zip(*points, strict=True), marker="o", label=method)
+            grid = method in GRID_METHODS  # dashed, in the colour of the same method tuned as in the paper
+            color = f"C{methods.index(method.removesuffix(GRID_SUFFIX)) if grid else color}"
+            style = {"ls": "--", "marker": "x"} if grid else {"marker": "o"}
+            ax.plot(*zip(*points, strict=True), color=color, label=method, **style)
         ax.set(title=name, xlabel="rank (= landmarks)", ylabel="median error (%)")
     axes[0][0].legend(fontsize=7)
     figure.tight_layout()

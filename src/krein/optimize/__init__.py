@@ -12,7 +12,8 @@
   (backtracking, diminishing, spectral / Barzilai–Borwein, accelerated).
 - :func:`squared_hinge_newton` — the finite Newton method of Keerthi & DeCoste for the squared hinge
   loss with per-coordinate ridge penalties (the Kreĭn squared-hinge SVM, Oglic & Gärtner 2019), and
-  :func:`streamed_squared_hinge_newton`, the same on a streamed Nyström representation.
+  :func:`streamed_squared_hinge_newton`, the same on a streamed Nyström representation;
+  :func:`squared_hinge_validation_gradient`, the hypergradient of a validation loss (Chapelle et al. 2002).
 - :func:`concave_convex_procedure` with :class:`DCObjective` — CCCP and CCICP (Liu et al. 2019).
 - :func:`accpm_maximize` — the analytic-center cutting-plane method (Luss & d'Aspremont, Sec. 3.3).
 - :func:`exchange_maximize` — the exchange method for the semi-infinite QCLP (Sec. 3.4).
@@ -34,7 +35,11 @@ from ._rank_one import (
     smoothed_square,
 )
 from ._secular import SecularSolution, solve_sphere_quadratic
-from ._squared_hinge import squared_hinge_newton, streamed_squared_hinge_newton
+from ._squared_hinge import (
+    squared_hinge_newton,
+    squared_hinge_validation_gradient,
+    streamed_squared_hinge_newton,
+)
 
 __all__ = [
     "CCCPResult",
@@ -56,5 +61,6 @@ __all__ = [
     "smoothed_square",
     "solve_sphere_quadratic",
     "squared_hinge_newton",
+    "squared_hinge_validation_gradient",
     "streamed_squared_hinge_newton",
 ]

@@ -31,8 +31,9 @@ fixed (:func:`project_on_level_set`; the QCLP point, where every ``φ_j ≥ U_k�
 The cuts, the QCLPs, the certified bounds and the stopping rule are those of Algorithm 3; only the
 point where the next cut is made changes, and the cut made at ``β̂`` is never pruned (without it
 ``β̂`` itself lies in the level set, the projection returns it, and the method re-adds and re-prunes
-that cut for ever: 5 of 10 USPS subsets at n = 100, ρ = 0.1 stalled so before this rule). On the paper's Fig. 2 problem (Simpson kernel on binarized
-USPS 3 vs 5) at n = 200 (C = 10, tol = 1e-3) it needs 17, 13, 8 and 5 cuts at ρ = 1, 10, 100, 1000
+that cut for ever: 5 of 10 USPS subsets at n = 100, ρ = 0.1 stalled so before this rule). On the
+paper's Fig. 2 problem (Simpson kernel on binarized USPS 3 vs 5) at n = 200 (C = 10, tol = 1e-3) it
+needs 17, 13, 8 and 5 cuts at ρ = 1, 10, 100, 1000
 where plain Algorithm 3 needs 178, 77, 24 and 9 (λ from 0.3 to 0.95 measured there: 0.7–0.9 alike,
 0.8 the fewest; 0.3 needs twice as many).
 ``exchange_maximize(..., stabilization=None)`` is the paper's plain Algorithm 3.

@@ -20,24 +20,51 @@ of the eigenvalues of ``K_ZZ``. With ``z = C u`` (``u`` the coordinates of the t
 ``Ũ``; :attr:`~krein.nystroem.NystroemRepresentation.landmark_coordinates`) the penalty is
 ``uᵀ Q u``, ``Q = Cᵀ diag(λ_{Sⱼ}) C = V diag(ω) Vᵀ``, and the same Newton method runs on the features
 ``Ũ V ω^{-1/2}`` with unit penalties.
+
+**Tuning** (Sec. 2.5: "follow the procedure described in Chapelle et al. (2002) and use implicit
+derivation"): the estimator implements the protocol of
+:class:`krein.model_selection.HypergradientSearchCV` for ``log λ₊, log λ₋`` (kernel hyperparameters
+are held fixed). The validation loss is the mean squared error of the decision values against the
+±1 targets (as for the least-squares models); its gradient differentiates the normal equations of
+the Newton solution's active set, ``∂ŵ/∂θ = −n A⁻¹ (∂R/∂θ) ŵ``
+(:func:`krein.optimize.squared_hinge_validation_gradient`), with the representation of each inner
+training fold computed once. The loss is piecewise smooth in λ±: the gradient is exact between the
+values where a training point crosses the margin, and one-sided there.
 """
 
 from __future__ import annotations
 
 import numbers
 from functools import partial
+from typing import NamedTuple
 
 import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._base import one_vs_rest_targets
+from .._parameters import store_parameters
+from ..least_squares._hypergradient import LAMBDA_BOUNDS
 from ..nystroem import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
-from ..optimize import squared_hinge_newton, streamed_squared_hinge_newton
+from ..optimize import squared_hinge_newton, squared_hinge_validation_gradient, streamed_squared_hinge_newton
 from ..spectral import is_dask_array
 
 __all__ = ["KreinSquaredHingeSVC"]
+
+
+class _Problem(NamedTuple):
+    """The squared-hinge problem in the coordinates of the features ``Φ = Ũ T`` (``T = to_eigen``)."""
+
+    to_eigen: np.ndarray  # T: a diagonal (vector), or an r×r matrix with landmark_split
+    penalties: np.ndarray  # ρ (r,)
+    derivatives: list  # ∂ diag(ρ) / ∂ log λ₊ and / ∂ log λ₋: vectors, or r×r matrices
+    landmark_split: bool
+
+    def features(self, coordinates):
+        """``Φ = Ũ T`` of eigen-coordinates ``Ũ`` (training rows or out-of-sample ones)."""
+        return coordinates @ self.to_eigen if self.landmark_split else coordinates * self.to_eigen
 
 
 class KreinSquaredHingeSVC(SpectralEstimatorMixin, ClassifierMixin, BaseEstimator):
@@ -123,20 +150,7 @@ class KreinSquaredHingeSVC(SpectralEstimatorMixin, ClassifierMixin, BaseEstimato
         random_state=None,
         working_memory=None,
     ):
-        self.kernel = kernel
-        self.lambda_plus = lambda_plus
-        self.lambda_minus = lambda_minus
-        self.center = center
-        self.n_components = n_components
-        self.landmarks = landmarks
-        self.nystroem_split = nystroem_split
-        self.landmark_rank = landmark_rank
-        self.rank = rank
-        self.fit_intercept = fit_intercept
-        self.tol = tol
-        self.max_iter = max_iter
-        self.random_state = random_state
-        self.working_memory = working_memory
+        store_parameters(self, locals())
 
     def fit(self, X, y):
         """Fit one squared-hinge problem per one-vs-rest task.
@@ -149,7 +163,23 @@ class KreinSquaredHingeSVC(SpectralEstimatorMixin, ClassifierMixin, BaseEstimato
         self._validate_params()
         representation, y = self._fit_representation(X, y, producer={"rank": self.rank})
         self.classes_, Y = one_vs_rest_targets(y.compute() if is_dask_array(y) else y)
+        problem = self._problem(representation)
         streams = getattr(representation, "streams", False)  # Ũ is never formed: streamed Newton
+        features = None if streams else problem.features(representation.vectors)
+        coef, self.intercept_, self.n_iter_ = self._solve(representation, problem, features, Y)
+        u = problem.to_eigen @ coef if problem.landmark_split else problem.to_eigen[:, None] * coef
+        self.coef_ = representation.landmark_coordinates @ u if problem.landmark_split else coef
+        self.dual_coef_ = representation.dual_coef(u / representation.values[:, None]).T
+        self.intercept_ += representation.offset(self.dual_coef_.T)
+        return self
+
+    def _problem(self, representation):
+        """The problem :func:`~krein.optimize.squared_hinge_newton` solves on ``representation``.
+
+        The features are ``Φ = Ũ T`` with ``T = to_eigen`` (a diagonal as a vector, or a matrix), the
+        penalties ``ρ`` and their derivatives with respect to ``log λ₊, log λ₋`` in the same
+        coordinates (vectors for diagonal penalties, matrices otherwise).
+        """
         values = representation.values
         landmark_split = self.n_components is not None and self.nystroem_split == "landmarks"
         if landmark_split:  # features Ũ V ω^{-1/2} with unit penalties (module docstring)
@@ -158,34 +188,103 @@ class KreinSquaredHingeSVC(SpectralEstimatorMixin, ClassifierMixin, BaseEstimato
             Q = C.T @ (np.where(signature > 0, self.lambda_plus, self.lambda_minus)[:, None] * C)
             omega, V = scipy.linalg.eigh(0.5 * (Q + Q.T), driver="evd", check_finite=False)
             to_eigen = V / np.sqrt(omega)  # u = to_eigen @ coef
-            features = None if streams else representation.vectors @ to_eigen
-            penalties = np.ones(values.size)
-        else:
-            scale = np.sqrt(np.abs(values))
-            to_eigen = scale * np.sign(values)  # diagonal
-            features = None if streams else representation.vectors * to_eigen
-            penalties = np.where(values > 0, self.lambda_plus, self.lambda_minus)
-        coef = np.empty((values.size, Y.shape[1]))
-        self.intercept_ = np.empty(Y.shape[1])
-        self.n_iter_ = np.empty(Y.shape[1], dtype=int)
+            B = C @ to_eigen  # z = B coef: the penalty is Σⱼ λ_{Sⱼ} zⱼ² = ‖coef‖²
+            derivatives = [lam * B[mask].T @ B[mask] for lam, mask in self._signs(signature)]
+            return _Problem(to_eigen, np.ones(values.size), derivatives, True)
+        to_eigen = np.sqrt(np.abs(values)) * np.sign(values)  # diagonal
+        derivatives = [lam * mask for lam, mask in self._signs(values)]
+        penalties = np.where(values > 0, self.lambda_plus, self.lambda_minus)
+        return _Problem(to_eigen, penalties, derivatives, False)
+
+    def _signs(self, signs):
+        """``(λ₊, signs > 0)`` and ``(λ₋, signs < 0)``."""
+        return (self.lambda_plus, signs > 0), (self.lambda_minus, signs < 0)
+
+    def _solve(self, representation, problem, features, Y):
+        """``(coef, intercepts, n_iter)`` of the one-vs-rest tasks, columns of the ±1 targets ``Y``,
+        on the training ``features`` (None: streamed from ``representation``)."""
+        streams = features is None
+        coef = np.empty((problem.penalties.size, Y.shape[1]))
+        intercepts = np.empty(Y.shape[1])
+        n_iter = np.empty(Y.shape[1], dtype=int)
         solver = squared_hinge_newton
         if streams:
-            T = to_eigen if landmark_split else np.diag(to_eigen)
+            T = problem.to_eigen if problem.landmark_split else np.diag(problem.to_eigen)
             solver = partial(streamed_squared_hinge_newton, representation, T)
         for task in range(Y.shape[1]):
-            coef[:, task], self.intercept_[task], self.n_iter_[task] = solver(
+            coef[:, task], intercepts[task], n_iter[task] = solver(
                 *(() if streams else (features,)),
                 Y[:, task],
-                penalties,
+                problem.penalties,
                 fit_intercept=self.fit_intercept,
                 tol=self.tol,
                 max_iter=self.max_iter,
             )
-        u = to_eigen @ coef if landmark_split else to_eigen[:, None] * coef
-        self.coef_ = C @ u if landmark_split else coef
-        self.dual_coef_ = representation.dual_coef(u / values[:, None]).T
-        self.intercept_ += representation.offset(self.dual_coef_.T)
-        return self
+        return coef, intercepts, n_iter
+
+    # The protocol of krein.model_selection.HypergradientSearchCV (Chapelle et al. 2002).
+
+    def _hyperparameter_vector(self):
+        """Log-space vector ``(log λ₊, log λ₋)`` and its bounds (the kernel is not tuned)."""
+        theta = np.log([self.lambda_plus, self.lambda_minus])
+        return theta, np.log(np.array([LAMBDA_BOUNDS, LAMBDA_BOUNDS], dtype=float))
+
+    def _params_from_vector(self, theta):
+        """``set_params`` arguments for a vector laid out as :meth:`_hyperparameter_vector`."""
+        return {"lambda_plus": float(np.exp(theta[0])), "lambda_minus": float(np.exp(theta[1]))}
+
+    def _initial_params(self, X, y, random_state=None):
+        """Random initial ``λ± = S[u]/n``, ``S = logspace(−1, 2, 5)`` (Oglic & Gärtner 2018, App. E.1)."""
+        rng = check_random_state(random_state)
+        grid = np.logspace(-1, 2, 5) / len(y)
+        return {"lambda_plus": float(grid[rng.randint(5)]), "lambda_minus": float(grid[rng.randint(5)])}
+
+    def _validation_loss_and_gradient(self, X_train, y_train, X_val, y_val, cache=None):
+        """Validation mean squared error of the decision values against the ±1 targets, and its
+        gradient with respect to ``(log λ₊, log λ₋)``.
+
+        The model is the one :meth:`fit` builds on the training part; the gradient is the implicit
+        derivative of its Newton solution on the active set (Chapelle et al. 2002; Keerthi & DeCoste
+        2005; :func:`krein.optimize.squared_hinge_validation_gradient`), exact wherever no training
+        point sits on the margin ``yᵢ f(xᵢ) = 1``. The mean is over the validation points and the
+        one-vs-rest tasks, as in the least-squares models. ``cache`` (a dict kept by the caller for
+        this fold) holds the spectral representation of the training part (exact or Nyström, which
+        λ± do not change) and the eigen-coordinates of the validation points. For
+        ``kernel="precomputed"``, ``X_train`` is the training block and ``X_val`` the
+        validation-versus-training block of the kernel matrix.
+        """
+        self._validate_params()
+        if self.working_memory is not None:
+            raise NotImplementedError("Hypergradients need the in-memory model (working_memory=None).")
+        cache = {} if cache is None else cache
+        if "representation" not in cache:
+            representation, y_fit = self._fit_representation(X_train, y_train, producer={"rank": self.rank})
+            classes, Y = one_vs_rest_targets(y_fit)
+            positives = classes[1:] if classes.size == 2 else classes
+            Y_val = np.where(np.asarray(y_val)[:, None] == positives[None, :], 1.0, -1.0)
+            coordinates_val = representation.coordinates(self._validate_test(X_val))
+            cache.update(representation=representation, Y=Y, Y_val=Y_val, coordinates_val=coordinates_val)
+        representation, Y, Y_val = cache["representation"], cache["Y"], cache["Y_val"]
+        problem = self._problem(representation)
+        features = problem.features(representation.vectors)
+        features_val = problem.features(cache["coordinates_val"])
+        coef, intercepts, _ = self._solve(representation, problem, features, Y)
+        loss, gradient = 0.0, np.zeros(2)
+        for task in range(Y.shape[1]):
+            task_loss, task_gradient = squared_hinge_validation_gradient(
+                features,
+                Y[:, task],
+                coef[:, task],
+                intercepts[task],
+                problem.penalties,
+                problem.derivatives,
+                features_val,
+                Y_val[:, task],
+                fit_intercept=self.fit_intercept,
+            )
+            loss += task_loss
+            gradient += task_gradient
+        return loss / Y.shape[1], gradient / Y.shape[1]
 
     def decision_function(self, X):
         """``f(x) = K(x, P) β + b``; one column per task (a vector for binary problems)."""
