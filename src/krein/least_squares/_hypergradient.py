@@ -15,10 +15,14 @@ from sklearn.utils import check_random_state
 
 from ..kernels import APPENDIX_D_CLASSES, initial_kernel_like, make_kernel
 
-__all__ = ["HypergradientMixin", "validation_loss_and_gradient"]
+__all__ = ["LAMBDA_BOUNDS", "RADIUS_BOUNDS", "HypergradientMixin", "validation_loss_and_gradient"]
+
+#: Box constraints (natural scale) of λ± and r in hyperparameter search.
+LAMBDA_BOUNDS = (1e-10, 1e4)
+RADIUS_BOUNDS = (1e-6, 1e4)
 
 
-def validation_loss_and_gradient(problem, solution, rows, y_val, kernel_gradient=None):
+def validation_loss_and_gradient(problem, solution, rows, y_val, contractions=None):
     """Validation mean squared error and its gradient (Sec. 3.3, Eq. (8), Appendix E.2).
 
     The model is (†) of :mod:`~krein.least_squares._spectral`: ``(Q − μI) u = b`` in the coordinates
@@ -46,8 +50,8 @@ def validation_loss_and_gradient(problem, solution, rows, y_val, kernel_gradient
     ``problem`` is the fit path's and ``solution`` its :meth:`SpectralProblem.solve`; ``rows`` (m, |P|)
     are the uncentred validation kernel rows against the representation's points
     (:meth:`~krein.spectral.SpectralRepresentation.rows`) and ``y_val`` (m, t) the encoded targets;
-    ``kernel_gradient(G, G_val)`` (exact representation only) returns ``⟨G, ∂K/∂θ⟩ + ⟨G_val,
-    ∂K_val/∂θ⟩`` for the log kernel hyperparameters θ, K the uncentred training kernel (e.g. through
+    ``contractions`` (exact representation only) are the maps ``G ↦ ⟨G, ∂K/∂θ⟩`` and ``G_val ↦ ⟨G_val,
+    ∂K_val/∂θ⟩`` for the log kernel hyperparameters θ, K the uncentred training kernel (from
     :meth:`krein.kernels.Kernel.value_and_contraction`; linear in ∂K, so one call serves all targets).
     Returns the validation mean squared error (mean over targets) and its gradient with respect to
     ``log λ₊, log λ₋``, then ``log r`` (variance-constrained models), then ``θ``.
@@ -79,7 +83,7 @@ def validation_loss_and_gradient(problem, solution, rows, y_val, kernel_gradient
     if solution.radius is not None:
         gradient.append(ratio * problem.n_samples * solution.radius**2)
     gradient = np.mean(gradient, axis=1)
-    if kernel_gradient is not None:
+    if contractions is not None:
         U, alpha_hat, c = rep.vectors, solution.alpha_hat, p * rep.values
         w = solution.multiplier * h - ratio * p[:, None] * v
         tau_perp, y_perp = tau - U @ t_hat, problem.targets - U @ problem.projections
@@ -93,7 +97,8 @@ def validation_loss_and_gradient(problem, solution, rows, y_val, kernel_gradient
         if column_means is not None:  # ⟨G, H dK H⟩ = ⟨H G H, dK⟩; the column means in the intercepts
             G -= G.mean(axis=0)[None, :] + G.mean(axis=1)[:, None] - G.mean()
             G -= (2.0 / (m * problem.n_samples)) * (errors.sum(axis=0) @ alphas.T)[None, :]
-        gradient = np.concatenate([gradient, kernel_gradient(G, G_val) / y_val.shape[1]])
+        contract, contract_val = contractions
+        gradient = np.concatenate([gradient, (contract(G) + contract_val(G_val)) / y_val.shape[1]])
     return float(np.mean(np.sum(errors**2, axis=0) / m)), gradient
 
 
@@ -101,9 +106,9 @@ class HypergradientMixin:
     """Part of the protocol of :class:`krein.model_selection.HypergradientSearchCV`."""
 
     def _scalar_hyperparameters(self):
-        """The tuned hyperparameters besides the kernel's, with their box constraints (natural scale)."""
-        bounds = {"lambda_plus": (1e-10, 1e4), "lambda_minus": (1e-10, 1e4)}
-        return {**bounds, "radius": (1e-6, 1e4)} if self._constrained else bounds
+        """The tuned hyperparameters besides the kernel's, with their box constraints."""
+        bounds = {"lambda_plus": LAMBDA_BOUNDS, "lambda_minus": LAMBDA_BOUNDS}
+        return {**bounds, "radius": RADIUS_BOUNDS} if self._constrained else bounds
 
     def _tuned_kernel(self):
         """Whether the kernel has free hyperparameters (tuned with λ±, r); the low-rank model has no
@@ -180,16 +185,13 @@ class HypergradientMixin:
         cache = {} if cache is None or tuned else cache  # the fitted problem of a fixed kernel matrix
         if not cache:
             problem = self._fit_problem(X_train, y_train)
-            X_val = self._validate_test(X_val)
-            rows = None if tuned else problem.representation.rows(X_val)
-            cache.update(problem=problem, encoding=self._encoding, X_val=X_val, rows=rows)
+            X_val, contractions = self._validate_test(X_val), None
+            if tuned:  # ∂K enters through ⟨G, ∂K⟩ only
+                rows, contract_val = self.kernel_.value_and_contraction(X_val, self.X_fit_)
+                contractions = (self.kernel_.value_and_contraction(self.X_fit_)[1], contract_val)
+            else:
+                rows = problem.representation.rows(X_val)
+            cache.update(problem=problem, encoding=self._encoding, rows=rows, contractions=contractions)
         problem, self._encoding = cache["problem"], cache["encoding"]
-        solution = self._solve(problem, warn=False)
-        Y_val = self._encoding.encode(y_val)
-        if not tuned:
-            return validation_loss_and_gradient(problem, solution, cache["rows"], Y_val)
-        contract = self.kernel_.value_and_contraction(self.X_fit_)[1]  # ∂K enters through ⟨G, ∂K⟩ only
-        rows, contract_val = self.kernel_.value_and_contraction(cache["X_val"], self.X_fit_)
-        return validation_loss_and_gradient(
-            problem, solution, rows, Y_val, lambda G, G_val: contract(G) + contract_val(G_val)
-        )
+        solution, Y_val = self._solve(problem, warn=False), self._encoding.encode(y_val)
+        return validation_loss_and_gradient(problem, solution, cache["rows"], Y_val, cache["contractions"])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import numbers
+from numbers import Real
 
 import numpy as np
 import scipy.linalg
@@ -13,8 +13,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._base import KernelEstimatorMixin, check_kernel_memory, decision_to_labels, one_vs_rest_targets
 from .._parameters import store_parameters
 from .._validation import check_precomputed_test_kernel, check_square_kernel
-from ..kernels import Kernel, make_kernel
-from ..nystroem import clamp_n_components, uniform_landmarks
+from ..kernels import make_kernel
+from ..nystroem import SPECTRAL_PARAMETERS, clamp_n_components, uniform_landmarks
 from ._model import _Regressor
 
 __all__ = ["SimilarityFeaturesClassifier", "SimilarityFeaturesRidge"]
@@ -22,10 +22,8 @@ __all__ = ["SimilarityFeaturesClassifier", "SimilarityFeaturesRidge"]
 
 class _SimilarityFeaturesModel(KernelEstimatorMixin, BaseEstimator):
     _parameter_constraints = {
-        "kernel": [Kernel, str],
-        "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
-        "n_components": [Interval(numbers.Integral, 1, None, closed="left"), None],
-        "random_state": ["random_state"],
+        **{name: SPECTRAL_PARAMETERS[name] for name in ("kernel", "n_components", "random_state")},
+        "alpha": [Interval(Real, 0, None, closed="neither")],
     }
     #: ``validate_data`` arguments for ``y``.
     _validate_y = {}
