@@ -13,12 +13,12 @@ import numpy as np
 from numpy.linalg import multi_dot
 from sklearn.utils import check_random_state
 
+from .._base import LAMBDA_BOUNDS
 from ..kernels import APPENDIX_D_CLASSES, initial_kernel_like, make_kernel
 
-__all__ = ["LAMBDA_BOUNDS", "RADIUS_BOUNDS", "HypergradientMixin", "validation_loss_and_gradient"]
+__all__ = ["RADIUS_BOUNDS", "HypergradientMixin", "validation_loss_and_gradient"]
 
-#: Box constraints (natural scale) of λ± and r in hyperparameter search.
-LAMBDA_BOUNDS = (1e-10, 1e4)
+#: Box constraints (natural scale) of r in hyperparameter search (λ±: LAMBDA_BOUNDS of krein._base).
 RADIUS_BOUNDS = (1e-6, 1e4)
 
 
