@@ -41,6 +41,7 @@ from sklearn.utils._tags import get_tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._base import check_kernel_memory
 from ._parameters import store_parameters
 from ._validation import check_square_kernel
 
@@ -238,6 +239,8 @@ class HypergradientSearchCV(MetaEstimatorMixin, BaseEstimator):
         )
         if pairwise:
             X = check_square_kernel(X, "X")  # before the folds slice it as a square matrix
+        elif getattr(estimator, "n_components", None) is None:
+            check_kernel_memory(X.shape[0], estimator)  # the refit's n×n kernel, before any fold
         cv = check_cv(self.cv, y, classifier=is_classifier(estimator))
         folds = [_fold_data(X, y, train, val, pairwise) for train, val in cv.split(X, y)]
         seeds = check_random_state(self.random_state).randint(np.iinfo(np.int32).max, size=self.n_restarts)
