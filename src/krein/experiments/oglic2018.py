@@ -711,7 +711,7 @@ def delta_gauss_fold(X, y, train, test, settings, seed, n_jobs=1):
     """
     from scipy.spatial.distance import pdist
 
-    from ..model_selection import _cross_validation_objective, _fold_data
+    from ..model_selection import cross_validation_loss
 
     searches = {
         name: table3_search(X, y, train, name, True, settings, seed, n_jobs)
@@ -724,16 +724,15 @@ def delta_gauss_fold(X, y, train, test, settings, seed, n_jobs=1):
     theta, bounds = template._hyperparameter_vector()
     X_train, y_train = X[train], y[train]
     inner = StratifiedKFold(settings["inner_folds"], shuffle=True, random_state=seed)
-    folds = [_fold_data(X_train, y_train, a, b, False) for a, b in inner.split(X_train, y_train)]
     first = len(theta) - 2  # log η₁, log η₂ are the last two entries
     wide, narrow = (first + 1, first) if eta2 > eta1 else (first, first + 1)
 
     def loss_with(index, bound):
         point = theta.copy()
         point[index] = bounds[index, bound]
-        return float(_cross_validation_objective(point, template, folds, catch=False)[0])
+        return cross_validation_loss(template, X_train, y_train, inner, point)[0]
 
-    loss = float(_cross_validation_objective(theta, template, folds, catch=False)[0])
+    loss = cross_validation_loss(template, X_train, y_train, inner, theta)[0]
     wide_loss, narrow_loss = loss_with(wide, 1), loss_with(narrow, 0)
     if abs(wide_loss - loss) <= DELTA_GAUSS_FLAT * loss:
         limit = "+GAUSS" if eta2 > eta1 else "−GAUSS"
