@@ -2,6 +2,7 @@
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -10,10 +11,10 @@ from rich.console import Console
 
 from krein.experiments import RunContext, get_experiment
 from krein.experiments.li2024 import (
-    FiguresConfig,
+    FIGURES_FORMS,
+    TABLES_FORMS,
     FixedCombinationRidge,
     RidgeLearnedSVC,
-    TablesConfig,
     base_kernel_stack,
     describe_weights,
     learned_weight_rows,
@@ -56,7 +57,8 @@ def test_fixed_combination_ridge_is_kernel_ridge_on_the_sum():
 
 
 def test_li_tables_tiny(tmp_path):
-    config = TablesConfig(
+    config = replace(
+        TABLES_FORMS.full,
         datasets=("sonar",),
         lams=(0.1, 1.0),
         Lambdas=(1.0,),
@@ -97,7 +99,9 @@ def test_li_tables_tiny(tmp_path):
 
 
 def test_li_figures_tiny(tmp_path):
-    config = FiguresConfig(datasets=("heart",), lams=(1e-2, 1.0), n_splits=2, max_iter=5, cv_folds=2)
+    config = replace(
+        FIGURES_FORMS.full, datasets=("heart",), lams=(1e-2, 1.0), n_splits=2, max_iter=5, cv_folds=2
+    )
     records = run_figures(_context(tmp_path), config)
     assert (tmp_path / "pgd_lambda_heart.png").stat().st_size > 1000
     assert len(records) == 4
@@ -116,7 +120,7 @@ def test_li_figures_tiny(tmp_path):
 
 
 def test_li_svm_figures_tiny(tmp_path):
-    config = FiguresConfig(datasets=("heart",), lams=(1e-2, 1.0), n_splits=2, max_iter=5)
+    config = replace(FIGURES_FORMS.full, datasets=("heart",), lams=(1e-2, 1.0), n_splits=2, max_iter=5)
     records = run_svm_figures(_context(tmp_path), config)
     assert (tmp_path / "svm_lambda_heart.png").stat().st_size > 1000
     assert {r["method"] for r in records} == {
@@ -169,9 +173,9 @@ def test_learned_weights_lie_on_the_sphere_of_radius_lambda():
 @pytest.mark.parametrize("name", ["li-tables", "li-figures"])
 def test_quick_configs_are_smaller_than_full(name):
     full, quick = (
-        (TablesConfig(), TablesConfig.quick())
+        (TABLES_FORMS.full, TABLES_FORMS.quick)
         if name == "li-tables"
-        else (FiguresConfig(), FiguresConfig.quick())
+        else (FIGURES_FORMS.full, FIGURES_FORMS.quick)
     )
     assert quick.n_splits < full.n_splits and len(quick.lams) < len(full.lams)
 

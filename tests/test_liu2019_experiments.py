@@ -182,12 +182,12 @@ def test_table3_run_stores_one_cell_per_data_set_and_resumes(tmp_path, monkeypat
 
 
 def test_table3_uses_the_training_file_of_an_official_split():
-    from krein.experiments.liu2019 import _table3_splits, load_table3
+    from krein.experiments.liu2019 import half_splits, load_table3
 
     # Table II lists monks1 with n = 124 and SPECT with n = 80: their training files
     assert load_table3("monk-1")[0].shape == (124, 6) and load_table3("spect")[0].shape == (80, 22)
     y = np.repeat([0, 1], 10)
-    runs = _table3_splits(y, 3, 0)  # random stratified halves, all different
+    runs = half_splits(y, 3, 0)  # random stratified halves, all different
     assert len(runs) == 3 and all(
         train.size == 10 and np.bincount(y[train]).tolist() == [5, 5] for train, _ in runs
     )

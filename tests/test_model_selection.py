@@ -9,7 +9,12 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from krein.kernels import Sigmoid
 from krein.least_squares import KreinRidge, KreinRidgeClassifier, VarianceConstrainedKrein
-from krein.model_selection import HypergradientSearchCV, _cross_validation_objective, _fold_data
+from krein.model_selection import (
+    HypergradientSearchCV,
+    _cross_validation_objective,
+    _fold_data,
+    cross_validation_loss,
+)
 
 
 def _data(n=60, seed=0):
@@ -25,17 +30,17 @@ def _folds(X, y, pairwise=False, k=3):
 
 def test_objective_is_the_fold_average_and_its_gradient_is_exact():
     X, y = _data()
-    folds = _folds(X, y)
     template = VarianceConstrainedKrein(Sigmoid(1.4), lambda_plus=0.01, lambda_minus=0.03, radius=0.6)
     theta, _ = template._hyperparameter_vector()
-    loss, gradient = _cross_validation_objective(theta, template, folds)
-    per_fold = [template._validation_loss_and_gradient(*fold[:4])[0] for fold in folds]
+    loss, gradient = cross_validation_loss(template, X, y, KFold(3))
+    per_fold = [template._validation_loss_and_gradient(*fold[:4])[0] for fold in _folds(X, y)]
     assert loss == pytest.approx(np.mean(per_fold), rel=1e-12)
+    assert loss == pytest.approx(_cross_validation_objective(theta, template, _folds(X, y))[0], rel=1e-12)
     step = 1e-5
     numeric = [
         (
-            _cross_validation_objective(theta + step * e, template, folds)[0]
-            - _cross_validation_objective(theta - step * e, template, folds)[0]
+            cross_validation_loss(template, X, y, KFold(3), theta + step * e)[0]
+            - cross_validation_loss(template, X, y, KFold(3), theta - step * e)[0]
         )
         / (2 * step)
         for e in np.eye(theta.size)

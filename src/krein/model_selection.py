@@ -41,10 +41,11 @@ from sklearn.utils._tags import get_tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._base import check_kernel_memory
 from ._parameters import store_parameters
 from ._validation import check_square_kernel
 
-__all__ = ["HypergradientSearchCV"]
+__all__ = ["HypergradientSearchCV", "cross_validation_loss"]
 
 #: Loss reported to L-BFGS-B where the model cannot be fitted (e.g. a degenerate kernel); the line
 #: search then backs off.
@@ -87,6 +88,36 @@ def _cross_validation_objective(theta, template, folds, catch=True):
     if not (np.isfinite(loss) and np.all(np.isfinite(gradient))):
         return FAILED_LOSS, np.zeros_like(theta)
     return loss / len(folds), gradient / len(folds)
+
+
+def cross_validation_loss(estimator, X, y, cv, theta=None):
+    """The objective :class:`HypergradientSearchCV` minimizes, and its gradient, at one point.
+
+    The mean over the folds of ``cv`` of the validation loss of ``estimator`` (Oglic & Gärtner
+    2018, Appendix C), and the mean of the fold gradients with respect to the log-hyperparameter
+    vector ``theta`` (in the order of ``estimator._hyperparameter_vector()``; None: the
+    estimator's own hyperparameters). Errors are raised, not replaced by a failed-loss value.
+
+    Parameters
+    ----------
+    estimator : estimator implementing the hypergradient protocol (e.g. ``KreinRidge``)
+    X : array-like of shape (n_samples, n_features) or (n_samples, n_samples) if precomputed
+    y : array-like of shape (n_samples,)
+    cv : splitter with a ``split(X, y)`` method
+    theta : array-like of shape (n_hyperparameters,) or None
+
+    Returns
+    -------
+    loss : float
+    gradient : ndarray of shape (n_hyperparameters,)
+    """
+    pairwise = get_tags(estimator).input_tags.pairwise
+    folds = [_fold_data(X, y, train, val, pairwise) for train, val in cv.split(X, y)]
+    if theta is None:
+        theta = estimator._hyperparameter_vector()[0]
+    theta = np.asarray(theta, dtype=float)
+    loss, gradient = _cross_validation_objective(theta, estimator, folds, catch=False)
+    return float(loss), gradient
 
 
 class _RememberingObjective:
@@ -260,6 +291,8 @@ class HypergradientSearchCV(MetaEstimatorMixin, BaseEstimator):
         )
         if pairwise:
             X = check_square_kernel(X, "X")  # before the folds slice it as a square matrix
+        elif getattr(estimator, "n_components", None) is None:
+            check_kernel_memory(X.shape[0], estimator)  # the refit's n×n kernel, before any fold
         cv = check_cv(self.cv, y, classifier=is_classifier(estimator))
         folds = [_fold_data(X, y, train, val, pairwise) for train, val in cv.split(X, y)]
         seeds = check_random_state(self.random_state).randint(np.iinfo(np.int32).max, size=self.n_restarts)

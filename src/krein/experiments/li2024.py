@@ -26,8 +26,7 @@ stack, which scikit-learn's splitters slice.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
-from functools import partial
+from functools import cache
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -43,11 +42,13 @@ from ..datasets import load_dataset
 from ..kernel_learning import KernelCombination, KernelLearningRidge, KernelLearningSVC, SVMObjective
 from ..kernels import Gaussian, Polynomial
 from ._framework import ResultTable, experiment
+from ._protocol import Forms, run_cells
 
 __all__ = [
-    "FiguresConfig",
+    "FIGURES_FORMS",
     "RidgeLearnedSVC",
-    "TablesConfig",
+    "SVM_FIGURES_FORMS",
+    "TABLES_FORMS",
     "base_kernel_stack",
     "run_figures",
     "run_svm_figures",
@@ -76,18 +77,22 @@ def base_kernel_stack(name):
     return np.stack([k(X) for k in base_kernels(X.shape[1])], axis=2), y
 
 
-class FixedCombinationRidge(RegressorMixin, BaseEstimator):
+class _StackInput:
+    """Mixin: ``X`` is a precomputed (n, n, p) stack of base kernels, split by rows and columns."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = True
+        return tags
+
+
+class FixedCombinationRidge(_StackInput, RegressorMixin, BaseEstimator):
     """Kernel ridge regression on a fixed combination of a precomputed (n, n, p) stack (BM, UNIF)."""
 
     def __init__(self, weights=None, kernel_index=None, alpha=1.0):
         self.weights = weights
         self.kernel_index = kernel_index
         self.alpha = alpha
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = True
-        return tags
 
     def _combine(self, X):
         if self.kernel_index is not None:
@@ -120,37 +125,24 @@ SCORING = {
 PAPER_LAMBDAS = (0.001, 0.1, 0.5, 1.0, 2.0, 10.0)
 
 
-@dataclass(frozen=True)
-class TablesConfig:
-    """Sizes of the ``li-tables`` experiment.
-
-    ``Lambdas`` is not the paper's grid (:data:`PAPER_LAMBDAS`): F(μ) = yᵀ(K_μ + λI)⁻¹y decreases in
-    every μ_k for positive semidefinite base kernels, so the learned μ lies on the sphere
-    ‖μ − μ₀‖ = Λ and radii much smaller than ‖μ₀‖ leave it at μ₀ (UNIF). The default grid starts at
-    Λ = 1 (≈ 0.4‖μ₀‖ for p = 6) so that every candidate is a learned kernel.
-    """
-
-    datasets: tuple = ("ionosphere", "sonar")
-    lams: tuple = (1e-3, 1e-2, 1e-1, 1.0, 10.0)
-    Lambdas: tuple = (1.0, 2.0, 5.0, 10.0, 20.0, 50.0)
-    betas: tuple = (0.001, 0.1, 0.5, 1.0, 2.0, 10.0)
-    cv_folds: int = 10
-    n_splits: int = 30
-    max_iter: int = 50
-    radii: tuple = PAPER_LAMBDAS  # radii of the μ-against-Λ diagnostic
-    radius_lam: float = 1.0  # λ of that diagnostic
-
-    @classmethod
-    def quick(cls):
-        return cls(
-            lams=(1e-2, 1e-1, 1.0),
-            Lambdas=(1.0, 5.0, 20.0),
-            betas=(0.1, 1.0),
-            cv_folds=3,
-            n_splits=5,
-            max_iter=20,
-            radii=(0.001, 1.0, 10.0),
-        )
+#: The settings of ``li-tables``, (quick, full): data sets, grids of λ, Λ and β, CV folds of the selection,
+#: random 50/50 test splits, iterations, and the radii and λ of the μ-against-Λ diagnostic.
+#:
+#: ``Lambdas`` is not the paper's grid (:data:`PAPER_LAMBDAS`): F(μ) = yᵀ(K_μ + λI)⁻¹y decreases in
+#: every μ_k for positive semidefinite base kernels, so the learned μ lies on the sphere
+#: ‖μ − μ₀‖ = Λ and radii much smaller than ‖μ₀‖ leave it at μ₀ (UNIF). The grid starts at
+#: Λ = 1 (≈ 0.4‖μ₀‖ for p = 6) so that every candidate is a learned kernel.
+TABLES_FORMS = Forms(
+    datasets=(("ionosphere", "sonar"), ("ionosphere", "sonar")),
+    lams=((1e-2, 1e-1, 1.0), (1e-3, 1e-2, 1e-1, 1.0, 10.0)),
+    Lambdas=((1.0, 5.0, 20.0), (1.0, 2.0, 5.0, 10.0, 20.0, 50.0)),
+    betas=((0.1, 1.0), (0.001, 0.1, 0.5, 1.0, 2.0, 10.0)),
+    cv_folds=(3, 10),
+    n_splits=(5, 30),
+    max_iter=(20, 50),
+    radii=((0.001, 1.0, 10.0), PAPER_LAMBDAS),
+    radius_lam=(1.0, 1.0),
+)
 
 
 def _methods(config, n_kernels):
@@ -176,60 +168,46 @@ def _methods(config, n_kernels):
     return methods
 
 
-#: The paper's Tables 2 and 4 (test, mean ± std over 30 splits; the d = 1 columns are IIA and rIIA).
-PAPER_TEST = {
-    ("ionosphere", "test RMSE"): {
-        "IIA d=1": (0.82, 0.03),
-        "PGD d=2": (0.86, 0.02),
-        "rIIA d=1": (0.83, 0.02),
-        "rPGD d=2": (0.94, 0.01),
-        "BM": (0.82, 0.03),
-        "UNIF": (1.11, 0.16),
-    },
-    ("ionosphere", "test error"): {
-        "IIA d=1": (0.23, 0.03),
-        "PGD d=2": (0.24, 0.04),
-        "rIIA d=1": (0.24, 0.02),
-        "rPGD d=2": (0.29, 0.05),
-        "BM": (0.23, 0.04),
-        "UNIF": (0.29, 0.06),
-    },
-    ("sonar", "test RMSE"): {
-        "IIA d=1": (0.82, 0.03),
-        "PGD d=2": (0.86, 0.04),
-        "rIIA d=1": (0.83, 0.02),
-        "rPGD d=2": (0.86, 0.04),
-        "BM": (1.11, 0.16),
-        "UNIF": (1.69, 0.02),
-    },
-    ("sonar", "test error"): {
-        "IIA d=1": (0.22, 0.03),
-        "PGD d=2": (0.26, 0.03),
-        "rIIA d=1": (0.23, 0.03),
-        "rPGD d=2": (0.25, 0.03),
-        "BM": (0.22, 0.03),
-        "UNIF": (0.25, 0.03),
-    },
-}
-
-#: The paper's Tables 1 and 3 (10-fold CV RMSE at the selected parameters).
-PAPER_CV = {
-    "ionosphere": {
-        "PGD d=1": (0.69, 0.10),
-        "IIA d=1": (0.69, 0.10),
-        "rPGD d=1": (0.70, 0.11),
-        "rIIA d=1": (0.70, 0.11),
-        "PGD d=2": (0.75, 0.13),
-        "rPGD d=2": (0.76, 0.15),
-    },
-    "sonar": {
-        "PGD d=1": (0.80, 0.15),
-        "IIA d=1": (0.80, 0.15),
-        "rPGD d=1": (0.82, 0.18),
-        "rIIA d=1": (0.82, 0.18),
-        "PGD d=2": (0.80, 0.11),
-        "rPGD d=2": (0.81, 0.13),
-    },
+#: The paper's Tables 1-4, mean ± std per (data set, table, method): the 10-fold CV RMSE at the selected
+#: parameters (Tables 1, 3), then the test RMSE and misclassification over 30 random splits (Tables 2, 4;
+#: their d = 1 columns are IIA and rIIA).
+PAPER_CELLS = {
+    ("ionosphere", "CV RMSE", "PGD d=1"): (0.69, 0.10),
+    ("ionosphere", "CV RMSE", "IIA d=1"): (0.69, 0.10),
+    ("ionosphere", "CV RMSE", "rPGD d=1"): (0.70, 0.11),
+    ("ionosphere", "CV RMSE", "rIIA d=1"): (0.70, 0.11),
+    ("ionosphere", "CV RMSE", "PGD d=2"): (0.75, 0.13),
+    ("ionosphere", "CV RMSE", "rPGD d=2"): (0.76, 0.15),
+    ("sonar", "CV RMSE", "PGD d=1"): (0.80, 0.15),
+    ("sonar", "CV RMSE", "IIA d=1"): (0.80, 0.15),
+    ("sonar", "CV RMSE", "rPGD d=1"): (0.82, 0.18),
+    ("sonar", "CV RMSE", "rIIA d=1"): (0.82, 0.18),
+    ("sonar", "CV RMSE", "PGD d=2"): (0.80, 0.11),
+    ("sonar", "CV RMSE", "rPGD d=2"): (0.81, 0.13),
+    ("ionosphere", "test RMSE", "IIA d=1"): (0.82, 0.03),
+    ("ionosphere", "test RMSE", "PGD d=2"): (0.86, 0.02),
+    ("ionosphere", "test RMSE", "rIIA d=1"): (0.83, 0.02),
+    ("ionosphere", "test RMSE", "rPGD d=2"): (0.94, 0.01),
+    ("ionosphere", "test RMSE", "BM"): (0.82, 0.03),
+    ("ionosphere", "test RMSE", "UNIF"): (1.11, 0.16),
+    ("ionosphere", "test error", "IIA d=1"): (0.23, 0.03),
+    ("ionosphere", "test error", "PGD d=2"): (0.24, 0.04),
+    ("ionosphere", "test error", "rIIA d=1"): (0.24, 0.02),
+    ("ionosphere", "test error", "rPGD d=2"): (0.29, 0.05),
+    ("ionosphere", "test error", "BM"): (0.23, 0.04),
+    ("ionosphere", "test error", "UNIF"): (0.29, 0.06),
+    ("sonar", "test RMSE", "IIA d=1"): (0.82, 0.03),
+    ("sonar", "test RMSE", "PGD d=2"): (0.86, 0.04),
+    ("sonar", "test RMSE", "rIIA d=1"): (0.83, 0.02),
+    ("sonar", "test RMSE", "rPGD d=2"): (0.86, 0.04),
+    ("sonar", "test RMSE", "BM"): (1.11, 0.16),
+    ("sonar", "test RMSE", "UNIF"): (1.69, 0.02),
+    ("sonar", "test error", "IIA d=1"): (0.22, 0.03),
+    ("sonar", "test error", "PGD d=2"): (0.26, 0.03),
+    ("sonar", "test error", "rIIA d=1"): (0.23, 0.03),
+    ("sonar", "test error", "rPGD d=2"): (0.25, 0.03),
+    ("sonar", "test error", "BM"): (0.22, 0.03),
+    ("sonar", "test error", "UNIF"): (0.25, 0.03),
 }
 
 
@@ -311,10 +289,8 @@ def _versus_paper(cv_table, rmse_table, error_table):
     for table, label in ((cv_table, "CV RMSE"), (rmse_table, "test RMSE"), (error_table, "test error")):
         for row in table.summary():
             ours[(row["task"], label, row["method"])] = (row["mean"], row["std"])
-    paper = {(name, "CV RMSE", m): v for name, cells in PAPER_CV.items() for m, v in cells.items()}
-    paper |= {(name, label, m): v for (name, label), cells in PAPER_TEST.items() for m, v in cells.items()}
     rows = []
-    for (name, label, method), (paper_mean, paper_std) in paper.items():
+    for (name, label, method), (paper_mean, paper_std) in PAPER_CELLS.items():
         if (name, label, method) not in ours:
             continue
         mean, std = ours[(name, label, method)]
@@ -416,7 +392,7 @@ def run_tables(ctx, config):
 )
 def run(ctx):
     with single_threaded_blas():  # small matrices: parallelism comes from ctx.n_jobs
-        run_tables(ctx, TablesConfig.quick() if ctx.quick else TablesConfig())
+        run_tables(ctx, TABLES_FORMS.of(ctx))
 
 
 #: Figure numbers of the paper: regression (PGD for KRR) and classification (SVM) against λ.
@@ -432,24 +408,22 @@ REGRESSION_FIGURES = {
 CLASSIFICATION_FIGURES = {"ionosphere": 3, "sonar": 4, "wisconsin": 10, "pima": 11, "heart": 12}
 
 
-@dataclass(frozen=True)
-class FiguresConfig:
-    """Sizes of the ``li-figures`` experiment (and of ``li-svm-figures``, with its own data sets)."""
-
-    datasets: tuple = ("wisconsin", "pima", "fourclass", "german", "heart", "ionosphere", "sonar")
-    lams: tuple = (1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0)
-    Lambda: float = 1.0
-    n_splits: int = 10
-    max_iter: int = 50
-
-    cv_folds: int = 10  # li-figures: the CV error beside the test error, as the paper plots them
-
-    @classmethod
-    def quick(cls, datasets=("heart", "sonar")):
-        return cls(datasets=datasets, lams=(1e-3, 1e-1, 10.0), n_splits=2, max_iter=20, cv_folds=3)
+#: The settings of ``li-figures``, (quick, full): data sets, λ grid, Λ, random 50/50 test splits,
+#: iterations, and the folds of the CV error plotted beside the test error, as the paper plots them.
+FIGURES_FORMS = Forms(
+    datasets=(
+        ("heart", "sonar"),
+        ("wisconsin", "pima", "fourclass", "german", "heart", "ionosphere", "sonar"),
+    ),
+    lams=((1e-3, 1e-1, 10.0), (1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0)),
+    Lambda=(1.0, 1.0),
+    n_splits=(2, 10),
+    max_iter=(20, 50),
+    cv_folds=(3, 10),
+)
 
 
-class RidgeLearnedSVC(ClassifierMixin, BaseEstimator):
+class RidgeLearnedSVC(_StackInput, ClassifierMixin, BaseEstimator):
     """The 2-norm soft-margin SVM (Eq. 8) with the kernel that PGD learned for KRR (Sec. 3).
 
     The paper's question in Sec. 3: "if the kernels learned for the KRR optimization problem could
@@ -463,11 +437,6 @@ class RidgeLearnedSVC(ClassifierMixin, BaseEstimator):
         self.alpha = alpha
         self.radius = radius
         self.max_iter = max_iter
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = True
-        return tags
 
     def fit(self, X, y):
         X, y = validate_data(self, X, y, allow_nd=True)
@@ -510,7 +479,7 @@ def _lambda_curves(ctx, config, methods, scoring, description, cv_folds=None):
     if cv_folds is not None:
         splits["cv_"] = KFold(cv_folds, shuffle=True, random_state=ctx.random_state)
 
-    def compute(name, stack, y, label, degree, make, lam, advance):
+    def compute(name, stack, y, label, degree, make, lam):
         record = {"dataset": name, "method": label, "degree": degree, "lam": lam}
         for prefix, cv in splits.items():
             result = cross_validate(
@@ -522,26 +491,19 @@ def _lambda_curves(ctx, config, methods, scoring, description, cv_folds=None):
                     f"{prefix}{score}_mean": float(np.mean(values)),
                     f"{prefix}{score}_std": float(np.std(values)),
                 }
-        advance()
         return record
 
-    records = []
-    total = len(config.datasets) * len(methods) * len(config.lams)
-    with ctx.progress(total, description) as advance, warnings.catch_warnings():
+    stacks = cache(base_kernel_stack)  # one data set's kernels, loaded when a cell needs them
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for name in config.datasets:
-            stack, y = base_kernel_stack(name)
-            for label, (degree, make) in methods.items():
-                for lam in config.lams:
-                    records.append(
-                        ctx.cell(
-                            f"{description}-{name}-{label}-{lam:g}".replace(" ", ""),
-                            partial(compute, name, stack, y, label, degree, make, lam, advance),
-                            advance=advance,
-                            units=1,
-                        )
-                    )
-    return records
+        records = run_cells(
+            ctx,
+            [(name, label, lam) for name in config.datasets for label in methods for lam in config.lams],
+            lambda name, label, lam: compute(name, *stacks(name), label, *methods[label], lam),
+            key=lambda name, label, lam: f"{description}-{name}-{label}-{lam:g}".replace(" ", ""),
+            description=description,
+        )
+    return list(records.values())
 
 
 def _plot_curves(ctx, records, name, panels, title, file_name):
@@ -590,6 +552,13 @@ def trend_rows(records, score):
     return rows
 
 
+def _report_trends(ctx, config, records, rows, title):
+    """Write the trend ``rows`` (``trends``) and the curves with their settings (``curves.json``)."""
+    ctx.report_rows(rows, "trends", title)
+    ctx.write_json({"config": config.__dict__, "curves": records}, "curves")
+    return records
+
+
 def run_figures(ctx, config):
     """Test RMSE and misclassification of PGD against λ for d = 1, 2 (one PNG per data set)."""
 
@@ -623,11 +592,8 @@ def run_figures(ctx, config):
             f"pgd_lambda_{name}",
         )
     rows = trend_rows(records, "cv_rmse") + trend_rows(records, "rmse") + trend_rows(records, "error")
-    ctx.report_rows(
-        rows, "trends", "CV RMSE, test RMSE and sign error of PGD at the ends of the λ grid and at its best λ"
-    )
-    ctx.write_json({"config": config.__dict__, "curves": records}, "curves")
-    return records
+    title = "CV RMSE, test RMSE and sign error of PGD at the ends of the λ grid and at its best λ"
+    return _report_trends(ctx, config, records, rows, title)
 
 
 @experiment(
@@ -640,11 +606,14 @@ def run_figures(ctx, config):
 )
 def run_li_figures(ctx):
     with single_threaded_blas():
-        run_figures(ctx, FiguresConfig.quick() if ctx.quick else FiguresConfig())
+        run_figures(ctx, FIGURES_FORMS.of(ctx))
 
 
-#: The data sets of the paper's classification figures (3, 4, 10, 11, 12).
-SVM_DATASETS = ("ionosphere", "sonar", "wisconsin", "pima", "heart")
+#: The settings of ``li-svm-figures``: those of ``li-figures`` on the data sets of the paper's
+#: classification figures (3, 4, 10, 11, 12) in the full form.
+SVM_FIGURES_FORMS = FIGURES_FORMS.replace(
+    datasets=(("heart", "sonar"), ("ionosphere", "sonar", "wisconsin", "pima", "heart"))
+)
 
 
 def run_svm_figures(ctx, config):
@@ -686,13 +655,8 @@ def run_svm_figures(ctx, config):
             f"(Λ = {config.Lambda}, {config.n_splits} random 50/50 splits)",
             f"svm_lambda_{name}",
         )
-    ctx.report_rows(
-        trend_rows(records, "error"),
-        "trends",
-        "Test misclassification of the SVM at the ends of the λ grid and at its best λ",
-    )
-    ctx.write_json({"config": config.__dict__, "curves": records}, "curves")
-    return records
+    title = "Test misclassification of the SVM at the ends of the λ grid and at its best λ"
+    return _report_trends(ctx, config, records, trend_rows(records, "error"), title)
 
 
 @experiment(
@@ -705,8 +669,4 @@ def run_svm_figures(ctx, config):
 )
 def run_li_svm_figures(ctx):
     with single_threaded_blas():
-        if ctx.quick:
-            config = FiguresConfig.quick()
-        else:
-            config = FiguresConfig(datasets=SVM_DATASETS)
-        run_svm_figures(ctx, config)
+        run_svm_figures(ctx, SVM_FIGURES_FORMS.of(ctx))

@@ -27,10 +27,9 @@ Features are scaled to [0, 1] over the whole data set (as in the LIBSVM copies t
 from __future__ import annotations
 
 import time
-from functools import partial
 
 import numpy as np
-from sklearn.model_selection import GridSearchCV, StratifiedKFold, StratifiedShuffleSplit
+from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import MinMaxScaler
 
@@ -38,16 +37,24 @@ from ..kernels import TruncatedL1
 from ..logistic import DEFAULT_LEARNING_RATE, IndefiniteLogisticRegression
 from ..spectral import SpectrumTransformer, spectrum_summary
 from ._framework import ResultTable, experiment
+from ._protocol import Forms, grid_search, outer_splits, run_cells
 
 #: Cross-validation grid of λ, σ and C (Sec. V-A3).
 GRID = (1e-4, 1e-3, 1e-2, 0.1, 1.0, 5.0, 10.0)
 QUICK_GRID = (1e-3, 1e-2, 0.1, 1.0)
+#: What every experiment here shares, (quick, full): the CV grid and the random half/half splits.
+FORMS = Forms(grid=(QUICK_GRID, GRID), repetitions=(2, 10))
 #: The Table III data sets in the paper's order (breast = wisconsin; monks2 = monk-2, all 432 instances).
 TABLE3_DATASETS = (
     "australian", "wisconsin", "climate", "diabetic", "fertility", "haberman", "heart", "ionosphere",
     "monk-1", "monk-2", "monk-3", "parkinsons", "sonar", "spect", "splice", "transfusion",
 )  # fmt: skip
 TABLE3_METHODS = ("KLR(RBF)", "Flip", "Clip", "Shift", "TDCASVM", "KSVM", "CCICP-GD", "CCICP-SGD")
+#: Table III's data sets and their subsample sizes (the paper's LIBSVM copy of splice has 1000 points).
+TABLE3_FORMS = FORMS.replace(
+    datasets=(("haberman", "heart", "monk-1"), TABLE3_DATASETS),
+    max_samples=({"haberman": 300, "heart": 300, "monk-1": 300}, {"splice": 1000}),
+)
 #: Liu et al. (2019), Table II: n, μ_min and μ_max of the TL1 kernel (on a training half, as ours).
 PAPER_TABLE2 = {
     "australian": (690, -0.006, 2212.5), "wisconsin": (699, -4.408, 1593.3), "climate": (540, 0.174, 1944.7),
@@ -189,13 +196,13 @@ def precomputed_methods(grid):
     return methods
 
 
-def _table3_splits(y, n_repetitions, random_state):
-    splitter = StratifiedShuffleSplit(n_repetitions, test_size=0.5, random_state=random_state)
-    return list(splitter.split(np.zeros(y.size), y))
+def half_splits(y, n_repetitions, random_state):
+    """The random stratified half/half splits of Tables III-V (:func:`outer_splits`)."""
+    return outer_splits(y, n_repetitions, random_state=random_state, test_size=0.5)
 
 
 def _fit_and_score(estimator, grid, K_train, y_train, K_test, y_test, cv, n_jobs):
-    search = GridSearchCV(estimator, grid, cv=cv, scoring="accuracy", n_jobs=n_jobs, refit=True)
+    search = grid_search(estimator, grid, cv=cv, scoring="accuracy", n_jobs=n_jobs)
     start = time.perf_counter()
     search.fit(K_train, y_train)
     seconds = time.perf_counter() - start
@@ -213,7 +220,7 @@ def table3_scores(X, y, *, methods, n_repetitions, grid, random_state=0, n_jobs=
     squared_distances = np.sum((X[:, None, :] - X[None, :, :]) ** 2, axis=-1)
     results = {m: ([], []) for m in methods}
     candidates = precomputed_methods(grid)
-    for repetition, (train, test) in enumerate(_table3_splits(y, n_repetitions, random_state)):
+    for repetition, (train, test) in enumerate(half_splits(y, n_repetitions, random_state)):
         cv = StratifiedKFold(5, shuffle=True, random_state=random_state + repetition)
         blocks = (K[np.ix_(train, train)], y[train], K[np.ix_(test, train)], y[test])
         candidates["CCICP-SGD"] = (iklr("ccicp-sgd", random_state=random_state + repetition), {"alpha": grid})
@@ -258,19 +265,16 @@ def run_table3(ctx):
     split), KLR(RBF) (which cross-validates σ too) and TDCASVM (20 SVMs per fit), so a stopped run has
     the cheap methods on every data set. ``--only`` takes
     data sets and methods (all of either kind when it names none)."""
-    datasets = ("haberman", "heart", "monk-1") if ctx.quick else TABLE3_DATASETS
-    selected = ctx.select(datasets + TABLE3_METHODS)
+    settings = TABLE3_FORMS.of(ctx)
+    selected = ctx.select(settings.datasets + TABLE3_METHODS)
     methods = tuple(m for m in TABLE3_METHODS if m in selected) or TABLE3_METHODS
-    datasets = tuple(d for d in datasets if d in selected) or datasets
-    repetitions, grid = (2, QUICK_GRID) if ctx.quick else (10, GRID)
+    datasets = tuple(d for d in settings.datasets if d in selected) or settings.datasets
     title = "IKLR, Table III (TL1 kernel, half/half splits)"
     table = ResultTable(title, "accuracy", lower_is_better=False)
     data = {}
     for name in datasets:
-        # splice: the paper's LIBSVM copy has 1000 points
-        max_samples = 300 if ctx.quick else (1000 if name == "splice" else None)
-        X, y = data[name] = load_table3(name, max_samples, ctx.random_state)
-        train = _table3_splits(y, 1, ctx.random_state)[0][0]  # the first run's training half
+        X, y = data[name] = load_table3(name, settings.max_samples.get(name), ctx.random_state)
+        train = half_splits(y, 1, ctx.random_state)[0][0]  # the first run's training half
         summary = spectrum_summary(TruncatedL1()(X[train]))  # the paper's Table II: training kernels
         paper_n, paper_mu_min, paper_mu_max = PAPER_TABLE2[name]
         table.set_task_info(
@@ -283,27 +287,17 @@ def run_table3(ctx):
             paper_mu_min=paper_mu_min,
             paper_mu_max=paper_mu_max,
         )
-    results = {}
     cost = {"CCICP-GD": -1, "CCICP-SGD": 1, "KLR(RBF)": 2, "TDCASVM": 3}
     order = sorted(methods, key=lambda method: cost.get(method, 0))
-    with ctx.progress(len(datasets) * repetitions * len(methods), "liu2019-table3") as advance:
-        for method in order:
-            for name in datasets:
-                results[name, method] = ctx.cell(
-                    f"{name}--{method}",
-                    partial(
-                        _table3_method_scores,
-                        *data[name],
-                        method,
-                        n_repetitions=repetitions,
-                        grid=grid,
-                        random_state=ctx.random_state,
-                        n_jobs=ctx.n_jobs,
-                        advance=advance,
-                    ),
-                    advance=advance,
-                    units=repetitions,
-                )
+    results = run_cells(
+        ctx, [(name, method) for method in order for name in datasets],
+        lambda name, method, advance: _table3_method_scores(
+            *data[name], method, n_repetitions=settings.repetitions, grid=settings.grid,
+            random_state=ctx.random_state, n_jobs=ctx.n_jobs, advance=advance,
+        ),
+        key=lambda name, method: f"{name}--{method}", description="liu2019-table3",
+        units=settings.repetitions, progress_in_compute=True,
+    )  # fmt: skip
     versus_paper = []
     for name in datasets:
         for method in methods:
@@ -348,6 +342,12 @@ TABLE4_DATASETS = ("eeg", "guide1-t", "ijcnn1", "madelon")
 #: (EEG 7490², ijcnn1-tr 17500² points: 0.45 and 2.4 GB per matrix, and an O(n³) eigendecomposition per
 #: fit); the paper runs the exact model on every set.
 TABLE4_COMPONENTS = {"eeg": 1000, "ijcnn1": 1000}
+#: Table IV: one split of at most 400 points in the quick form (100 landmarks), ten of all in the full.
+TABLE4_FORMS = FORMS.replace(
+    repetitions=(1, 10),
+    max_samples=(400, None),
+    n_components=(dict.fromkeys(TABLE4_COMPONENTS, 100), TABLE4_COMPONENTS),
+)
 #: Solvers of Tables IV and VII (Sec. V-A2 and V-G): CCCP-GD ε = 1e-4, CCICP-GD ε = 1, CCICP-SGD ε = 1e-4,
 #: CCICP-SGD-I ε = 1.
 TABLE4_SOLVERS = {
@@ -363,25 +363,26 @@ TABLE4_METHODS = {
     "CCCP-GD (majorizer)": ("CCCP-GD", "majorizer"),
     "CCICP-GD (majorizer)": ("CCICP-GD", "majorizer"),
 }
-#: Liu et al. (2019), Table IV, then Table VII's CCICP-SGD-I: accuracy mean, std, training and test time (s).
+#: Liu et al. (2019), Table IV, then Table VII's CCICP-SGD-I: accuracy mean, std, training and test time (s)
+#: per data set and solver.
 PAPER_TABLE4 = {
-    "eeg": {
-        "CCCP-GD": (0.769, 0.042, 17171.0, 0.1237), "CCICP-GD": (0.725, 0.042, 848.89, 0.1304),
-        "CCICP-SGD": (0.730, 0.080, 8776.4, 0.1188), "CCICP-SGD-I": (0.590, 0.052, 71.2754, 0.0235),
-    },
-    "guide1-t": {
-        "CCCP-GD": (0.962, 0.003, 1314.3, 0.0020), "CCICP-GD": (0.955, 0.003, 47.23, 0.0028),
-        "CCICP-SGD": (0.947, 0.022, 714.72, 0.0021), "CCICP-SGD-I": (0.876, 0.037, 1.4146, 0.0023),
-    },
-    "ijcnn1": {
-        "CCCP-GD": (0.912, 0.002, 51.22, 0.2215), "CCICP-GD": (0.914, 0.003, 14.65, 0.2273),
-        "CCICP-SGD": (0.914, 0.006, 28.23, 0.2258), "CCICP-SGD-I": (0.912, 0.003, 2.445, 0.2378),
-    },
-    "madelon": {
-        "CCCP-GD": (0.624, 0.080, 305.29, 0.0008), "CCICP-GD": (0.609, 0.051, 8.129, 0.0064),
-        "CCICP-SGD": (0.601, 0.028, 160.71, 0.0011), "CCICP-SGD-I": (0.550, 0.065, 2.543, 0.0025),
-    },
-}  # fmt: skip
+    ("eeg", "CCCP-GD"): (0.769, 0.042, 17171.0, 0.1237),
+    ("eeg", "CCICP-GD"): (0.725, 0.042, 848.89, 0.1304),
+    ("eeg", "CCICP-SGD"): (0.730, 0.080, 8776.4, 0.1188),
+    ("eeg", "CCICP-SGD-I"): (0.590, 0.052, 71.2754, 0.0235),
+    ("guide1-t", "CCCP-GD"): (0.962, 0.003, 1314.3, 0.0020),
+    ("guide1-t", "CCICP-GD"): (0.955, 0.003, 47.23, 0.0028),
+    ("guide1-t", "CCICP-SGD"): (0.947, 0.022, 714.72, 0.0021),
+    ("guide1-t", "CCICP-SGD-I"): (0.876, 0.037, 1.4146, 0.0023),
+    ("ijcnn1", "CCCP-GD"): (0.912, 0.002, 51.22, 0.2215),
+    ("ijcnn1", "CCICP-GD"): (0.914, 0.003, 14.65, 0.2273),
+    ("ijcnn1", "CCICP-SGD"): (0.914, 0.006, 28.23, 0.2258),
+    ("ijcnn1", "CCICP-SGD-I"): (0.912, 0.003, 2.445, 0.2378),
+    ("madelon", "CCCP-GD"): (0.624, 0.080, 305.29, 0.0008),
+    ("madelon", "CCICP-GD"): (0.609, 0.051, 8.129, 0.0064),
+    ("madelon", "CCICP-SGD"): (0.601, 0.028, 160.71, 0.0011),
+    ("madelon", "CCICP-SGD-I"): (0.550, 0.065, 2.543, 0.0025),
+}
 #: Table II of the larger sets: n, μ_min, μ_max.
 PAPER_TABLE2_LARGE = {
     "eeg": (14980, -0.444, 7312.0), "guide1-t": (4000, -0.805, 4116.7), "ijcnn1": (35000, -0.018, 28945.0),
@@ -440,42 +441,42 @@ def run_table4(ctx):
     """The paper's four larger sets, 10 random half/half splits; one cell per data set and split
     (``<data set>--<split>``), so ``--resume`` keeps every finished split. Table VII (CCICP-SGD against
     CCICP-SGD-I) is read from the same runs. ``--only`` takes data sets."""
+    settings = TABLE4_FORMS.of(ctx)
     datasets = ctx.select(TABLE4_DATASETS)
-    repetitions, grid, max_samples = (1, QUICK_GRID, 400) if ctx.quick else (10, GRID, None)
     methods = tuple(TABLE4_METHODS)
+    data = {name: load_table3(name, settings.max_samples, ctx.random_state) for name in datasets}
+    splits = {name: half_splits(y, settings.repetitions, ctx.random_state) for name, (_, y) in data.items()}
+    cells = run_cells(
+        ctx, [(name, repetition) for name in datasets for repetition in range(settings.repetitions)],
+        lambda name, repetition: table4_split(
+            *data[name], *splits[name][repetition], methods=methods, grid=settings.grid,
+            n_components=settings.n_components.get(name), random_state=ctx.random_state + repetition,
+            n_jobs=ctx.n_jobs,
+        ),
+        key=lambda name, repetition: f"{name}--{repetition}", description="liu2019-table4",
+    )  # fmt: skip
     table = ResultTable("IKLR solvers, Tables IV and VII (TL1 kernel, half/half splits)", "accuracy",
                         lower_is_better=False)  # fmt: skip
     details = []
-    with ctx.progress(len(datasets) * repetitions, "liu2019-table4") as advance:
-        for name in datasets:
-            X, y = load_table3(name, max_samples, ctx.random_state)
-            n_components = TABLE4_COMPONENTS.get(name)
-            if ctx.quick and n_components is not None:
-                n_components = 100
-            runs = []
-            for repetition, (train, test) in enumerate(_table3_splits(y, repetitions, ctx.random_state)):
-                rows = ctx.cell(
-                    f"{name}--{repetition}",
-                    partial(
-                        table4_split, X, y, train, test, methods=methods, grid=grid,
-                        n_components=n_components, random_state=ctx.random_state + repetition,
-                        n_jobs=ctx.n_jobs,
-                    ),
-                )  # fmt: skip
-                runs += [{"dataset": name, "repetition": repetition, **row} for row in rows]
-                advance()
-            first = runs[0]
-            paper_n, paper_mu_min, paper_mu_max = PAPER_TABLE2_LARGE[name]
-            table.set_task_info(
-                name, n=y.size, n_train=y.size - y.size // 2, n_components=n_components or "exact",
-                mu_min=first.get("mu_min"), mu_max=first.get("mu_max"), paper_n=paper_n,
-                paper_mu_min=paper_mu_min, paper_mu_max=paper_mu_max,
-            )  # fmt: skip
-            for method in methods:
-                mine = [r for r in runs if r["method"] == method]
-                accuracies = [np.nan if r["accuracy"] is None else r["accuracy"] for r in mine]
-                table.add(name, method, accuracies, [r["train_seconds"] for r in mine])
-            details += runs
+    for name, (_, y) in data.items():
+        runs = [
+            {"dataset": name, "repetition": repetition, **row}
+            for repetition in range(settings.repetitions)
+            for row in cells[name, repetition]
+        ]
+        first = runs[0]
+        paper_n, paper_mu_min, paper_mu_max = PAPER_TABLE2_LARGE[name]
+        table.set_task_info(
+            name, n=y.size, n_train=y.size - y.size // 2,
+            n_components=settings.n_components.get(name) or "exact", mu_min=first.get("mu_min"),
+            mu_max=first.get("mu_max"), paper_n=paper_n,
+            paper_mu_min=paper_mu_min, paper_mu_max=paper_mu_max,
+        )  # fmt: skip
+        for method in methods:
+            mine = [r for r in runs if r["method"] == method]
+            accuracies = [np.nan if r["accuracy"] is None else r["accuracy"] for r in mine]
+            table.add(name, method, accuracies, [r["train_seconds"] for r in mine])
+        details += runs
     ctx.report(table, "table4")
     ctx.report_rows(details, "table4_runs", "Per-run λ, accuracy, training and test time (s), inner steps")
     versus = [_table4_versus_paper(name, method, details) for name in datasets for method in TABLE4_SOLVERS]
@@ -491,7 +492,7 @@ def run_table4(ctx):
 def _table4_versus_paper(name, method, runs):
     mine = [r for r in runs if r["dataset"] == name and r["method"] == method]
     done = [r for r in mine if r["accuracy"] is not None]
-    mean, std, train, test = PAPER_TABLE4[name][method]
+    mean, std, train, test = PAPER_TABLE4[name, method]
     row = {"data set": name, "method": method, "runs": len(mine), "diverged": len(mine) - len(done)}
     if done:
         accuracy = np.array([r["accuracy"] for r in done])
@@ -527,11 +528,6 @@ def _spd_kernels(name, max_samples, random_state, kind="series", classes=None):
     S = covariance_descriptors([data.data[i] for i in index], kind=kind)
     distances = {m: spd_distances(S, metric=m) for m in ("affine_invariant", "log_euclidean")}
     return distances, y[index]
-
-
-def _spd_splits(y, n_repetitions, random_state):
-    splitter = StratifiedShuffleSplit(n_repetitions, test_size=0.5, random_state=random_state)
-    return list(splitter.split(np.zeros(y.size), y))
 
 
 def spd_split_scores(
@@ -574,7 +570,7 @@ def spd_scores(
     """:func:`spd_split_scores` over ``n_repetitions`` random half/half splits: ``{method: (accuracies,
     fit_seconds)}``."""
     scores = {}
-    for repetition, (train, test) in enumerate(_spd_splits(y, n_repetitions, random_state)):
+    for repetition, (train, test) in enumerate(half_splits(y, n_repetitions, random_state)):
         split = spd_split_scores(
             K_ai, K_le, y, train, test, repetition, grid=grid, random_state=random_state, n_jobs=n_jobs,
             exclude=exclude, advance=advance,
@@ -601,12 +597,19 @@ PAPER_TABLE5 = {
 TABLE5_CLASSES = tuple(range(10))
 
 
-def _run_spd(ctx, name, *, kind, classes=None, max_samples=None, exclude=()):
+#: The analogue of Table V on JapaneseVowels, and Table V on the people TABLE5_CLASSES of Yale B.
+SPD_FORMS = FORMS.replace(max_samples=(200, None), classes=(None, None))
+TABLE5_FORMS = FORMS.replace(max_samples=(90, None), classes=(TABLE5_CLASSES[:3], TABLE5_CLASSES))
+
+
+def _run_spd(ctx, name, settings, *, kind, exclude=()):
     """Table V protocol on the covariance descriptors of ``name``: geodesic Gaussian kernels
     exp(−d²/σ²) with σ the median affine-invariant distance, 10 random half/half splits (one cell each,
     ``split-<r>``); returns the per-method scores and the data."""
-    repetitions, grid = (2, QUICK_GRID) if ctx.quick else (10, GRID)
-    distances, y = _spd_kernels(name, max_samples, ctx.random_state, kind=kind, classes=classes)
+    grid = settings.grid
+    distances, y = _spd_kernels(
+        name, settings.max_samples, ctx.random_state, kind=kind, classes=settings.classes
+    )
     # σ: the median affine-invariant distance (the grid {1e-4, ..., 10} is far below these distances)
     sigma = float(np.median(distances["affine_invariant"]))
     K_ai = np.exp(-((distances["affine_invariant"] / sigma) ** 2))
@@ -615,21 +618,20 @@ def _run_spd(ctx, name, *, kind, classes=None, max_samples=None, exclude=()):
         m for m in ("SVM(Log-E)", "KLR(Log-E)", *precomputed_methods(grid), "CCICP-SGD") if m not in exclude
     ]
     scores = {m: ([], []) for m in methods}
-    splits = _spd_splits(y, repetitions, ctx.random_state)
-    with ctx.progress(repetitions * len(methods), f"{name} covariance descriptors") as advance:
-        for repetition, (train, test) in enumerate(splits):
-            split = ctx.cell(
-                f"split-{repetition}",
-                partial(
-                    spd_split_scores, K_ai, K_le, y, train, test, repetition, grid=grid,
-                    random_state=ctx.random_state, n_jobs=ctx.n_jobs, exclude=exclude, advance=advance,
-                ),
-                advance=advance,
-                units=len(methods),
-            )  # fmt: skip
-            for method, (accuracy, seconds) in split.items():
-                scores[method][0].append(accuracy)
-                scores[method][1].append(seconds)
+    splits = half_splits(y, settings.repetitions, ctx.random_state)
+    cells = run_cells(
+        ctx, [(repetition,) for repetition in range(settings.repetitions)],
+        lambda repetition, advance: spd_split_scores(
+            K_ai, K_le, y, *splits[repetition], repetition, grid=grid, random_state=ctx.random_state,
+            n_jobs=ctx.n_jobs, exclude=exclude, advance=advance,
+        ),
+        key=lambda repetition: f"split-{repetition}", description=f"{name} covariance descriptors",
+        units=len(methods), progress_in_compute=True,
+    )  # fmt: skip
+    for split in cells.values():
+        for method, (accuracy, seconds) in split.items():
+            scores[method][0].append(accuracy)
+            scores[method][1].append(seconds)
     return scores, sigma, K_ai, y, splits[0][0]
 
 
@@ -656,7 +658,7 @@ def _spd_table(name, scores, sigma, summary, n):
 def run_spd(ctx):
     """The analogue of Table V on JapaneseVowels' 12-channel series; μ of the whole kernel."""
     name = "japanesevowels"
-    scores, sigma, K_ai, y, _ = _run_spd(ctx, name, kind="series", max_samples=200 if ctx.quick else None)
+    scores, sigma, K_ai, y, _ = _run_spd(ctx, name, SPD_FORMS.of(ctx), kind="series")
     ctx.report(_spd_table(name, scores, sigma, spectrum_summary(K_ai), y.size), "spd")
 
 
@@ -674,9 +676,8 @@ def run_table5(ctx):
     first split's training kernel, as Table II. TDCASVM is left out (one-vs-rest over 10 people, 20 SVMs
     per fit: 7000 SVM solves per split for its cross-validation, beyond this machine's budget)."""
     name = "yaleb"
-    classes = TABLE5_CLASSES[:3] if ctx.quick else TABLE5_CLASSES
     scores, sigma, K_ai, y, train = _run_spd(
-        ctx, name, kind="image", classes=classes, max_samples=90 if ctx.quick else None, exclude=("TDCASVM",)
+        ctx, name, TABLE5_FORMS.of(ctx), kind="image", exclude=("TDCASVM",)
     )
     summary = spectrum_summary(K_ai[np.ix_(train, train)])
     ctx.report(_spd_table(name, scores, sigma, summary, y.size), "table5")
@@ -724,6 +725,10 @@ def objective_curves(X, y, *, lam, max_outer_iter=20, random_state=0, step="majo
     return curves
 
 
+#: The data of Fig. 3 and their largest training parts.
+FIGURE3_FORMS = Forms(max_train=({"monk-1": None, "ijcnn1": 200}, {"monk-1": None, "ijcnn1": 2000}))
+
+
 @experiment(
     "liu2019-figure3",
     description="Objective (6) vs outer iteration for CCCP-GD, CCICP-GD and CCICP-SGD (PNG)",
@@ -737,7 +742,7 @@ def run_figure3(ctx):
     Algorithm 1 steps (top row) and krein's majorizer steps (bottom row)."""
     import matplotlib.pyplot as plt
 
-    tasks = {"monk-1": None, "ijcnn1": 200 if ctx.quick else 2000}
+    tasks = FIGURE3_FORMS.of(ctx).max_train
     steps = ("paper", "majorizer")
     figure, axes = plt.subplots(len(steps), len(tasks), figsize=(5 * len(tasks), 3.6 * len(steps)))
     curves = {step: {} for step in steps}
@@ -784,6 +789,8 @@ def run_figure3(ctx):
 FIGURE2_EPSILONS = (1e-4, 1e-3, 1e-2, 0.1, 0.5, 1.0, 5.0)
 #: Inner step rules of Fig. 2: the paper's Algorithm 1 (the reproduction) and krein's default.
 FIGURE2_STEPS = ("paper", "majorizer")
+#: The data of Fig. 2 and their largest training parts.
+FIGURE2_FORMS = FORMS.replace(max_train=({"monk-1": None, "guide1": 300}, {"monk-1": None, "guide1": None}))
 
 
 def load_train_test(name, max_train=None, random_state=0):
@@ -839,7 +846,7 @@ def _cross_validated_lam(K, y, grid, random_state, n_jobs, max_points=1000, step
     points (Table IV protocol)."""
     subset = slice(0, min(max_points, y.size))
     cv = StratifiedKFold(5, shuffle=True, random_state=random_state)
-    search = GridSearchCV(iklr("ccicp", step=step), {"alpha": grid}, cv=cv, scoring="accuracy", n_jobs=n_jobs)
+    search = grid_search(iklr("ccicp", step=step), {"alpha": grid}, cv=cv, scoring="accuracy", n_jobs=n_jobs)
     return search.fit(K[subset, subset], y[subset]).best_params_["alpha"]
 
 
@@ -853,19 +860,22 @@ def _cross_validated_lam(K, y, grid, random_state, n_jobs, max_points=1000, step
 def run_figure2(ctx):
     import matplotlib.pyplot as plt
 
-    tasks = {"monk-1": None, "guide1": 300 if ctx.quick else None}
-    grid = QUICK_GRID if ctx.quick else GRID
-    results = {}
-    for name, max_train in tasks.items():
-        X_train, y_train, X_test, y_test = load_train_test(name, max_train, ctx.random_state)
+    settings = FIGURE2_FORMS.of(ctx)
+    data, lams = {}, {}
+    for name, max_train in settings.max_train.items():
+        X_train, y_train, X_test, y_test = data[name] = load_train_test(name, max_train, ctx.random_state)
         shuffled = np.random.default_rng(ctx.random_state).permutation(y_train.size)  # guide1 is class-sorted
         K = TruncatedL1()(X_train[shuffled])
-        lam = _cross_validated_lam(K, y_train[shuffled], grid, ctx.random_state, ctx.n_jobs)
-        rows = ctx.cell(
-            name,
-            partial(epsilon_sweep, X_train, y_train, X_test, y_test, lam=lam),
-        )
-        results[name] = {"n_train": int(y_train.size), "n_test": int(y_test.size), "lam": lam, "rows": rows}
+        lams[name] = _cross_validated_lam(K, y_train[shuffled], settings.grid, ctx.random_state, ctx.n_jobs)
+    cells = run_cells(
+        ctx, [(name,) for name in data], lambda name: epsilon_sweep(*data[name], lam=lams[name]),
+        key=lambda name: name, description="liu2019-figure2",
+    )  # fmt: skip
+    results = {
+        name: {"n_train": int(y_train.size), "n_test": int(y_test.size), "lam": lams[name],
+               "rows": cells[name,]}
+        for name, (_, y_train, _, y_test) in data.items()
+    }  # fmt: skip
     figure, axes = plt.subplots(1, 3, figsize=(15, 3.8))
     for (name, result), color in zip(results.items(), ("tab:red", "tab:blue"), strict=True):
         for step, style in zip(FIGURE2_STEPS, ("-", "--"), strict=True):
@@ -902,13 +912,17 @@ PAPER_TABLE6 = {
 }  # fmt: skip
 
 
+#: Table VI: the runs of CCICP-SGD per α⁽⁰⁾ (``repetitions``) and the training points kept.
+TABLE6_FORMS = FORMS.replace(max_train=(150, None))
+
+
 def load_table6(name, random_state=0):
     """The fixed training and test data of Table VI: monk-1's official split (124 training, 432 test
     points) and the first Table IV split of guide1-t (2000 and 2000)."""
     if name == "monk-1":
         return load_train_test(name)
     X, y = load_table3(name)
-    train, test = _table3_splits(y, 1, random_state)[0]
+    train, test = half_splits(y, 1, random_state)[0]
     return X[train], y[train], X[test], y[test]
 
 
@@ -949,24 +963,30 @@ def run_table6(ctx):
     """Sec. V-F: fixed training and test data, CCICP-GD once and CCICP-SGD 10 times per α⁽⁰⁾, with the
     paper's Algorithm 1 steps (the reproduction) and krein's majorizer steps; λ by 5-fold CV of CCICP-GD
     (per step rule) on the training data. One cell per data set and step rule."""
+    settings = TABLE6_FORMS.of(ctx)
     datasets = ctx.select(tuple(PAPER_TABLE6))
-    n_runs, grid = (2, QUICK_GRID) if ctx.quick else (10, GRID)
-    rows = []
+    data, lams = {}, {}
     for name in datasets:
         X_train, y_train, X_test, y_test = load_table6(name, ctx.random_state)
-        if ctx.quick:
-            X_train, y_train = X_train[:150], y_train[:150]
-        K = TruncatedL1()(X_train)
+        data[name] = X_train[: settings.max_train], y_train[: settings.max_train], X_test, y_test
+        K = TruncatedL1()(data[name][0])
         for step in FIGURE2_STEPS:
-            lam = _cross_validated_lam(K, y_train, grid, ctx.random_state, ctx.n_jobs, step=step)
-            runs = ctx.cell(
-                f"{name}--{step}",
-                partial(
-                    initialization_runs, X_train, y_train, X_test, y_test, lam=lam, step=step, n_runs=n_runs,
-                    random_state=ctx.random_state,
-                ),
-            )  # fmt: skip
-            rows += [{"data set": name, "step": step, "lam": lam, **run} for run in runs]
+            lams[name, step] = _cross_validated_lam(
+                K, data[name][1], settings.grid, ctx.random_state, ctx.n_jobs, step=step
+            )
+    cells = run_cells(
+        ctx, list(lams),
+        lambda name, step: initialization_runs(
+            *data[name], lam=lams[name, step], step=step, n_runs=settings.repetitions,
+            random_state=ctx.random_state,
+        ),
+        key=lambda name, step: f"{name}--{step}", description="liu2019-table6",
+    )  # fmt: skip
+    rows = [
+        {"data set": name, "step": step, "lam": lams[name, step], **run}
+        for (name, step), runs in cells.items()
+        for run in runs
+    ]
     ctx.report_rows(rows, "table6_runs", "Test accuracy per data set, step rule, method, α⁽⁰⁾ and run")
     for step, name, title in (
         ("paper", "table6-vs-paper", "Ours (the paper's step) next to Liu et al. (2019), Table VI"),

@@ -19,12 +19,11 @@ from __future__ import annotations
 
 import time
 import warnings
-from functools import partial
 
 import numpy as np
 from sklearn.base import clone
 from sklearn.metrics import accuracy_score, make_scorer, recall_score
-from sklearn.model_selection import GridSearchCV, StratifiedKFold, train_test_split
+from sklearn.model_selection import StratifiedKFold, train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.svm import SVC
 
@@ -34,7 +33,7 @@ from ..kernels import Gaussian, Linear, Sigmoid
 from ..spectral import SpectrumTransformer
 from ..svm import IndefiniteSVC, ModifiedSVC
 from ._framework import experiment
-from ._path_search import PathGridSearchCV
+from ._protocol import Forms, grid_search, run_cells
 
 PAPER = "Luss & d'Aspremont, Support vector machine classification with indefinite kernels, MPC 2009"
 
@@ -55,47 +54,44 @@ PAPER_TABLE1 = {
     "A1a-sig": (803, 802, -0.01, 84.44),
 }
 
+
+def _by_task(cells):
+    """``{task: {measure: values}}`` from a table of ``{(task, measure): values}`` rows."""
+    nested = {}
+    for (task, measure), values in cells.items():
+        nested.setdefault(task, {})[measure] = values
+    return nested
+
+
 #: The methods of Table 2, in the paper's column order.
 TABLE2_METHODS = ("Denoise", "Flip", "Shift", "Mod SVM", "SVM", "Indefinite SVM")
 
 #: Table 2 of the paper: per data set, accuracy, recall and average (%) of the six methods.
-PAPER_TABLE2 = {
-    "USPS-3-5-SS": {
-        "accuracy": (95.47, 95.21, 93.27, 96.12, 69.47, 95.73),
-        "recall": (94.50, 94.50, 94.98, 96.17, 67.94, 97.13),
-        "average": (94.98, 94.86, 94.12, 96.15, 68.71, 96.43),
-    },
-    "USPS-3-5-TD1": {
-        "accuracy": (98.58, 98.45, 98.58, 98.19, 98.58, 98.45),
-        "recall": (98.56, 98.33, 98.56, 97.85, 98.56, 98.33),
-        "average": (98.57, 98.39, 98.57, 98.02, 98.57, 98.39),
-    },
-    "USPS-4-6-SS": {
-        "accuracy": (98.60, 98.25, 96.73, 98.60, 84.36, 98.25),
-        "recall": (99.32, 99.32, 96.61, 99.32, 81.72, 99.77),
-        "average": (98.96, 98.79, 96.67, 98.96, 83.04, 99.01),
-    },
-    "USPS-4-6-TD1": {
-        "accuracy": (99.30, 99.30, 99.18, 99.18, 99.30, 99.30),
-        "recall": (99.77, 99.77, 99.55, 99.55, 99.77, 99.77),
-        "average": (99.54, 99.54, 99.37, 99.37, 99.54, 99.54),
-    },
-    "Diabetes-sig": {
-        "accuracy": (74.48, 74.74, 76.56, 76.04, 73.70, 77.08),
-        "recall": (78.40, 76.80, 89.60, 78.40, 76.40, 89.20),
-        "average": (76.44, 75.77, 83.08, 77.22, 75.05, 83.14),
-    },
-    "German-sig": {
-        "accuracy": (70.40, 70.40, 75.60, 72.60, 69.40, 62.80),
-        "recall": (78.00, 78.00, 46.67, 66.00, 80.00, 85.33),
-        "average": (74.20, 74.20, 61.13, 69.30, 74.70, 74.07),
-    },
-    "A1a-sig": {
-        "accuracy": (74.06, 76.18, 75.69, 78.55, 75.69, 82.92),
-        "recall": (87.31, 87.82, 87.31, 89.34, 87.82, 81.73),
-        "average": (80.69, 82.00, 81.50, 83.95, 81.75, 82.32),
-    },
-}
+PAPER_TABLE2 = _by_task(
+    {
+        ("USPS-3-5-SS", "accuracy"): (95.47, 95.21, 93.27, 96.12, 69.47, 95.73),
+        ("USPS-3-5-SS", "recall"): (94.50, 94.50, 94.98, 96.17, 67.94, 97.13),
+        ("USPS-3-5-SS", "average"): (94.98, 94.86, 94.12, 96.15, 68.71, 96.43),
+        ("USPS-3-5-TD1", "accuracy"): (98.58, 98.45, 98.58, 98.19, 98.58, 98.45),
+        ("USPS-3-5-TD1", "recall"): (98.56, 98.33, 98.56, 97.85, 98.56, 98.33),
+        ("USPS-3-5-TD1", "average"): (98.57, 98.39, 98.57, 98.02, 98.57, 98.39),
+        ("USPS-4-6-SS", "accuracy"): (98.60, 98.25, 96.73, 98.60, 84.36, 98.25),
+        ("USPS-4-6-SS", "recall"): (99.32, 99.32, 96.61, 99.32, 81.72, 99.77),
+        ("USPS-4-6-SS", "average"): (98.96, 98.79, 96.67, 98.96, 83.04, 99.01),
+        ("USPS-4-6-TD1", "accuracy"): (99.30, 99.30, 99.18, 99.18, 99.30, 99.30),
+        ("USPS-4-6-TD1", "recall"): (99.77, 99.77, 99.55, 99.55, 99.77, 99.77),
+        ("USPS-4-6-TD1", "average"): (99.54, 99.54, 99.37, 99.37, 99.54, 99.54),
+        ("Diabetes-sig", "accuracy"): (74.48, 74.74, 76.56, 76.04, 73.70, 77.08),
+        ("Diabetes-sig", "recall"): (78.40, 76.80, 89.60, 78.40, 76.40, 89.20),
+        ("Diabetes-sig", "average"): (76.44, 75.77, 83.08, 77.22, 75.05, 83.14),
+        ("German-sig", "accuracy"): (70.40, 70.40, 75.60, 72.60, 69.40, 62.80),
+        ("German-sig", "recall"): (78.00, 78.00, 46.67, 66.00, 80.00, 85.33),
+        ("German-sig", "average"): (74.20, 74.20, 61.13, 69.30, 74.70, 74.07),
+        ("A1a-sig", "accuracy"): (74.06, 76.18, 75.69, 78.55, 75.69, 82.92),
+        ("A1a-sig", "recall"): (87.31, 87.82, 87.31, 89.34, 87.82, 81.73),
+        ("A1a-sig", "average"): (80.69, 82.00, 81.50, 83.95, 81.75, 82.32),
+    }
+)
 
 #: The data of each Table 2 row: (shipped data set, positive class of the recall, paper's test count of
 #: that class). The paper does not say which class its recall is on; each of its recalls is k/N for a
@@ -154,10 +150,21 @@ def versus_paper(rows):
     return cells
 
 
-def _methods(quick):
+#: Table 2, (quick, full): the grids of C and ρ (1e4: the denoise limit), the random subset of the
+#: quick form (half of it to train), and the kernel inputs chosen by cross-validation: the widths of
+#: the tangent-distance kernel (relative to the median squared distance) and the sigmoid's η / √d.
+TABLE2_FORMS = Forms(
+    Cs=([0.1, 1.0, 10.0], [0.01, 0.1, 1.0, 10.0, 100.0]),
+    rhos=([0.1, 10.0, 1e4], [0.01, 0.1, 1.0, 10.0, 100.0, 1e4]),
+    subsample=(200, None),
+    widths=([1.0], [0.5, 1.0, 2.0]),
+    etas=([1.0, 2.0], [0.5, 1.0, 2.0, 4.0]),
+)
+
+
+def _methods(settings):
     """Table 2 methods as (estimator, parameter grid) on a precomputed kernel, in the paper's order."""
-    Cs = [0.1, 1.0, 10.0] if quick else [0.01, 0.1, 1.0, 10.0, 100.0]
-    rhos = [0.1, 10.0, 1e4] if quick else [0.01, 0.1, 1.0, 10.0, 100.0, 1e4]  # 1e4: the denoise limit
+    Cs, rhos = settings.Cs, settings.rhos
     svc = SVC(kernel="precomputed")
     return {
         "Denoise": (make_pipeline(SpectrumTransformer("clip"), svc), {"svc__C": Cs}),
@@ -172,22 +179,22 @@ def _methods(quick):
     }
 
 
-def paper_split(name, n_train, random_state, quick=False):
+def paper_split(name, n_train, random_state, subsample=None):
     """``(data, train, test)``: one random stratified split of a shipped set with the paper's train size.
 
-    The quick form keeps 200 points (100 to train) of a random subset.
+    With ``subsample`` (the quick form), a random subset of that many points, half of it to train.
     """
     data = load_dataset(name)
     y = data.target
     index = np.arange(y.size)
-    if quick:
-        index = np.sort(np.random.default_rng(random_state).choice(y.size, 200, replace=False))
-        n_train = 100
+    if subsample is not None:
+        index = np.sort(np.random.default_rng(random_state).choice(y.size, subsample, replace=False))
+        n_train = subsample // 2
     train, test = train_test_split(index, train_size=n_train, stratify=y[index], random_state=random_state)
     return data, np.sort(train), np.sort(test)
 
 
-def _table2_tasks(quick, random_state):
+def _table2_tasks(settings, random_state):
     """(task, [(kernel label, full kernel)], train, test, y, positive class) for each row of Table 2.
 
     Kernels are computed on all points (train and test) once; the spectra of Table 1 are those of the
@@ -195,7 +202,7 @@ def _table2_tasks(quick, random_state):
     """
     for stem, (name, positive, _) in TABLE2_DATA.items():
         n_train = PAPER_TABLE1[stem + "-SS" if stem.startswith("USPS") else stem][0]
-        data, train, test = paper_split(name, n_train, random_state, quick)
+        data, train, test = paper_split(name, n_train, random_state, settings.subsample)
         keep = np.concatenate([train, test])
         y = data.target[keep]
         train, test = np.arange(train.size), np.arange(train.size, keep.size)
@@ -213,22 +220,20 @@ def _table2_tasks(quick, random_state):
             # a kernel input chosen by cross-validation, relative to the median squared training distance
             D2 = tangent_distances(images) ** 2
             scale = float(np.median(D2[np.ix_(train, train)]))
-            widths = [1.0] if quick else [0.5, 1.0, 2.0]
-            kernels = [(f"gamma={w:g}/median", np.exp(-w * D2 / scale)) for w in widths]
+            kernels = [(f"gamma={w:g}/median", np.exp(-w * D2 / scale)) for w in settings.widths]
             yield f"{stem}-TD1", kernels, train, test, y, positive
             continue
         X = standardize(data.data[keep])
-        etas = np.sqrt(X.shape[1]) * (np.array([1.0, 2.0]) if quick else np.array([0.5, 1.0, 2.0, 4.0]))
+        etas = np.sqrt(X.shape[1]) * np.array(settings.etas)
         kernels = [(f"eta={eta:.3g}", Sigmoid(eta=float(eta))(X)) for eta in etas]
         yield stem, kernels, train, test, y, positive
 
 
 def _grid_search(estimator, grid, cv, n_jobs, scoring):
-    """GridSearchCV on ``scoring``; IndefiniteSVC goes along one warm-started ``fit_path`` per fold
-    (:class:`~krein.experiments._path_search.PathGridSearchCV`, the same selection rule)."""
-    if isinstance(estimator, IndefiniteSVC):
-        return PathGridSearchCV(estimator, grid, cv=cv, scoring=scoring)
-    return GridSearchCV(estimator, grid, scoring=scoring, cv=cv, n_jobs=n_jobs)
+    """:func:`grid_search` on ``scoring``; IndefiniteSVC goes along one warm-started ``fit_path`` per
+    fold (the same selection rule)."""
+    path = isinstance(estimator, IndefiniteSVC)
+    return grid_search(estimator, grid, cv=cv, scoring=scoring, n_jobs=n_jobs, path=path)
 
 
 def _select_and_test(estimator, grid, kernels, train, test, y, cv, n_jobs, positive=1):
@@ -278,45 +283,48 @@ def run_table2(ctx):
     selected, as the paper's Table 1). One split: no spread and no significance marks.
     """
     cv = StratifiedKFold(5, shuffle=True, random_state=ctx.random_state)
-    methods = _methods(ctx.quick)
+    settings = TABLE2_FORMS.of(ctx)
+    methods = _methods(settings)
     assert tuple(methods) == TABLE2_METHODS
+    tasks = {task: rest for task, *rest in _table2_tasks(settings, ctx.random_state)}
+
+    def compute(task, method):
+        kernels, train, test, y, positive = tasks[task]
+        return _select_and_test(*methods[method], kernels, train, test, y, cv, ctx.n_jobs, positive)
+
+    cells = run_cells(
+        ctx,
+        [(task, method) for task in tasks for method in methods],
+        compute,
+        key=lambda task, method: f"{task}-{method}",
+        description="table 2",
+    )
     rows, spectra, chosen = [], [], []
-    tasks = list(_table2_tasks(ctx.quick, ctx.random_state))
-    with ctx.progress(len(tasks) * len(methods), "table 2") as advance:
-        for task, kernels, train, test, y, positive in tasks:
-            paper = PAPER_TABLE2[task]
-            for j, (method, (estimator, grid)) in enumerate(methods.items()):
-                accuracy, recall, average, params, seconds = ctx.cell(
-                    f"{task}-{method}",
-                    partial(
-                        _select_and_test, estimator, grid, kernels, train, test, y, cv, ctx.n_jobs, positive
-                    ),
-                )
-                row = {"task": task, "method": method}
-                for measure, value in (("accuracy", accuracy), ("recall", recall), ("average", average)):
-                    row[measure] = round(value, 2)
-                    row[f"paper {measure}"] = paper[measure][j]
-                rows.append(row)
-                chosen.append({"task": task, "method": method, **params, "seconds": round(seconds, 1)})
-                advance()
-            selected = next(
-                r["kernel"] for r in chosen if r["task"] == task and r["method"] == "Indefinite SVM"
-            )
-            K = dict(kernels)[selected]
-            eigenvalues = np.linalg.eigvalsh(K)
-            paper_min, paper_max = PAPER_TABLE1[task][2:]
-            spectra.append(
-                {
-                    "task": task,
-                    "n_train": int(train.size),
-                    "n_test": int(test.size),
-                    "kernel": selected,
-                    "λ_min": round(float(eigenvalues[0]), 2),
-                    "paper λ_min": paper_min,
-                    "λ_max": round(float(eigenvalues[-1]), 2),
-                    "paper λ_max": paper_max,
-                }
-            )
+    for task, (kernels, train, test, _, _) in tasks.items():
+        paper = PAPER_TABLE2[task]
+        for j, method in enumerate(methods):
+            accuracy, recall, average, params, seconds = cells[task, method]
+            row = {"task": task, "method": method}
+            for measure, value in (("accuracy", accuracy), ("recall", recall), ("average", average)):
+                row[measure] = round(value, 2)
+                row[f"paper {measure}"] = paper[measure][j]
+            rows.append(row)
+            chosen.append({"task": task, "method": method, **params, "seconds": round(seconds, 1)})
+        selected = cells[task, "Indefinite SVM"][3]["kernel"]
+        eigenvalues = np.linalg.eigvalsh(dict(kernels)[selected])
+        paper_min, paper_max = PAPER_TABLE1[task][2:]
+        spectra.append(
+            {
+                "task": task,
+                "n_train": int(train.size),
+                "n_test": int(test.size),
+                "kernel": selected,
+                "λ_min": round(float(eigenvalues[0]), 2),
+                "paper λ_min": paper_min,
+                "λ_max": round(float(eigenvalues[-1]), 2),
+                "paper λ_max": paper_max,
+            }
+        )
     ctx.report_rows(
         rows,
         "table2",
@@ -335,28 +343,22 @@ def run_table2(ctx):
 
 #: Table 3 of the paper: per task, accuracy, recall and average (%) in the order SVM, PerturbSVM on the
 #: unperturbed data, then SVM, PerturbSVM on the noisy data.
-PAPER_TABLE3 = {
-    "USPS-3-5-linear": {
-        "accuracy": (96.25, 96.12, 90.27, 93.16),
-        "recall": (95.69, 95.93, 90.00, 92.87),
-        "average": (95.97, 96.03, 90.14, 93.01),
-    },
-    "USPS-4-6-linear": {
-        "accuracy": (99.07, 99.07, 97.39, 97.97),
-        "recall": (99.10, 99.32, 97.34, 98.13),
-        "average": (99.08, 99.19, 97.36, 98.05),
-    },
-    "USPS-3-5-gaussian": {
-        "accuracy": (97.67, 97.54, 92.11, 93.57),
-        "recall": (98.09, 97.37, 91.27, 92.89),
-        "average": (97.88, 97.46, 91.69, 93.23),
-    },
-    "USPS-4-6-gaussian": {
-        "accuracy": (99.18, 99.30, 98.00, 97.99),
-        "recall": (99.55, 99.55, 98.15, 98.19),
-        "average": (99.37, 99.42, 98.08, 98.09),
-    },
-}
+PAPER_TABLE3 = _by_task(
+    {
+        ("USPS-3-5-linear", "accuracy"): (96.25, 96.12, 90.27, 93.16),
+        ("USPS-3-5-linear", "recall"): (95.69, 95.93, 90.00, 92.87),
+        ("USPS-3-5-linear", "average"): (95.97, 96.03, 90.14, 93.01),
+        ("USPS-4-6-linear", "accuracy"): (99.07, 99.07, 97.39, 97.97),
+        ("USPS-4-6-linear", "recall"): (99.10, 99.32, 97.34, 98.13),
+        ("USPS-4-6-linear", "average"): (99.08, 99.19, 97.36, 98.05),
+        ("USPS-3-5-gaussian", "accuracy"): (97.67, 97.54, 92.11, 93.57),
+        ("USPS-3-5-gaussian", "recall"): (98.09, 97.37, 91.27, 92.89),
+        ("USPS-3-5-gaussian", "average"): (97.88, 97.46, 91.69, 93.23),
+        ("USPS-4-6-gaussian", "accuracy"): (99.18, 99.30, 98.00, 97.99),
+        ("USPS-4-6-gaussian", "recall"): (99.55, 99.55, 98.15, 98.19),
+        ("USPS-4-6-gaussian", "average"): (99.37, 99.42, 98.08, 98.09),
+    }
+)
 
 
 def _noisy_pixels(images, rng):
@@ -365,6 +367,15 @@ def _noisy_pixels(images, rng):
     flat = images.reshape(len(images), -1)
     X = 2.0 * flat - 1.0 + rng.uniform(-1, 1, flat.shape)
     return (X - X.min()) / (X.max() - X.min())
+
+
+#: Table 3, (quick, full): the grids of C and ρ, the USPS pairs and the quick form's random subset.
+TABLE3_FORMS = Forms(
+    Cs=([0.1, 1.0], [0.01, 0.1, 1.0, 10.0]),
+    rhos=([1.0, 100.0], [0.1, 1.0, 10.0, 100.0, 1e4]),
+    stems=(["USPS-3-5"], ["USPS-3-5", "USPS-4-6"]),
+    subsample=(200, None),
+)
 
 
 @experiment(
@@ -380,18 +391,20 @@ def run_table3(ctx):
     the clean training part for the average of accuracy and recall, reused on the noisy data (Sec. 5.2).
     One split: no spread and no significance marks."""
     cv = StratifiedKFold(5, shuffle=True, random_state=ctx.random_state)
-    Cs = [0.1, 1.0] if ctx.quick else [0.01, 0.1, 1.0, 10.0]
-    rhos = [1.0, 100.0] if ctx.quick else [0.1, 1.0, 10.0, 100.0, 1e4]
-    stems = ["USPS-3-5"] if ctx.quick else ["USPS-3-5", "USPS-4-6"]
+    settings = TABLE3_FORMS.of(ctx)
     methods = {
-        "SVM": (SVC(kernel="precomputed"), {"C": Cs}),
-        "PerturbSVM": (IndefiniteSVC(kernel="precomputed", tol=1e-3, max_iter=1000), {"C": Cs, "rho": rhos}),
+        "SVM": (SVC(kernel="precomputed"), {"C": settings.Cs}),
+        "PerturbSVM": (
+            IndefiniteSVC(kernel="precomputed", tol=1e-3, max_iter=1000),
+            {"C": settings.Cs, "rho": settings.rhos},
+        ),
     }
     rows = []
     for kernel_name in ("linear", "gaussian"):
-        for stem in stems:
+        for stem in settings.stems:
             name, positive, _ = TABLE2_DATA[stem]
-            data, train, test = paper_split(name, PAPER_TABLE1[stem + "-SS"][0], ctx.random_state, ctx.quick)
+            n_train = PAPER_TABLE1[stem + "-SS"][0]
+            data, train, test = paper_split(name, n_train, ctx.random_state, settings.subsample)
             y = data.target
             clean = data.data.reshape(y.size, -1)
             noisy = _noisy_pixels(data.data, np.random.default_rng(ctx.random_state))
@@ -450,6 +463,10 @@ FIGURE1_SOLVERS = {
 }
 
 
+#: Figure 1, (quick, full): subset size, number of subsets and iterations.
+FIGURE1_FORMS = Forms(n=(40, 200), repeats=(2, 10), iterations=(40, 300))
+
+
 def figure1_summary(gaps):
     """Per curve: the geometric-mean gap after every iteration count and the final median gap."""
     logs = np.log10(np.maximum(np.asarray(gaps, dtype=float), 1e-16))
@@ -467,7 +484,8 @@ def figure1_summary(gaps):
 def run_figure1(ctx):
     import matplotlib.pyplot as plt
 
-    n, repeats, iterations = (40, 2, 40) if ctx.quick else (200, 10, 300)
+    settings = FIGURE1_FORMS.of(ctx)
+    n, repeats, iterations = settings.n, settings.repeats, settings.iterations
     curves = {label: [] for label in FIGURE1_SOLVERS}
     for K, y in _simpson_subsets(n, repeats, ctx.random_state):
         for label, options in FIGURE1_SOLVERS.items():
@@ -533,6 +551,22 @@ FIGURE2_KEYS = {
 }
 
 
+#: Figure 2, (quick, full): the values of ρ, the sizes n per solver and the subsets per size.
+FIGURE2_FORMS = Forms(
+    rhos=([1.0], [0.1, 1.0, 10.0]),
+    sizes=(
+        dict.fromkeys(FIGURE2_SOLVERS, [40, 80]),
+        {
+            "PG, step 5/k (paper)": [100, 200, 300, 500, 800, 1200, 1500],
+            "ACCPM": [100, 200],
+            "PG, BB steps (krein)": [100, 200, 300, 500, 800, 1200, 1500],
+            "SIQCLP (exchange)": [100, 200, 300, 500, 800],
+        },
+    ),
+    repeats=(2, 10),
+)
+
+
 def figure2_row(label, rho, n, record, tol=0.1):
     """One row of Figure 2 from a cell: mean CPU seconds, iterations (cuts for the exchange method) and
     time per iteration over the subsets, the worst final gap, and how many fits reached ``tol``, with
@@ -565,18 +599,8 @@ def run_figure2(ctx):
     {0.1, 1, 10}. One cell per (solver, ρ, n), resumable."""
     import matplotlib.pyplot as plt
 
-    rhos = [1.0] if ctx.quick else [0.1, 1.0, 10.0]
-    sizes = (
-        {label: [40, 80] for label in FIGURE2_SOLVERS}
-        if ctx.quick
-        else {
-            "PG, step 5/k (paper)": [100, 200, 300, 500, 800, 1200, 1500],
-            "ACCPM": [100, 200],
-            "PG, BB steps (krein)": [100, 200, 300, 500, 800, 1200, 1500],
-            "SIQCLP (exchange)": [100, 200, 300, 500, 800],
-        }
-    )
-    repeats = 2 if ctx.quick else 10
+    settings = FIGURE2_FORMS.of(ctx)
+    repeats = settings.repeats
 
     def measure(options, rho, n):
         seconds, iterations, gaps = [], [], []
@@ -593,14 +617,19 @@ def run_figure2(ctx):
             gaps.append(float(model.gap_history_[-1]))
         return {"seconds": seconds, "n_iter": iterations, "final_gap": gaps}
 
-    rows = []
-    cells = [(label, rho, n) for label in FIGURE2_SOLVERS for rho in rhos for n in sizes[label]]
-    with ctx.progress(len(cells), "figure 2") as advance:
-        for label, rho, n in cells:
-            key = FIGURE2_KEYS[label]
-            record = ctx.cell(f"{key}-rho{rho:g}-n{n}", partial(measure, FIGURE2_SOLVERS[label], rho, n))
-            rows.append(figure2_row(label, rho, n, record))
-            advance()
+    records = run_cells(
+        ctx,
+        [
+            (label, rho, n)
+            for label in FIGURE2_SOLVERS
+            for rho in settings.rhos
+            for n in settings.sizes[label]
+        ],
+        lambda label, rho, n: measure(FIGURE2_SOLVERS[label], rho, n),
+        key=lambda label, rho, n: f"{FIGURE2_KEYS[label]}-rho{rho:g}-n{n}",
+        description="figure 2",
+    )
+    rows = [figure2_row(label, rho, n, record) for (label, rho, n), record in records.items()]
     figure, axes = plt.subplots(1, 2, figsize=(10, 4))
     for (label, rho), style in zip(
         dict.fromkeys((r["solver"], r["rho"]) for r in rows),
@@ -620,11 +649,9 @@ def run_figure2(ctx):
                 marker="o",
                 label=f"{label}, ρ = {rho:g}",
             )
-    for axis, ylabel in zip(axes, ("total CPU time (s)", "CPU time per iteration (ms)"), strict=True):
-        axis.set_xlabel("n")
-        axis.set_ylabel(ylabel)
-        axis.set_yscale("log")
     axes[0].legend(fontsize=7)
+    for axis, ylabel in zip(axes, ("total CPU time (s)", "CPU time per iteration (ms)"), strict=True):
+        axis.set(xlabel="n", ylabel=ylabel, yscale="log")
     ctx.save_figure(figure, "figure2_time")
     ctx.report_rows(
         rows,

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import joblib
 import numpy as np
-from sklearn.model_selection import GridSearchCV, StratifiedKFold, train_test_split
+from sklearn.model_selection import StratifiedKFold, train_test_split
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
@@ -43,7 +43,7 @@ from ..logistic import IndefiniteLogisticRegression
 from ..spectral import SpectrumTransformer, eigendecompose, indefiniteness
 from ..svm import IndefiniteSVC, KreinSVC
 from ._framework import ResultTable, experiment
-from ._path_search import PathGridSearchCV
+from ._protocol import Forms, grid_search
 
 __all__ = ["METHODS", "TASKS", "Method", "Task", "TaskData", "load_task", "run_showcase"]
 
@@ -226,10 +226,11 @@ def _estimator(method, data, inner_cv, memory):
     if data.is_dissimilarity and not method.on_features:
         estimator = Pipeline([("centering", DoubleCentering()), ("model", estimator)], memory=memory)
         grid = {f"model__{key}": values for key, values in grid.items()}
-    if grid and isinstance(method.make(), IndefiniteSVC):
-        estimator = PathGridSearchCV(estimator, grid, cv=inner_cv, scoring="accuracy")
-    elif grid:
-        estimator = GridSearchCV(estimator, grid, cv=inner_cv, scoring="accuracy", error_score="raise")
+    if grid:
+        path = isinstance(method.make(), IndefiniteSVC)
+        estimator = grid_search(
+            estimator, grid, cv=inner_cv, scoring="accuracy", error_score="raise", path=path
+        )
     return estimator
 
 
@@ -364,6 +365,10 @@ def _file_name(label):
     return re.sub(r"[^0-9a-z]+", "_", label.lower()).strip("_")
 
 
+#: The settings of ``showcase``, (quick, full): objects per task at most, and outer folds.
+FORMS = Forms(max_samples=(250, 1000), n_splits=(5, 10))
+
+
 @experiment(
     "showcase",
     description="krein's Kreĭn-space methods vs clip/flip/shift + SVC, indefinite SVC and RBF SVC on "
@@ -373,7 +378,5 @@ def _file_name(label):
     full_minutes=30,
 )
 def run(ctx):
-    if ctx.quick:
-        run_showcase(ctx, max_samples=250, n_splits=5)
-    else:
-        run_showcase(ctx, max_samples=1000, n_splits=10)
+    settings = FORMS.of(ctx)
+    run_showcase(ctx, max_samples=settings.max_samples, n_splits=settings.n_splits)

@@ -44,8 +44,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._base import one_vs_rest_targets
-from ..least_squares._hypergradient import LAMBDA_BOUNDS
+from .._base import LAMBDA_BOUNDS, one_vs_rest_targets
+from .._parameters import store_parameters
 from ..nystroem import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
 from ..optimize import squared_hinge_newton, squared_hinge_validation_gradient, streamed_squared_hinge_newton
 from ..spectral import is_dask_array
@@ -149,20 +149,7 @@ class KreinSquaredHingeSVC(SpectralEstimatorMixin, ClassifierMixin, BaseEstimato
         random_state=None,
         working_memory=None,
     ):
-        self.kernel = kernel
-        self.lambda_plus = lambda_plus
-        self.lambda_minus = lambda_minus
-        self.center = center
-        self.n_components = n_components
-        self.landmarks = landmarks
-        self.nystroem_split = nystroem_split
-        self.landmark_rank = landmark_rank
-        self.rank = rank
-        self.fit_intercept = fit_intercept
-        self.tol = tol
-        self.max_iter = max_iter
-        self.random_state = random_state
-        self.working_memory = working_memory
+        store_parameters(self, locals())
 
     def fit(self, X, y):
         """Fit one squared-hinge problem per one-vs-rest task.
