@@ -52,9 +52,8 @@ def test_only_is_refused_by_experiments_without_tasks(tmp_path, capsys):
 def test_only_runs_a_subset(tmp_path, monkeypatch):
     from krein.experiments import oglic2018
 
-    monkeypatch.setattr(
-        oglic2018, "QUICK_SEARCH", {"inner_folds": 2, "n_restarts": 1, "restart_iter": 2, "max_iter": 2}
-    )
+    tiny = {"inner_folds": 2, "n_restarts": 1, "restart_iter": 2, "max_iter": 2}
+    monkeypatch.setattr(oglic2018, "TABLE3_FORMS", oglic2018.TABLE3_FORMS.replace(search=(tiny, tiny)))
     assert (
         main(["reproduce", "oglic2018-table3", "--quick", "--only", "haberman", "--out", str(tmp_path)]) == 0
     )

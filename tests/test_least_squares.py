@@ -246,20 +246,36 @@ def test_hypergradient_matches_finite_differences(name):
 
 
 @pytest.mark.parametrize(
-    "model",
+    "model, targets",
     [
-        KreinRidge(Sigmoid(1.3), lambda_plus=0.03, lambda_minus=0.1),
-        VarianceConstrainedKrein(
-            Sigmoid(1.3), lambda_plus=0.03, lambda_minus=0.1, radius=0.4, regularization="krein"
+        (KreinRidge(Sigmoid(1.3), lambda_plus=0.03, lambda_minus=0.1), "values"),
+        (KreinRidge(Sigmoid(1.3), lambda_plus=0.03, lambda_minus=0.1), "two outputs"),
+        (
+            VarianceConstrainedKrein(
+                Sigmoid(1.3), lambda_plus=0.03, lambda_minus=0.1, radius=0.4, regularization="krein"
+            ),
+            "values",
         ),
-        VarianceConstrainedKreinClassifier(Sigmoid(1.3), lambda_plus=0.03, lambda_minus=0.1, radius=0.9),
+        (
+            VarianceConstrainedKreinClassifier(Sigmoid(1.3), lambda_plus=0.03, lambda_minus=0.1, radius=0.9),
+            "two classes",
+        ),
+        (
+            VarianceConstrainedKreinClassifier(Sigmoid(1.3), lambda_plus=0.03, lambda_minus=0.1, radius=0.9),
+            "three classes",
+        ),
     ],
-    ids=["ridge", "omcs-krein", "classifier"],
+    ids=["ridge", "ridge-two-outputs", "omcs-krein", "classifier", "classifier-three-classes"],
 )
-def test_hypergradient_of_other_models(model):
+def test_hypergradient_of_other_models(model, targets):
+    """Several targets (outputs, one-vs-rest tasks) share one kernel-gradient contraction."""
     X, y = _data(4)
-    if isinstance(model, VarianceConstrainedKreinClassifier):
-        y = (y > 0).astype(int)
+    y = {
+        "values": y,
+        "two outputs": np.c_[y, np.sin(2 * X[:, 0])],
+        "two classes": (y > 0).astype(int),
+        "three classes": np.digitize(y, np.quantile(y, [1 / 3, 2 / 3])),
+    }[targets]
     _finite_difference_check(model, X[:30], y[:30], X[30:], y[30:])
 
 

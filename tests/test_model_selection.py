@@ -9,7 +9,12 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from krein.kernels import Sigmoid
 from krein.least_squares import KreinRidge, KreinRidgeClassifier, VarianceConstrainedKrein
-from krein.model_selection import HypergradientSearchCV, _cross_validation_objective, _fold_data
+from krein.model_selection import (
+    HypergradientSearchCV,
+    _cross_validation_objective,
+    _fold_data,
+    cross_validation_loss,
+)
 
 
 def _data(n=60, seed=0):
@@ -25,17 +30,17 @@ def _folds(X, y, pairwise=False, k=3):
 
 def test_objective_is_the_fold_average_and_its_gradient_is_exact():
     X, y = _data()
-    folds = _folds(X, y)
     template = VarianceConstrainedKrein(Sigmoid(1.4), lambda_plus=0.01, lambda_minus=0.03, radius=0.6)
     theta, _ = template._hyperparameter_vector()
-    loss, gradient = _cross_validation_objective(theta, template, folds)
-    per_fold = [template._validation_loss_and_gradient(*fold[:4])[0] for fold in folds]
+    loss, gradient = cross_validation_loss(template, X, y, KFold(3))
+    per_fold = [template._validation_loss_and_gradient(*fold[:4])[0] for fold in _folds(X, y)]
     assert loss == pytest.approx(np.mean(per_fold), rel=1e-12)
+    assert loss == pytest.approx(_cross_validation_objective(theta, template, _folds(X, y))[0], rel=1e-12)
     step = 1e-5
     numeric = [
         (
-            _cross_validation_objective(theta + step * e, template, folds)[0]
-            - _cross_validation_objective(theta - step * e, template, folds)[0]
+            cross_validation_loss(template, X, y, KFold(3), theta + step * e)[0]
+            - cross_validation_loss(template, X, y, KFold(3), theta - step * e)[0]
         )
         / (2 * step)
         for e in np.eye(theta.size)
@@ -178,3 +183,31 @@ def test_tol_reaches_lbfgsb(monkeypatch):
     assert seen == [1e-3, 1e-3]
     with pytest.raises(ValueError, match="tol"):
         HypergradientSearchCV(KreinRidge(), tol=-1.0).fit(X, X[:, 0])
+
+
+def test_a_point_evaluated_again_is_not_refitted(monkeypatch):
+    """L-BFGS-B evaluates its starting point, where the initial loss was just computed, and the final
+    run starts at the best restart's last point: both are remembered (one refit of every fold saved
+    per run), and the search is bit for bit the one that refits them."""
+    import krein.model_selection as module
+
+    X, y = _data(40, seed=5)
+    kwargs = dict(cv=3, n_restarts=3, restart_iter=4, max_iter=6, random_state=0)
+    calls, original = [], module._cross_validation_objective
+    monkeypatch.setattr(module, "_cross_validation_objective", lambda *a: calls.append(1) or original(*a))
+    remembering = HypergradientSearchCV(VarianceConstrainedKrein("sigmoid"), **kwargs).fit(X, y)
+    n_remembering = len(calls)
+    monkeypatch.setattr(
+        module._RememberingObjective,
+        "__call__",
+        lambda self, theta, catch=True: module._cross_validation_objective(
+            theta, self.template, self.folds, catch
+        ),
+    )
+    calls.clear()
+    refitting = HypergradientSearchCV(VarianceConstrainedKrein("sigmoid"), **kwargs).fit(X, y)
+    assert len(calls) == n_remembering + kwargs["n_restarts"] + 1
+    assert remembering.restarts_ == refitting.restarts_
+    assert (remembering.best_loss_, remembering.n_iter_) == (refitting.best_loss_, refitting.n_iter_)
+    assert remembering.best_params_ == refitting.best_params_
+    np.testing.assert_array_equal(remembering.predict(X), refitting.predict(X))

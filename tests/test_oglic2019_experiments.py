@@ -5,6 +5,7 @@ import pytest
 
 from krein.experiments import RunContext, get_experiment
 from krein.experiments.oglic2019 import (
+    DISSIMILARITY_SETTINGS,
     FIGURE1_KERNELS,
     FULL_METHODS,
     GRID_METHODS,
@@ -23,6 +24,8 @@ from krein.experiments.oglic2019 import (
 from krein.kernels import initial_kernel
 from krein.least_squares import KreinRidgeClassifier
 from krein.model_selection import HypergradientSearchCV
+
+GRID = DISSIMILARITY_SETTINGS.quick.grid
 
 
 def test_experiments_are_registered():
@@ -89,7 +92,9 @@ def test_grid_cells_keep_their_keys_and_hypergradient_cells_get_new_ones():
 
 def test_the_searched_sh_svm_cell_beats_chance_on_aural_sonar(tmp_path):
     ctx = RunContext(quick=True, out=tmp_path, show_progress=False)
-    results = dissimilarity_cells(ctx, ("aural-sonar",), ("KREIN SH-SVM",), (8,), folds=3, inner_folds=2)
+    results = dissimilarity_cells(
+        ctx, ("aural-sonar",), ("KREIN SH-SVM",), (8,), folds=3, inner_folds=2, grid=GRID
+    )
     errors = [cell[0] for cell in results[("aural-sonar", "KREIN SH-SVM", 8)]]
     assert np.mean(errors) < 40
     assert len(list((tmp_path / "cells").glob("aural-sonar-KREIN_SH-SVM_hypergradient-r8-fold*.json"))) == 3
@@ -105,14 +110,17 @@ def test_the_searched_sh_svm_cell_beats_chance_on_aural_sonar(tmp_path):
 def test_dissimilarity_cells_are_stored_and_read_back(tmp_path):
     ctx = RunContext(quick=True, out=tmp_path, show_progress=False)
     methods = ("KREIN LSM (grid)", "SF-LSM (full)")
-    results = dissimilarity_cells(ctx, ("aural-sonar",), methods, (8,), folds=3, inner_folds=2)
+    results = dissimilarity_cells(ctx, ("aural-sonar",), methods, (8,), folds=3, inner_folds=2, grid=GRID)
     assert set(results) == {("aural-sonar", "KREIN LSM (grid)", 8), ("aural-sonar", "SF-LSM (full)", None)}
     errors = [cell[0] for cells in results.values() for cell in cells]
     assert len(errors) == 6 and all(0 <= e <= 100 for e in errors)
     assert np.mean(errors) < 40  # aural sonar under its own similarity: far better than chance
     assert len(list((tmp_path / "cells").glob("aural-sonar-KREIN_LSM-r8-fold*.json"))) == 3  # the old key
     again = RunContext(quick=True, out=tmp_path, show_progress=False, resume=True)
-    assert dissimilarity_cells(again, ("aural-sonar",), methods, (8,), folds=3, inner_folds=2) == results
+    assert (
+        dissimilarity_cells(again, ("aural-sonar",), methods, (8,), folds=3, inner_folds=2, grid=GRID)
+        == results
+    )
 
 
 def test_vs_paper_marks_cells_inside_the_papers_std():

@@ -20,6 +20,7 @@ from .kernels import make_kernel
 from .spectral import warn_unrelated_rows
 
 __all__ = [
+    "LAMBDA_BOUNDS",
     "KernelEstimatorMixin",
     "available_memory",
     "check_kernel_memory",
@@ -27,6 +28,9 @@ __all__ = [
     "fit_path_clones",
     "one_vs_rest_targets",
 ]
+
+#: Box constraints (natural scale) of λ± in every hypergradient search (least squares and SH-SVM).
+LAMBDA_BOUNDS = (1e-10, 1e4)
 
 #: n×n float64 arrays an exact kernel method holds at once (kernel, eigenvectors, solver workspace).
 EXACT_METHOD_COPIES = 3

@@ -41,10 +41,11 @@ from sklearn.utils._tags import get_tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._base import check_kernel_memory
 from ._parameters import store_parameters
 from ._validation import check_square_kernel
 
-__all__ = ["HypergradientSearchCV"]
+__all__ = ["HypergradientSearchCV", "cross_validation_loss"]
 
 #: Loss reported to L-BFGS-B where the model cannot be fitted (e.g. a degenerate kernel); the line
 #: search then backs off.
@@ -89,27 +90,79 @@ def _cross_validation_objective(theta, template, folds, catch=True):
     return loss / len(folds), gradient / len(folds)
 
 
-def _minimize(template, theta, bounds, folds, max_iter, tol=None):
-    result = minimize(
-        _cross_validation_objective,
+def cross_validation_loss(estimator, X, y, cv, theta=None):
+    """The objective :class:`HypergradientSearchCV` minimizes, and its gradient, at one point.
+
+    The mean over the folds of ``cv`` of the validation loss of ``estimator`` (Oglic & Gärtner
+    2018, Appendix C), and the mean of the fold gradients with respect to the log-hyperparameter
+    vector ``theta`` (in the order of ``estimator._hyperparameter_vector()``; None: the
+    estimator's own hyperparameters). Errors are raised, not replaced by a failed-loss value.
+
+    Parameters
+    ----------
+    estimator : estimator implementing the hypergradient protocol (e.g. ``KreinRidge``)
+    X : array-like of shape (n_samples, n_features) or (n_samples, n_samples) if precomputed
+    y : array-like of shape (n_samples,)
+    cv : splitter with a ``split(X, y)`` method
+    theta : array-like of shape (n_hyperparameters,) or None
+
+    Returns
+    -------
+    loss : float
+    gradient : ndarray of shape (n_hyperparameters,)
+    """
+    pairwise = get_tags(estimator).input_tags.pairwise
+    folds = [_fold_data(X, y, train, val, pairwise) for train, val in cv.split(X, y)]
+    if theta is None:
+        theta = estimator._hyperparameter_vector()[0]
+    theta = np.asarray(theta, dtype=float)
+    loss, gradient = _cross_validation_objective(theta, estimator, folds, catch=False)
+    return float(loss), gradient
+
+
+class _RememberingObjective:
+    """:func:`_cross_validation_objective` of one template on its folds, remembering its last point.
+
+    L-BFGS-B first evaluates its starting point, where :func:`_run` has just computed the initial
+    loss, and the final run starts where the best restart stopped, its last evaluation. Refitting
+    every fold there (one eigendecomposition per fold) would only repeat a known result: the last
+    ``(θ, loss, gradient)`` is kept (``last``, passed on to the final run) and returned for the same
+    θ, bit for bit.
+    """
+
+    def __init__(self, template, folds, last=None):
+        self.template, self.folds, self.last = template, folds, last
+
+    def __call__(self, theta, catch=True):
+        key = np.asarray(theta, dtype=float).tobytes()
+        if self.last is None or self.last[0] != key:
+            # an error (catch=False) leaves nothing behind
+            self.last = (key, *_cross_validation_objective(theta, self.template, self.folds, catch))
+        _, loss, gradient = self.last
+        return loss, gradient.copy()
+
+
+def _minimize(objective, theta, bounds, max_iter, tol=None):
+    return minimize(
+        objective,
         theta,
-        args=(template, folds),
         jac=True,
         method="L-BFGS-B",
         bounds=bounds,
         tol=tol,
         options={"maxiter": max_iter},
     )
-    return result
 
 
 def _run(template, folds, max_iter, tol=None):
-    """L-BFGS-B from ``template``'s hyperparameters: the loss there and the result."""
+    """L-BFGS-B from ``template``'s hyperparameters: ``(template, loss there, result, last)``, with
+    ``last`` the objective's last evaluation (:class:`_RememberingObjective`)."""
     theta, bounds = template._hyperparameter_vector()
     theta = np.clip(theta, bounds[:, 0], bounds[:, 1])
+    objective = _RememberingObjective(template, folds)
     # Errors at the initial point are not caught: they are almost always bad input.
-    initial_loss = _cross_validation_objective(theta, template, folds, catch=False)[0]
-    return template, initial_loss, _minimize(template, theta, bounds, folds, max_iter, tol)
+    initial_loss = objective(theta, catch=False)[0]
+    return template, initial_loss, _minimize(objective, theta, bounds, max_iter, tol), objective.last
 
 
 def _restart(estimator, X, y, folds, seed, max_iter, tol=None):
@@ -238,6 +291,8 @@ class HypergradientSearchCV(MetaEstimatorMixin, BaseEstimator):
         )
         if pairwise:
             X = check_square_kernel(X, "X")  # before the folds slice it as a square matrix
+        elif getattr(estimator, "n_components", None) is None:
+            check_kernel_memory(X.shape[0], estimator)  # the refit's n×n kernel, before any fold
         cv = check_cv(self.cv, y, classifier=is_classifier(estimator))
         folds = [_fold_data(X, y, train, val, pairwise) for train, val in cv.split(X, y)]
         seeds = check_random_state(self.random_state).randint(np.iinfo(np.int32).max, size=self.n_restarts)
@@ -246,7 +301,7 @@ class HypergradientSearchCV(MetaEstimatorMixin, BaseEstimator):
         )
         self.restarts_ = [
             {"initial_loss": float(initial), "loss": float(result.fun), "n_iter": int(result.nit)}
-            for _, initial, result in restarts
+            for _, initial, result, _ in restarts
         ]
         if self.verbose:
             for i, record in enumerate(self.restarts_):
@@ -255,16 +310,17 @@ class HypergradientSearchCV(MetaEstimatorMixin, BaseEstimator):
                     f"{record['loss']:.6g} in {record['n_iter']} iterations"
                 )
         if restarts:
-            template, _, best = min(restarts, key=lambda restart: restart[2].fun)
+            template, _, best, last = min(restarts, key=lambda restart: restart[2].fun)
             theta, loss, self.n_iter_ = best.x, float(best.fun), 0
             if self.max_iter:
                 _, bounds = template._hyperparameter_vector()
-                final = _minimize(template, best.x, bounds, folds, self.max_iter, self.tol)
+                objective = _RememberingObjective(template, folds, last)  # L-BFGS-B starts at its last θ
+                final = _minimize(objective, best.x, bounds, self.max_iter, self.tol)
                 if final.fun <= loss:
                     theta, loss, self.n_iter_ = final.x, float(final.fun), int(final.nit)
             self.initial_loss_ = float(best.fun)
         else:
-            template, self.initial_loss_, final = _run(estimator, folds, self.max_iter, self.tol)
+            template, self.initial_loss_, final, _ = _run(estimator, folds, self.max_iter, self.tol)
             theta, loss, self.n_iter_ = final.x, float(final.fun), int(final.nit)
         self.best_params_ = template._params_from_vector(theta)
         self.best_loss_ = loss

@@ -54,8 +54,8 @@ def make_krein_regression(
     bandwidth : float or None, default=None
         The kernel's η; None draws it as in Appendix E.1 (step 2). A large η puts the sigmoid in
         its nearly linear regime, where K₀ ≈ (XXᵀ − 0.5)/η² is close to singular when
-        ``n_features`` is close to ``n_samples`` (the "*Sigmoid" rows of Table 1, see
-        :data:`krein.experiments.oglic2018.STARRED_SIGMOID`).
+        ``n_features`` is close to ``n_samples`` (the ``*Sigmoid`` rows of Table 1, see
+        :func:`krein.experiments.oglic2018.starred_sigmoid_bandwidth`).
     return_kernel : bool, default=False
         Also return the n × n indefinite kernel matrix K.
     random_state : int, RandomState instance or None

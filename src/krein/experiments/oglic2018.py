@@ -29,8 +29,6 @@ Inputs are standardized, regression targets scaled to unit range (Appendix C); R
 
 from __future__ import annotations
 
-from functools import partial
-
 import numpy as np
 from sklearn.base import clone
 from sklearn.model_selection import KFold, StratifiedKFold
@@ -40,6 +38,7 @@ from ..least_squares import VarianceConstrainedKrein, VarianceConstrainedKreinCl
 from ..model_selection import HypergradientSearchCV
 from ..spectral import SpectrumTransformer, indefiniteness, spectrum_summary
 from ._framework import ResultTable, experiment
+from ._protocol import Forms, grid_search, outer_splits, run_cells
 
 #: Method → (spectrum transformation or None, regularization of the variance-constrained problem).
 TABLE1_METHODS = {
@@ -297,58 +296,70 @@ def table1_task(kernel_name, n, seed):
     return K, scale_to_unit_range(y), data
 
 
+def _fold_cells(ctx, tasks, methods, outer_folds, compute, description):
+    """``{(task, method): [value of each outer fold]}``: :func:`run_cells` over every (task, method,
+    fold), ``compute(task, method, fold)`` stored under the key ``{task}-{method}-fold{fold}``."""
+    folds = range(outer_folds)
+    cells = run_cells(
+        ctx,
+        [(task, method, fold) for task in tasks for method in methods for fold in folds],
+        compute,
+        key=lambda task, method, fold: f"{task}-{method}-fold{fold}",
+        description=description,
+    )
+    return {
+        (task, method): [cells[task, method, fold] for fold in folds] for task in tasks for method in methods
+    }
+
+
 def run_table1(ctx, tasks, methods, outer_folds, settings):
     """Table 1 on ``tasks`` ((kernel, n) pairs): the :class:`ResultTable`, the rows beside the paper's
     (:data:`PAPER_TABLE1`) and one row per task with its spectrum beside the paper's. Every outer fold
-    is a :meth:`RunContext.cell`."""
+    of every method is a cell (:func:`run_cells`)."""
     table = ResultTable("Oglic & Gärtner (2018), Table 1: synthetic K − K⁻¹ regression", "RMSE (×100)")
-    versus_paper, spectra = [], []
-    with ctx.progress(len(tasks) * len(methods) * outer_folds, "oglic2018-table1") as advance:
-        for kernel_name, n in tasks:
-            K, y, data = table1_task(kernel_name, n, ctx.random_state)
-            summary = spectrum_summary(K)
-            task = f"{kernel_name} (n = {n})"
-            info = {
-                "min": summary["min_eigenvalue"],
-                "max": summary["max_eigenvalue"],
-                "pos": summary["n_positive"],
-                "neg": summary["n_negative"],
-                "iota": summary["indefiniteness"],
-            }
-            table.set_task_info(task, **info)
-            bandwidth = "E.1" if data["bandwidth"] is None else data["bandwidth"]
-            spectra.append({"task": task, "source": "ours", **info, **data, "bandwidth": bandwidth})
+    versus_paper, spectra, data = [], [], {}
+    for kernel_name, n in tasks:
+        K, y, drawn = table1_task(kernel_name, n, ctx.random_state)
+        splits = outer_splits(y, outer_folds, random_state=ctx.random_state, stratify=False)
+        data[table1_key(kernel_name, n)] = K, y, splits
+        summary = spectrum_summary(K)
+        task = f"{kernel_name} (n = {n})"
+        info = {
+            "min": summary["min_eigenvalue"],
+            "max": summary["max_eigenvalue"],
+            "pos": summary["n_positive"],
+            "neg": summary["n_negative"],
+            "iota": summary["indefiniteness"],
+        }
+        table.set_task_info(task, **info)
+        bandwidth = "E.1" if drawn["bandwidth"] is None else drawn["bandwidth"]
+        spectra.append({"task": task, "source": "ours", **info, **drawn, "bandwidth": bandwidth})
+        if (kernel_name, n) in PAPER_TABLE1:
+            paper = dict(zip(info, PAPER_TABLE1[(kernel_name, n)]["spectrum"], strict=True))
+            spectra.append({"task": task, "source": "paper", **paper})
+
+    def rmse(key, method, fold):
+        K, y, splits = data[key]
+        return table1_fold(K, y, *splits[fold], method, settings, ctx.random_state + fold, ctx.n_jobs)
+
+    scores = _fold_cells(ctx, list(data), methods, outer_folds, rmse, "oglic2018-table1")
+    for kernel_name, n in tasks:
+        task = f"{kernel_name} (n = {n})"
+        for method in methods:
+            values = scores[table1_key(kernel_name, n), method]
+            table.add(task, method, values)
             if (kernel_name, n) in PAPER_TABLE1:
-                paper = dict(zip(info, PAPER_TABLE1[(kernel_name, n)]["spectrum"], strict=True))
-                spectra.append({"task": task, "source": "paper", **paper})
-            splits = list(KFold(outer_folds, shuffle=True, random_state=ctx.random_state).split(K))
-            for method in methods:
-                scores = []
-                for fold, (train, test) in enumerate(splits):
-                    scores.append(
-                        ctx.cell(
-                            f"{table1_key(kernel_name, n)}-{method}-fold{fold}",
-                            partial(
-                                table1_fold,
-                                K,
-                                y,
-                                train,
-                                test,
-                                method,
-                                settings,
-                                ctx.random_state + fold,
-                                ctx.n_jobs,
-                            ),
-                        )
-                    )
-                    advance()
-                table.add(task, method, scores)
-                if (kernel_name, n) in PAPER_TABLE1:
-                    keys = {"task": task, "method": method}
-                    versus_paper.append(
-                        _versus_paper_row(keys, scores, PAPER_TABLE1[(kernel_name, n)][method])
-                    )
+                keys = {"task": task, "method": method}
+                versus_paper.append(_versus_paper_row(keys, values, PAPER_TABLE1[(kernel_name, n)][method]))
     return table, versus_paper, spectra
+
+
+#: Tasks, outer folds and search settings of the quick and the full form of Table 1.
+TABLE1_FORMS = Forms(
+    tasks=((("GAUSS", 100), ("SIGMOID", 100)), TABLE1_TASKS),
+    folds=(5, 10),
+    search=(QUICK_SEARCH, FULL_SEARCH),
+)
 
 
 @experiment(
@@ -360,13 +371,12 @@ def run_table1(ctx, tasks, methods, outer_folds, settings):
     selectable=True,
 )
 def table1(ctx):
-    if ctx.quick:
-        tasks, folds, settings = (("GAUSS", 100), ("SIGMOID", 100)), 5, QUICK_SEARCH
-    else:
-        tasks, folds, settings = TABLE1_TASKS, 10, FULL_SEARCH
-    chosen = ctx.select(tuple(table1_key(*task) for task in tasks))
-    tasks = tuple(task for task in tasks if table1_key(*task) in chosen)
-    table, versus_paper, spectra = run_table1(ctx, tasks, tuple(TABLE1_METHODS), folds, settings)
+    settings = TABLE1_FORMS.of(ctx)
+    chosen = ctx.select(tuple(table1_key(*task) for task in settings.tasks))
+    tasks = tuple(task for task in settings.tasks if table1_key(*task) in chosen)
+    table, versus_paper, spectra = run_table1(
+        ctx, tasks, tuple(TABLE1_METHODS), settings.folds, settings.search
+    )
     ctx.report(table, "oglic2018-table1")
     _report_versus_paper(ctx, versus_paper, "oglic2018-table1-vs-paper", "Table 1")
     ctx.report_rows(
@@ -450,7 +460,6 @@ def table2_fold(M, y, train, test, method, dissimilarity, settings, seed, n_jobs
     grids (:data:`KSVM_C_GRID`, :data:`LRRSF_ALPHA_GRID`) are in the units of a kernel of order one
     on every data set (KREĬN's search is in log space and does not need it).
     """
-    from sklearn.model_selection import GridSearchCV
     from sklearn.pipeline import make_pipeline
 
     from ..dissimilarity import DoubleCentering
@@ -473,7 +482,7 @@ def table2_fold(M, y, train, test, method, dissimilarity, settings, seed, n_jobs
             ),
         }[method]
         pipeline = make_pipeline(DoubleCentering(), model) if dissimilarity else make_pipeline(model)
-        search = GridSearchCV(
+        search = grid_search(
             pipeline,
             {name: list(grid)},
             cv=StratifiedKFold(settings["inner_folds"], shuffle=True, random_state=seed),
@@ -487,44 +496,32 @@ def table2_fold(M, y, train, test, method, dissimilarity, settings, seed, n_jobs
 
 def run_table2(ctx, datasets, methods, outer_folds, settings):
     """Table 2 on ``datasets`` × ``methods``: the error :class:`ResultTable` and the rows beside the
-    paper's (:data:`PAPER_TABLE2`, for the sets it has). Every outer fold is a :meth:`RunContext.cell`."""
+    paper's (:data:`PAPER_TABLE2`, for the sets it has). Every outer fold of every method is a cell
+    (:func:`run_cells`)."""
     from ..dissimilarity import DoubleCentering
 
     table = ResultTable("Oglic & Gärtner (2018), Table 2: structured data", "error (%)")
+    data = {}
+    for name in datasets:
+        M, y, dissimilarity = table2_task(name)
+        whole = DoubleCentering().fit_transform(M) if dissimilarity else M
+        table.set_task_info(name, n=len(y), iota=indefiniteness(whole))
+        data[name] = M, y, dissimilarity, outer_splits(y, outer_folds, random_state=ctx.random_state)
+
+    def error(name, method, fold):
+        M, y, dissimilarity, splits = data[name]
+        seed = ctx.random_state + fold
+        return table2_fold(M, y, *splits[fold], method, dissimilarity, settings, seed, ctx.n_jobs)
+
+    scores = _fold_cells(ctx, datasets, methods, outer_folds, error, "oglic2018-table2")
     versus_paper = []
-    with ctx.progress(len(datasets) * len(methods) * outer_folds, "oglic2018-table2") as advance:
-        for name in datasets:
-            M, y, dissimilarity = table2_task(name)
-            whole = DoubleCentering().fit_transform(M) if dissimilarity else M
-            table.set_task_info(name, n=len(y), iota=indefiniteness(whole))
-            splits = list(
-                StratifiedKFold(outer_folds, shuffle=True, random_state=ctx.random_state).split(M, y)
-            )
-            for method in methods:
-                scores = []
-                for fold, (train, test) in enumerate(splits):
-                    scores.append(
-                        ctx.cell(
-                            f"{name}-{method}-fold{fold}",
-                            partial(
-                                table2_fold,
-                                M,
-                                y,
-                                train,
-                                test,
-                                method,
-                                dissimilarity,
-                                settings,
-                                ctx.random_state + fold,
-                                ctx.n_jobs,
-                            ),
-                        )
-                    )
-                    advance()
-                table.add(name, method, scores)
-                if name in PAPER_TABLE2:
-                    keys = {"data set": name, "method": method}
-                    versus_paper.append(_versus_paper_row(keys, scores, PAPER_TABLE2[name][method]))
+    for name in datasets:
+        for method in methods:
+            values = scores[name, method]
+            table.add(name, method, values)
+            if name in PAPER_TABLE2:
+                keys = {"data set": name, "method": method}
+                versus_paper.append(_versus_paper_row(keys, values, PAPER_TABLE2[name][method]))
     return table, versus_paper
 
 
@@ -550,6 +547,10 @@ def _versus_paper_row(keys, scores, paper):
     }
 
 
+#: Outer folds and search settings of the quick and the full form of Table 2.
+TABLE2_FORMS = Forms(folds=(3, 10), search=(QUICK_SEARCH, FULL_SEARCH))
+
+
 @experiment(
     "oglic2018-table2",
     description="Structured data: KREĬN vs Kreĭn SVM vs LRR-SF (10-fold stratified CV error).",
@@ -559,8 +560,10 @@ def _versus_paper_row(keys, scores, paper):
     selectable=True,
 )
 def table2(ctx):
-    folds, settings = (3, QUICK_SEARCH) if ctx.quick else (10, FULL_SEARCH)
-    table, versus_paper = run_table2(ctx, ctx.select(TABLE2_DATASETS), TABLE2_METHODS, folds, settings)
+    settings = TABLE2_FORMS.of(ctx)
+    table, versus_paper = run_table2(
+        ctx, ctx.select(TABLE2_DATASETS), TABLE2_METHODS, settings.folds, settings.search
+    )
     ctx.report(table, "oglic2018-table2")
     _report_versus_paper(ctx, versus_paper, "oglic2018-table2-vs-paper", "Table 2")
 
@@ -606,46 +609,34 @@ def table3_fold(X, y, train, test, kernel_name, classification, settings, seed, 
 def run_table3(ctx, datasets, kernels, outer_folds, settings, max_samples=None):
     """Table 3 on ``datasets`` × ``kernels``; returns the error and RMSE :class:`ResultTable`\\ s.
 
-    Every outer fold of every cell is a :meth:`RunContext.cell`, so ``--resume`` continues a stopped
-    run (the full protocol takes about six CPU-hours). The third value returned is one row
-    per cell set beside the paper's (:data:`PAPER_TABLE3`).
+    Every outer fold of every (data set, kernel) is a cell (:func:`run_cells`), so ``--resume``
+    continues a stopped run (the full protocol takes about six CPU-hours). The third value returned is
+    one row per cell set beside the paper's (:data:`PAPER_TABLE3`).
     """
     errors = ResultTable("Oglic & Gärtner (2018), Table 3: classification", "error (%)")
     rmse = ResultTable("Oglic & Gärtner (2018), Table 3: regression", "RMSE (×100)")
+    data = {}
+    for name in datasets:
+        X, y, classification = _table3_data(name, max_samples, ctx.random_state)
+        splits = outer_splits(y, outer_folds, random_state=ctx.random_state, stratify=classification)
+        data[name] = X, y, classification, splits
+
+    def score(name, kernel_name, fold):
+        X, y, classification, splits = data[name]
+        seed = ctx.random_state + fold
+        return table3_fold(X, y, *splits[fold], kernel_name, classification, settings, seed, ctx.n_jobs)
+
+    cells = _fold_cells(ctx, datasets, kernels, outer_folds, score, "oglic2018-table3")
     iotas, versus_paper = {}, []
-    with ctx.progress(len(datasets) * len(kernels) * outer_folds, "oglic2018-table3") as advance:
-        for name in datasets:
-            X, y, classification = _table3_data(name, max_samples, ctx.random_state)
-            table = errors if classification else rmse
-            splitter = (StratifiedKFold if classification else KFold)(
-                outer_folds, shuffle=True, random_state=ctx.random_state
-            )
-            task = f"{name} (n = {X.shape[0]})"
-            for kernel_name in kernels:
-                scores, iota = [], []
-                for fold, (train, test) in enumerate(splitter.split(X, y)):
-                    score, fold_iota = ctx.cell(
-                        f"{name}-{kernel_name}-fold{fold}",
-                        partial(
-                            table3_fold,
-                            X,
-                            y,
-                            train,
-                            test,
-                            kernel_name,
-                            classification,
-                            settings,
-                            ctx.random_state + fold,
-                            ctx.n_jobs,
-                        ),
-                    )
-                    scores.append(score)
-                    iota.append(fold_iota)
-                    advance()
-                table.add(task, kernel_name, scores)
-                iotas[(task, kernel_name)] = float(np.mean(iota))
-                versus_paper.append(_versus_paper(name, kernel_name, scores, iotas[(task, kernel_name)]))
-            table.set_task_info(task, **{f"ι {k}": iotas[(task, k)] for k in kernels})
+    for name, (X, _, classification, _) in data.items():
+        table = errors if classification else rmse
+        task = f"{name} (n = {X.shape[0]})"
+        for kernel_name in kernels:
+            scores, iota = zip(*cells[name, kernel_name], strict=True)
+            table.add(task, kernel_name, scores)
+            iotas[(task, kernel_name)] = float(np.mean(iota))
+            versus_paper.append(_versus_paper(name, kernel_name, scores, iotas[(task, kernel_name)]))
+        table.set_task_info(task, **{f"ι {k}": iotas[(task, k)] for k in kernels})
     return errors, rmse, versus_paper
 
 
@@ -653,6 +644,15 @@ def _versus_paper(name, kernel_name, scores, iota):
     paper_mean, paper_std, paper_iota = PAPER_TABLE3[name][kernel_name]
     row = _versus_paper_row({"data set": name, "kernel": kernel_name}, scores, (paper_mean, paper_std))
     return {**row, "ι ours": f"{iota:.2f}", "ι paper": f"{paper_iota:.2f}"}
+
+
+#: Data sets, outer folds, search settings and subsample size of the quick and the full form of Table 3.
+TABLE3_FORMS = Forms(
+    datasets=(("haberman", "wage"), TABLE3_DATASETS),
+    folds=(3, 10),
+    search=(QUICK_SEARCH, FULL_SEARCH),
+    max_samples=(200, None),
+)
 
 
 @experiment(
@@ -664,24 +664,25 @@ def _versus_paper(name, kernel_name, scores, iota):
     selectable=True,
 )
 def table3(ctx):
-    if ctx.quick:
-        datasets = ctx.select(("haberman", "wage"))
-        errors, rmse, versus_paper = run_table3(
-            ctx, datasets, APPENDIX_D_KERNELS, 3, QUICK_SEARCH, max_samples=200
-        )
-    else:
-        errors, rmse, versus_paper = run_table3(
-            ctx, ctx.select(TABLE3_DATASETS), APPENDIX_D_KERNELS, 10, FULL_SEARCH
-        )
+    settings = TABLE3_FORMS.of(ctx)
+    errors, rmse, versus_paper = run_table3(
+        ctx,
+        ctx.select(settings.datasets),
+        APPENDIX_D_KERNELS,
+        settings.folds,
+        settings.search,
+        max_samples=settings.max_samples,
+    )
     for table, name in ((errors, "classification"), (rmse, "regression")):
         if table.tasks:  # --only may leave one of them empty
             ctx.report(table, f"oglic2018-table3-{name}")
     _report_versus_paper(ctx, versus_paper, "oglic2018-table3-vs-paper", "Table 3")
 
 
-#: Data sets and outer folds of the DELTA-GAUSS re-check (``oglic2018-delta-gauss``).
+#: Data sets of the DELTA-GAUSS re-check (``oglic2018-delta-gauss``).
 DELTA_GAUSS_DATASETS = ("haberman", "ionosphere")
-DELTA_GAUSS_FOLDS = 3
+#: Outer folds (of the 10-fold splits), search settings and subsample size of its quick and full form.
+DELTA_GAUSS_FORMS = Forms(folds=(2, 3), search=(QUICK_SEARCH, FULL_SEARCH), max_samples=(150, None))
 #: Relative change of the inner-CV loss below which moving a bandwidth to its bound counts as "no change".
 DELTA_GAUSS_FLAT = 1e-3
 
@@ -710,7 +711,7 @@ def delta_gauss_fold(X, y, train, test, settings, seed, n_jobs=1):
     """
     from scipy.spatial.distance import pdist
 
-    from ..model_selection import _cross_validation_objective, _fold_data
+    from ..model_selection import cross_validation_loss
 
     searches = {
         name: table3_search(X, y, train, name, True, settings, seed, n_jobs)
@@ -723,16 +724,15 @@ def delta_gauss_fold(X, y, train, test, settings, seed, n_jobs=1):
     theta, bounds = template._hyperparameter_vector()
     X_train, y_train = X[train], y[train]
     inner = StratifiedKFold(settings["inner_folds"], shuffle=True, random_state=seed)
-    folds = [_fold_data(X_train, y_train, a, b, False) for a, b in inner.split(X_train, y_train)]
     first = len(theta) - 2  # log η₁, log η₂ are the last two entries
     wide, narrow = (first + 1, first) if eta2 > eta1 else (first, first + 1)
 
     def loss_with(index, bound):
         point = theta.copy()
         point[index] = bounds[index, bound]
-        return float(_cross_validation_objective(point, template, folds, catch=False)[0])
+        return cross_validation_loss(template, X_train, y_train, inner, point)[0]
 
-    loss = float(_cross_validation_objective(theta, template, folds, catch=False)[0])
+    loss = cross_validation_loss(template, X_train, y_train, inner, theta)[0]
     wide_loss, narrow_loss = loss_with(wide, 1), loss_with(narrow, 0)
     if abs(wide_loss - loss) <= DELTA_GAUSS_FLAT * loss:
         limit = "+GAUSS" if eta2 > eta1 else "−GAUSS"
@@ -763,25 +763,27 @@ def delta_gauss_fold(X, y, train, test, settings, seed, n_jobs=1):
 def run_delta_gauss(ctx, datasets, folds, settings, max_samples=None):
     """:func:`delta_gauss_fold` on the first ``folds`` outer folds of each data set (10-fold splits).
 
-    Every fold is a :meth:`RunContext.cell`. Returns one row per fold.
+    Every fold is a cell (:func:`run_cells`). Returns one row per fold.
     """
-    rows = []
-    with ctx.progress(len(datasets) * folds, "oglic2018-delta-gauss") as advance:
-        for name in datasets:
-            X, y, classification = _table3_data(name, max_samples, ctx.random_state)
-            if not classification:
-                raise ValueError(f"The DELTA-GAUSS re-check runs on classification data, not {name!r}.")
-            splits = StratifiedKFold(10, shuffle=True, random_state=ctx.random_state).split(X, y)
-            for fold, (train, test) in enumerate(list(splits)[:folds]):
-                value = ctx.cell(
-                    f"delta-gauss-{name}-fold{fold}",
-                    partial(
-                        delta_gauss_fold, X, y, train, test, settings, ctx.random_state + fold, ctx.n_jobs
-                    ),
-                )
-                rows.append({"data set": name, "fold": fold, **value})
-                advance()
-    return rows
+    data = {}
+    for name in datasets:
+        X, y, classification = _table3_data(name, max_samples, ctx.random_state)
+        if not classification:
+            raise ValueError(f"The DELTA-GAUSS re-check runs on classification data, not {name!r}.")
+        data[name] = X, y, outer_splits(y, 10, random_state=ctx.random_state)[:folds]
+
+    def recheck(name, fold):
+        X, y, splits = data[name]
+        return delta_gauss_fold(X, y, *splits[fold], settings, ctx.random_state + fold, ctx.n_jobs)
+
+    cells = run_cells(
+        ctx,
+        [(name, fold) for name in datasets for fold in range(folds)],
+        recheck,
+        key=lambda name, fold: f"delta-gauss-{name}-fold{fold}",
+        description="oglic2018-delta-gauss",
+    )
+    return [{"data set": name, "fold": fold, **value} for (name, fold), value in cells.items()]
 
 
 def _delta_gauss_row(row):
@@ -810,10 +812,14 @@ def _delta_gauss_row(row):
     selectable=True,
 )
 def delta_gauss(ctx):
-    if ctx.quick:
-        rows = run_delta_gauss(ctx, ctx.select(DELTA_GAUSS_DATASETS), 2, QUICK_SEARCH, max_samples=150)
-    else:
-        rows = run_delta_gauss(ctx, ctx.select(DELTA_GAUSS_DATASETS), DELTA_GAUSS_FOLDS, FULL_SEARCH)
+    settings = DELTA_GAUSS_FORMS.of(ctx)
+    rows = run_delta_gauss(
+        ctx,
+        ctx.select(DELTA_GAUSS_DATASETS),
+        settings.folds,
+        settings.search,
+        max_samples=settings.max_samples,
+    )
     ctx.write_json({"rows": rows}, "delta-gauss-folds")
     at_limit = sum(row["limit"] != "none" for row in rows)
     equal = sum(row["error"] == row["gauss_error"] for row in rows)

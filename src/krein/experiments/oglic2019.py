@@ -29,12 +29,12 @@ Oglic & Gärtner (2018) with the experiment's seed.
 from __future__ import annotations
 
 import time
-from functools import partial
 
 import numpy as np
 
 from ..kernels import initial_kernel
 from ._framework import ResultTable, experiment
+from ._protocol import Forms, outer_splits, run_cells
 
 FIGURE1_KERNELS = ("DELTA-GAUSS", "SIGMOID", "RL-SIGMOID", "EPANECHNIKOV")
 SAMPLERS = ("uniform", "leverage", "kmeans++")
@@ -190,10 +190,8 @@ def _plot_errors(ax, rows, x_key, title):
     ax.set_ylabel("relative Frobenius error")
 
 
-def _figure_settings(ctx):
-    if ctx.quick:
-        return {"n": 200, "ranks": (5, 10), "repetitions": 2}
-    return {"n": 1000, "ranks": (5, 10, 20, 50, 100), "repetitions": 10}
+#: Sample size, ranks and repetitions of Figures 1 and 2 in their quick and full form.
+FIGURE_SETTINGS = Forms(n=(200, 1000), ranks=((5, 10), (5, 10, 20, 50, 100)), repetitions=(2, 10))
 
 
 @experiment(
@@ -206,18 +204,18 @@ def _figure_settings(ctx):
 def run_figure1(ctx):
     import matplotlib.pyplot as plt
 
-    settings = _figure_settings(ctx)
-    X = standardized_sample(VECTOR_DATASET, settings["n"], ctx.random_state)
+    settings = FIGURE_SETTINGS.of(ctx)
+    X = standardized_sample(VECTOR_DATASET, settings.n, ctx.random_state)
     rows = []
-    total = len(FIGURE_FORMS) * len(FIGURE1_KERNELS) * len(SAMPLERS) * 2 * len(settings["ranks"])
+    total = len(FIGURE_FORMS) * len(FIGURE1_KERNELS) * len(SAMPLERS) * 2 * len(settings.ranks)
     with ctx.progress(total, "figure 1") as advance:
         for name in FIGURE1_KERNELS:
             kernel = initial_kernel(name, X, random_state=ctx.random_state)
             for row in approximation_errors(
                 X,
                 kernel,
-                settings["ranks"],
-                repetitions=settings["repetitions"],
+                settings.ranks,
+                repetitions=settings.repetitions,
                 seed=ctx.random_state,
                 advance=advance,
             ):
@@ -231,7 +229,7 @@ def run_figure1(ctx):
                 ax,
                 [r for r in rows if r["kernel"] == name and r["form"] == form],
                 "rank",
-                f"{name}, K_ZZ: {form} ({VECTOR_DATASET}, n={settings['n']})",
+                f"{name}, K_ZZ: {form} ({VECTOR_DATASET}, n={settings.n})",
             )
             ax.set_xlabel("rank k")
         row_axes[0].legend(fontsize=7)
@@ -239,7 +237,7 @@ def run_figure1(ctx):
     ctx.report_rows(
         rows,
         "figure1",
-        f"Median relative Frobenius error of rank-k Nyström approximations ({settings['repetitions']} runs)",
+        f"Median relative Frobenius error of rank-k Nyström approximations ({settings.repetitions} runs)",
     )
 
 
@@ -253,15 +251,15 @@ def run_figure1(ctx):
 def run_figure2(ctx):
     import matplotlib.pyplot as plt
 
-    settings = _figure_settings(ctx)
-    X = standardized_sample(VECTOR_DATASET, settings["n"], ctx.random_state)
+    settings = FIGURE_SETTINGS.of(ctx)
+    X = standardized_sample(VECTOR_DATASET, settings.n, ctx.random_state)
     kernel = initial_kernel("DELTA-GAUSS", X, random_state=ctx.random_state)
-    with ctx.progress(len(FIGURE_FORMS) * len(SAMPLERS) * 2 * len(settings["ranks"]), "figure 2") as advance:
+    with ctx.progress(len(FIGURE_FORMS) * len(SAMPLERS) * 2 * len(settings.ranks), "figure 2") as advance:
         rows = approximation_errors(
             X,
             kernel,
-            settings["ranks"],
-            repetitions=settings["repetitions"],
+            settings.ranks,
+            repetitions=settings.repetitions,
             seed=ctx.random_state,
             advance=advance,
         )
@@ -271,7 +269,7 @@ def run_figure2(ctx):
             ax,
             [r for r in rows if r["form"] == form],
             "seconds",
-            f"DELTA-GAUSS, K_ZZ: {form} ({VECTOR_DATASET}, n={settings['n']})",
+            f"DELTA-GAUSS, K_ZZ: {form} ({VECTOR_DATASET}, n={settings.n})",
         )
         ax.set_xscale("log")
         ax.set_xlabel("time (s), landmark selection included")
@@ -311,6 +309,14 @@ def scaling_times(X, kernel, sizes, ranks, *, repetitions, seed, advance=lambda:
     return rows
 
 
+#: Sample sizes, ranks and repetitions of Figure 8 in its quick and full form.
+FIGURE8_SETTINGS = Forms(
+    sizes=((500, 1000, 2000), (1000, 2000, 5000, 10000, 19020)),
+    ranks=((10, 50), (10, 50, 100)),
+    repetitions=(2, 10),
+)
+
+
 @experiment(
     "oglic2019-figure8",
     description="time of Nyström approximations with K-means++ landmarks vs the number of instances",
@@ -321,10 +327,8 @@ def scaling_times(X, kernel, sizes, ranks, *, repetitions, seed, advance=lambda:
 def run_figure8(ctx):
     import matplotlib.pyplot as plt
 
-    if ctx.quick:
-        sizes, ranks, repetitions = (500, 1000, 2000), (10, 50), 2
-    else:
-        sizes, ranks, repetitions = (1000, 2000, 5000, 10000, 19020), (10, 50, 100), 10
+    settings = FIGURE8_SETTINGS.of(ctx)
+    sizes, ranks, repetitions = settings.sizes, settings.ranks, settings.repetitions
     X = standardized_sample(VECTOR_DATASET, max(sizes), ctx.random_state)
     kernel = initial_kernel("DELTA-GAUSS", X, random_state=ctx.random_state)
     with ctx.progress(len(sizes) * len(ranks), "figure 8") as advance:
@@ -344,11 +348,6 @@ def run_figure8(ctx):
     ax.legend()
     ctx.save_figure(figure, "figure8")
     ctx.report_rows(rows, "figure8", f"Time of rank-k Nyström approximations ({repetitions} runs)")
-
-
-def _grid(quick):
-    """The λ grid of krein's inner-CV grid search (log-spaced; the paper's gradient search has none)."""
-    return np.logspace(-4, 0, 3 if quick else 5)
 
 
 #: The paper's low-rank Kreĭn methods, tuned as in the paper (Sec. 2.4–2.5 and the caption of Table 2):
@@ -455,7 +454,7 @@ def search_record(search):
     }
 
 
-def _fold_error(K, y, train, test, model, advance):
+def _fold_error(K, y, train, test, model):
     """``[test error (%), fit seconds]`` of ``model`` fitted on one outer fold of a precomputed kernel,
     followed by its :func:`search_record` for a hypergradient search.
 
@@ -476,45 +475,46 @@ def _fold_error(K, y, train, test, model, advance):
         model.fit(K[np.ix_(train, train)] / scale, y[train])
         error = 100 * float(np.mean(model.predict(K[np.ix_(test, train)] / scale) != y[test]))
     seconds = time.perf_counter() - start
-    advance()
     return [error, seconds, search_record(model)] if hasattr(model, "best_loss_") else [error, seconds]
 
 
-def dissimilarity_cells(ctx, datasets, methods, ranks, *, folds, inner_folds):
+def dissimilarity_cells(ctx, datasets, methods, ranks, *, folds, inner_folds, grid):
     """Per-fold test errors (%) of ``methods`` at every rank, one stored cell per fold.
 
     Returns ``{(data set, method, rank): [[error, fit seconds], ...]}``; whole-space methods have
     rank None. A cell is keyed by data set, method, rank and fold only, so the same cell serves
     Table 1, Table 2 and Figure 3 (``--resume``). The rank is capped at the size of the inner
-    training folds.
+    training folds; ``grid`` is the λ grid of the grid searches (:func:`dissimilarity_model`).
     """
-    from sklearn.model_selection import StratifiedKFold
+    data, models = {}, {}
+    for name in datasets:
+        K, y, _ = dissimilarity_task(name)
+        splits = outer_splits(y, folds, random_state=ctx.random_state)
+        data[name] = K, y, splits
+        smallest = min(len(train) for train, _ in splits) * (inner_folds - 1) // inner_folds
+        for method in methods:
+            for rank in (None,) if method in FULL_METHODS else ranks:
+                usable = None if rank is None else min(rank, smallest)
+                models[name, method, rank] = dissimilarity_model(
+                    method, usable, grid, ctx.random_state, inner_folds
+                )
 
-    grid = _grid(ctx.quick)
-    cv = StratifiedKFold(folds, shuffle=True, random_state=ctx.random_state)
-    results = {}
-    units = sum(1 if m in FULL_METHODS else len(ranks) for m in methods)
-    with ctx.progress(len(datasets) * units * folds, "folds") as advance:
-        for name in datasets:
-            K, y, _ = dissimilarity_task(name)
-            splits = list(cv.split(K, y))
-            smallest = min(len(train) for train, _ in splits) * (inner_folds - 1) // inner_folds
-            for method in methods:
-                for rank in (None,) if method in FULL_METHODS else ranks:
-                    usable = None if rank is None else min(rank, smallest)
-                    model = dissimilarity_model(method, usable, grid, ctx.random_state, inner_folds)
-                    key = f"{name}-{cell_method(method)}-r{rank}"
-                    key = key.replace(" ", "_").replace("(", "").replace(")", "")
-                    results[(name, method, rank)] = [
-                        ctx.cell(
-                            f"{key}-fold{k}",
-                            partial(_fold_error, K, y, train, test, model, advance),
-                            advance=advance,
-                            units=1,
-                        )
-                        for k, (train, test) in enumerate(splits)
-                    ]
-    return results
+    def error(name, method, rank, fold):
+        K, y, splits = data[name]
+        return _fold_error(K, y, *splits[fold], models[name, method, rank])
+
+    def key(name, method, rank, fold):
+        key = f"{name}-{cell_method(method)}-r{rank}-fold{fold}"
+        return key.replace(" ", "_").replace("(", "").replace(")", "")
+
+    cells = run_cells(
+        ctx,
+        [(*model, fold) for model in models for fold in range(folds)],
+        error,
+        key=key,
+        description="folds",
+    )
+    return {model: [cells[(*model, fold)] for fold in range(folds)] for model in models}
 
 
 #: The paper's dissimilarity sets that krein ships (Table 1 has coilyork and protein; aural-sonar and
@@ -545,11 +545,17 @@ PAPER_TABLE2 = {
 }
 
 
-def _settings(ctx):
-    """Data sets, rank (= landmarks), outer and inner folds of the full or the quick form."""
-    if ctx.quick:
-        return ctx.select(("aural-sonar", "protein")), 20, 3, 3
-    return ctx.select(DISSIMILARITY_DATASETS), 100, 10, 5
+#: Data sets, ranks (= landmarks), outer and inner folds and the λ grid of krein's inner-CV grid search
+#: (log-spaced; the paper's gradient search has none) of Tables 1 and 2 in their quick and full form.
+DISSIMILARITY_SETTINGS = Forms(
+    datasets=(("aural-sonar", "protein"), DISSIMILARITY_DATASETS),
+    ranks=((20,), (100,)),
+    folds=(3, 10),
+    inner_folds=(3, 5),
+    grid=(np.logspace(-4, 0, 3), np.logspace(-4, 0, 5)),
+)
+#: Figure 3: the same at several ranks.
+FIGURE3_SETTINGS = DISSIMILARITY_SETTINGS.replace(ranks=((5, 10, 20), (10, 25, 50, 100)))
 
 
 def _table(results, methods, rank, title, iotas):
@@ -610,10 +616,26 @@ def tuning_rows(results):
     return rows
 
 
+def _form_cells(ctx, forms, methods):
+    """The run's settings of ``forms``, its data sets (``--only``) and their :func:`dissimilarity_cells`."""
+    settings = forms.of(ctx)
+    datasets = ctx.select(settings.datasets)
+    results = dissimilarity_cells(
+        ctx,
+        datasets,
+        methods,
+        settings.ranks,
+        folds=settings.folds,
+        inner_folds=settings.inner_folds,
+        grid=settings.grid,
+    )
+    return settings, datasets, results
+
+
 def _run_table(ctx, methods, name, what):
     """Table 1 or 2: every method's per-fold errors, the table, and its cells beside the paper's."""
-    datasets, rank, folds, inner = _settings(ctx)
-    results = dissimilarity_cells(ctx, datasets, methods, (rank,), folds=folds, inner_folds=inner)
+    settings, datasets, results = _form_cells(ctx, DISSIMILARITY_SETTINGS, methods)
+    [rank], folds = settings.ranks, settings.folds
     title = f"Rank-{rank} {what} ({rank} uniform landmarks), {folds}-fold stratified CV, tuned"
     table = _table(results, methods, rank, title, _task_info(datasets))
     ctx.report(table, name)
@@ -665,10 +687,8 @@ def run_table2(ctx):
 def run_figure3(ctx):
     import matplotlib.pyplot as plt
 
-    datasets, rank, folds, inner = _settings(ctx)
-    ranks = (5, 10, 20) if ctx.quick else (10, 25, 50, 100)
     methods = (*LOW_RANK_METHODS, *GRID_METHODS)
-    results = dissimilarity_cells(ctx, datasets, methods, ranks, folds=folds, inner_folds=inner)
+    settings, datasets, results = _form_cells(ctx, FIGURE3_SETTINGS, methods)
     rows = [
         {
             "data set": name,
@@ -692,4 +712,6 @@ def run_figure3(ctx):
     axes[0][0].legend(fontsize=7)
     figure.tight_layout()
     ctx.save_figure(figure, "figure3")
-    ctx.report_rows(rows, "figure3", f"Median {folds}-fold CV error against the rank (tuned per fold)")
+    ctx.report_rows(
+        rows, "figure3", f"Median {settings.folds}-fold CV error against the rank (tuned per fold)"
+    )

@@ -1,9 +1,6 @@
-"""The public Kreĭn least squares estimators: Kreĭn ridge regression and variance-constrained least squares.
-
-Each is a target encoding (:class:`_Regressor` or :class:`_Classifier`) over a model
-(:class:`~krein.least_squares._model._KreinLeastSquares`: ridge, the fit path and the hyperparameter-search
-protocol; or :class:`~krein.least_squares._model._VarianceConstrained`).
-"""
+"""The public Kreĭn least squares estimators: a target encoding (:class:`_Regressor` or :class:`_Classifier`)
+over a model (:class:`~krein.least_squares._model._KreinLeastSquares`: ridge, the fit path and the
+hyperparameter-search protocol; or :class:`~krein.least_squares._model._VarianceConstrained`)."""
 
 from __future__ import annotations
 
@@ -56,7 +53,7 @@ _COMMON_ATTRIBUTES_DOC = """dual_coef_ : ndarray of shape (n_points,) or (n_task
 _CLASSES_DOC = "classes_ : ndarray of shape (n_classes,)"
 
 
-def _docstring(description, parameters=_COMMON_PARAMETERS_DOC, *attributes):
+def _docstring(description, *attributes, parameters=_COMMON_PARAMETERS_DOC):
     """A class docstring: the description, the Parameters, the Attributes (``attributes``, then the
     common ones)."""
     attributes = "\n    ".join((*attributes, _COMMON_ATTRIBUTES_DOC))
@@ -87,7 +84,6 @@ class KreinRidgeClassifier(_Classifier, _KreinLeastSquares):
     Appendix C of Oglic & Gärtner (2018); the predicted class is the sign of the prediction. Multiclass
     problems are solved one-vs-rest (one balanced target per class, sharing the eigendecomposition)
     and predict the class of the largest decision value.""",
-        _COMMON_PARAMETERS_DOC,
         _CLASSES_DOC,
     )
 
@@ -122,8 +118,8 @@ class VarianceConstrainedKrein(_Regressor, _VarianceConstrained):
     ``α = (λ₊P₊ − λ₋P₋ − μ*K/n)⁻¹ y / n`` (Eq. (6) in this parametrization). With
     ``regularization="krein"`` it solves OMCS-KREĬN (problem (1)/(2)). Cost: one eigendecomposition;
     :meth:`fit_path` reuses it across (λ₊, λ₋, r).""",
-        _VC_PARAMETERS_DOC,
         _VC_ATTRIBUTES_DOC,
+        parameters=_VC_PARAMETERS_DOC,
     )
 
 
@@ -135,7 +131,7 @@ class VarianceConstrainedKreinClassifier(_Classifier, _VarianceConstrained):
     fitted on the class-balanced labels ``y₊ = √(n₋/n₊)``, ``y₋ = −√(n₊/n₋)`` of Appendix C; the
     predicted class is the sign of the prediction, multiclass problems are solved one-vs-rest (each
     class its own multiplier μ*, one shared eigendecomposition).""",
-        _VC_PARAMETERS_DOC,
         _CLASSES_DOC,
         _VC_ATTRIBUTES_DOC,
+        parameters=_VC_PARAMETERS_DOC,
     )

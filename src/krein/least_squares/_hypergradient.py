@@ -1,34 +1,28 @@
 """The hyperparameter-search protocol of the least squares models (Oglic & Gärtner 2018, Sec. 3.3).
 
-:class:`krein.model_selection.HypergradientSearchCV` drives an estimator through four methods:
-the log-space vector of its hyperparameters and its bounds, the parameters of a vector, the random
-initialization of Appendix E.1, and the validation loss with its exact gradient (Eq. (8),
-Appendix E.2). The loss is that of the model the fit path builds (:meth:`_fit_problem` of
-:class:`~krein.least_squares._model._KreinLeastSquares`: the same target encoding, centring and
-representation, exact or Nyström with either split of Oglic & Gärtner 2019, Sec. 2.4); the gradient
-is :func:`validation_loss_and_gradient`, derived exactly: the implicit derivative of (†) and of μ
-through the constraint for λ₊, λ₋ and r (every representation), and for the kernel hyperparameters
-of the exact model the derivative of the eigenvectors of K (the Daleckiĭ–Kreĭn formula for the
-matrix function α = F(K) y with divided differences of ``f(σ) = 1/(c(σ) − μσ)``). The low-rank
-model has no kernel-hyperparameter gradient (it would run through the eigendecompositions of
-``K_ZZ`` and of the Nyström features) and refuses a kernel with free hyperparameters by name.
+:class:`krein.model_selection.HypergradientSearchCV` drives an estimator through four methods: the
+log-space vector of its hyperparameters and its bounds, the parameters of a vector, the random
+initialization of Appendix E.1, and the validation loss of the model the fit path builds (exact or
+Nyström, either split) with its exact gradient, :func:`validation_loss_and_gradient` (Eq. (8),
+Appendix E.2; for the kernel hyperparameters of the exact model only, :meth:`_tuned_kernel`).
 """
 
 from __future__ import annotations
 
 import numpy as np
+from numpy.linalg import multi_dot
 from sklearn.utils import check_random_state
 
+from .._base import LAMBDA_BOUNDS
 from ..kernels import APPENDIX_D_CLASSES, initial_kernel_like, make_kernel
 
-__all__ = ["LAMBDA_BOUNDS", "RADIUS_BOUNDS", "HypergradientMixin", "validation_loss_and_gradient"]
+__all__ = ["RADIUS_BOUNDS", "HypergradientMixin", "validation_loss_and_gradient"]
 
-#: Box constraints (natural scale) of λ± and r in hyperparameter search.
-LAMBDA_BOUNDS = (1e-10, 1e4)
+#: Box constraints (natural scale) of r in hyperparameter search (λ±: LAMBDA_BOUNDS of krein._base).
 RADIUS_BOUNDS = (1e-6, 1e4)
 
 
-def validation_loss_and_gradient(problem, solution, rows, y_val, kernel_gradient=None):
+def validation_loss_and_gradient(problem, solution, rows, y_val, contractions=None):
     """Validation mean squared error and its gradient (Sec. 3.3, Eq. (8), Appendix E.2).
 
     The model is (†) of :mod:`~krein.least_squares._spectral`: ``(Q − μI) u = b`` in the coordinates
@@ -36,36 +30,31 @@ def validation_loss_and_gradient(problem, solution, rows, y_val, kernel_gradient
     or low rank, either split). With ``g`` the gradient of the loss with respect to ``u``,
     ``h = (Q − μI)⁻¹ g`` and ``v = (Q − μI)⁻¹ u``, implicit differentiation gives
 
-        ∂L/∂log λ± = −hᵀQ±u + (∂μ/∂log λ±) hᵀu,     ∂μ/∂log λ± = vᵀQ±u / uᵀv,
-        ∂L/∂log r = hᵀu · n r² / uᵀv,
+        ∂L/∂log λ± = −hᵀQ±u + (∂μ/∂log λ±) hᵀu = −h̃ᵀQ±u,     ∂μ/∂log λ± = vᵀQ±u / uᵀv,
+        ∂L/∂log r = hᵀu · n r² / uᵀv,     h̃ = h − (hᵀu / uᵀv) v,
 
-    with ∂μ = 0 for ridge (μ = −1); the second is the derivative of ``‖u‖² = n r²``. ``g`` is the
-    adjoint of ``α̂ ↦ β`` (:meth:`~krein.spectral.SpectralRepresentation.dual_coef`) applied to
+    with ∂μ = 0 for ridge (μ = −1, h̃ = h); the second is the derivative of ``‖u‖² = n r²``. ``g`` is
+    the adjoint of ``α̂ ↦ β`` (:meth:`~krein.spectral.SpectralRepresentation.dual_coef`) applied to
     ``τ = (2/m) (K_val − 1k̄ᵀ)ᵀ e``, divided by σ (``u = σ α̂``).
 
-    Parameters
-    ----------
-    problem : SpectralProblem
-        The fit path's problem.
-    solution : SpectralSolution
-        From :meth:`SpectralProblem.solve` on ``problem``.
-    rows : ndarray of shape (m, |P|)
-        Uncentred validation kernel rows against the representation's points (training points or
-        landmarks): :meth:`~krein.spectral.SpectralRepresentation.rows`.
-    y_val : ndarray of shape (m, t)
-    kernel_gradient : callable, optional
-        Exact representation only. ``kernel_gradient(G, G_val)`` returns ``⟨G, ∂K/∂θ⟩ +
-        ⟨G_val, ∂K_val/∂θ⟩`` for the ``p`` log kernel hyperparameters θ, with K the uncentred
-        training kernel (for example through :meth:`krein.kernels.Kernel.value_and_contraction`).
-        The gradient is linear in ∂K, so one call serves all targets.
+    Kernel hyperparameters (exact model): ``α̂ = f(σ) ŷ`` with ``f(σ) = 1/(c(σ) − μσ)``, ``c = pσ``
+    constant on each sign class, so by the Daleckiĭ–Kreĭn formula they enter through ``⟨G, ∂K_c⟩``,
+    ``G = W (Γ ∘ τ̂ŷᵀ) Wᵀ`` over the full eigenbasis ``W = [U, U⊥]``, with the divided differences
+    ``Γ = fᵢfⱼ (μ + Δᵢⱼ/(σᵢ − σⱼ))``, ``Δᵢⱼ = cⱼ − cᵢ`` (for the constrained models, μ through r, minus
+    ``T/D`` times those of ``σf(σ)``, ``fᵢfⱼ (cᵢ + σᵢΔᵢⱼ/(σᵢ − σⱼ))``, on ``û``; ``T = hᵀu``, ``D = uᵀv``):
+    a rank-one matrix plus a Cauchy matrix that vanishes within a sign class, ``U (Γ ∘ τ̂ŷᵀ) Uᵀ =
+    (Uw)(Uα̂)ᵀ + U diag(h̃) Cauchy diag(α̂) Uᵀ`` with ``w = μh − (T/D) Qv``, in O(n² min(n₊, n₋)) rather
+    than O(n³). The blocks between U and U⊥ are ``Γ = f/σ``, applied to the parts ``τ⊥``, ``y⊥`` of τ
+    and y outside U.
 
-    Returns
-    -------
-    loss : float
-        Mean over targets of the validation mean squared error.
-    gradient : ndarray
-        With respect to ``log λ₊, log λ₋``, then ``log r`` (variance-constrained models), then
-        the ``p`` log kernel hyperparameters.
+    ``problem`` is the fit path's and ``solution`` its :meth:`SpectralProblem.solve`; ``rows`` (m, |P|)
+    are the uncentred validation kernel rows against the representation's points
+    (:meth:`~krein.spectral.SpectralRepresentation.rows`) and ``y_val`` (m, t) the encoded targets;
+    ``contractions`` (exact representation only) are the maps ``G ↦ ⟨G, ∂K/∂θ⟩`` and ``G_val ↦ ⟨G_val,
+    ∂K_val/∂θ⟩`` for the log kernel hyperparameters θ, K the uncentred training kernel (from
+    :meth:`krein.kernels.Kernel.value_and_contraction`; linear in ∂K, so one call serves all targets).
+    Returns the validation mean squared error (mean over targets) and its gradient with respect to
+    ``log λ₊, log λ₋``, then ``log r`` (variance-constrained models), then ``θ``.
     """
     if np.any(solution.hard_case):
         raise ValueError(
@@ -73,88 +62,44 @@ def validation_loss_and_gradient(problem, solution, rows, y_val, kernel_gradient
             "interval): the solution is not unique."
         )
     rep = problem.representation
-    sigma, column_means, V = rep.values, rep.column_means, solution.basis
+    sigma, column_means = rep.values[:, None], rep.column_means
     alphas, intercepts = problem.dual_coef(solution)
     errors = rows @ alphas + intercepts - y_val
     m = errors.shape[0]
     tau = (2.0 / m) * (rows.T @ errors)
-    if column_means is not None:
+    if column_means is not None:  # the rows less k̄ᵀ; the exact β less its mean
         tau -= np.multiply.outer(column_means, (2.0 / m) * errors.sum(axis=0))
-    if rep.extension is None:  # β = Uα̂, minus its mean when centred
-        tau -= tau.mean(axis=0) if column_means is not None else 0.0
-        t_hat = rep.vectors.T @ tau
-    else:  # β = E diag(σ) α̂
-        t_hat = sigma[:, None] * (rep.extension.T @ tau)
-    u = sigma[:, None] * solution.alpha_hat
-    g = t_hat / sigma[:, None]
-    if V is not None:
-        g, u = V.T @ g, V.T @ u
-    h, v = g / solution.gap, u / solution.gap
+        tau -= tau.mean(axis=0) if rep.extension is None else 0.0
+    # the adjoint of β = Uα̂ (exact) or β = E diag(σ) α̂
+    t_hat = rep.vectors.T @ tau if rep.extension is None else sigma * (rep.extension.T @ tau)
+    u = sigma * solution.alpha_hat
+    h, v = solution.resolve(t_hat / sigma), solution.resolve(u)
     T, D = np.sum(h * u, axis=0), np.sum(u * v, axis=0)
+    ratio = T / D if solution.radius is not None else np.zeros_like(T)
+    h_tilde = h - ratio * v
     p, signs, C = solution.penalty
-    lift = (lambda x: x) if V is None else (lambda x: V @ x)
-    Ch, Cu, Cv = (lift(x) if C is None else C @ lift(x) for x in (h, u, v))
-    constrained = solution.radius is not None
-    gradient = []
-    for sign in (1, -1):
-        weights = (p * (signs == sign))[:, None]
-        dmu = np.sum(weights * Cv * Cu, axis=0) / D if constrained else 0.0
-        gradient.append(-np.sum(weights * Ch * Cu, axis=0) + dmu * T)
-    if constrained:
-        gradient.append(T * problem.n_samples * solution.radius**2 / D)
-    n_targets = y_val.shape[1]
+    weighted = p[:, None] * (h_tilde * u if C is None else (C @ h_tilde) * (C @ u))
+    gradient = [-weighted[signs == sign].sum(axis=0) for sign in (1, -1)]
+    if solution.radius is not None:
+        gradient.append(ratio * problem.n_samples * solution.radius**2)
     gradient = np.mean(gradient, axis=1)
-    if kernel_gradient is not None:
-        if rep.extension is not None:
-            raise NotImplementedError("Kernel hyperparameter gradients need the exact representation.")
-        U, ratio = rep.vectors, T / D if constrained else np.zeros_like(T)
-        # the derivative of μ through r enters as h − (T/D) v, of the weights through Q as μh − (T/D) Qv
-        s, q = h - ratio * v, solution.alpha_hat
-        p_rows = solution.multiplier * h - ratio * p[:, None] * v
+    if contractions is not None:
+        U, alpha_hat, c = rep.vectors, solution.alpha_hat, p * rep.values
+        w = solution.multiplier * h - ratio * p[:, None] * v
         tau_perp, y_perp = tau - U @ t_hat, problem.targets - U @ problem.projections
-        G_train = sum(
-            _implicit_gradient_matrix(
-                U, sigma, p * sigma, p_rows[:, j], s[:, j], q[:, j], tau_perp[:, j], y_perp[:, j]
-            )
-            for j in range(n_targets)
-        )
+        G = (U @ w) @ (U @ alpha_hat).T  # the rank-one part, then the blocks between U and U⊥
+        G += (U @ (h_tilde / sigma)) @ y_perp.T + tau_perp @ (U @ (alpha_hat / sigma)).T
+        pos, neg = rep.values > 0, rep.values < 0
+        cauchy = (c[neg] - c[pos][:, None]) / (rep.values[pos][:, None] - rep.values[neg])  # on σ₊ × σ₋
+        G += multi_dot([U[:, pos], cauchy * (h_tilde[pos] @ alpha_hat[neg].T), U[:, neg].T])
+        G += multi_dot([U[:, neg], cauchy.T * (h_tilde[neg] @ alpha_hat[pos].T), U[:, pos].T])
         G_val = (2.0 / m) * errors @ alphas.T  # the explicit K_val in the predictions
         if column_means is not None:  # ⟨G, H dK H⟩ = ⟨H G H, dK⟩; the column means in the intercepts
-            G_train -= G_train.mean(axis=0)[None, :] + G_train.mean(axis=1)[:, None] - G_train.mean()
-            G_train -= (2.0 / (m * problem.n_samples)) * (errors.sum(axis=0) @ alphas.T)[None, :]
-        gradient = np.concatenate([gradient, kernel_gradient(G_train, G_val) / n_targets])
+            G -= G.mean(axis=0)[None, :] + G.mean(axis=1)[:, None] - G.mean()
+            G -= (2.0 / (m * problem.n_samples)) * (errors.sum(axis=0) @ alphas.T)[None, :]
+        contract, contract_val = contractions
+        gradient = np.concatenate([gradient, (contract(G) + contract_val(G_val)) / y_val.shape[1]])
     return float(np.mean(np.sum(errors**2, axis=0) / m)), gradient
-
-
-def _implicit_gradient_matrix(U, sigma, c, p, s, q, tau_perp, y_perp):
-    """The ``G`` with ``⟨G, ∂K_c/∂θ⟩`` the implicit part of the gradient (α through K_c, μ through r).
-
-    ``G = W (Γ ∘ (τ̂ ŷᵀ)) Wᵀ`` with Γ the divided differences of ``f(σ) = 1/(c(σ) − μσ)`` over the
-    full eigenbasis W = [U, U⊥] of K_c, eigenvalues outside U treated as zero (the model has no
-    component there); for the constrained models, minus ``(T/D)`` times the same construction for
-    ``h(σ) = σ f(σ)`` and ``û`` (the implicit derivative of μ). ``c`` is constant on each sign class
-    (``c₊`` on σ > 0, ``c₋`` on σ ≤ 0), so with ``Δᵢⱼ = cⱼ − cᵢ`` the divided differences are
-    ``Γ_f = fᵢfⱼ (μ + Δᵢⱼ/(σᵢ − σⱼ))`` and ``Γ_h = fᵢfⱼ (cᵢ + σᵢΔᵢⱼ/(σᵢ − σⱼ))``: a rank-one matrix
-    plus a Cauchy matrix that vanishes within a sign class. Hence ``U (Γ ∘ τ̂ŷᵀ) Uᵀ = (Up)(Uq)ᵀ +
-    U diag(s) C diag(q) Uᵀ`` (``q = f ŷ = α̂``; ``s = fτ̂``, ``p = μ s`` less the μ terms) with ``C``
-    supported on the n₊ × n₋ off-diagonal blocks, formed in O(n² min(n₊, n₋) + n n₊ n₋) instead of
-    the O(n³) of two dense products (O(n²) for a definite kernel); the blocks between U and U⊥ are
-    ``Γ = f/σ``, applied to the parts ``τ⊥``, ``y⊥`` of τ and y outside U.
-    """
-    G = np.outer(U @ p, U @ q) + np.outer(U @ (s / sigma), y_perp) + np.outer(tau_perp, U @ (q / sigma))
-    positive = sigma > 0
-    if 0 < positive.sum() < sigma.size:
-        negative = ~positive
-        cauchy = (c[negative][None, :] - c[positive][:, None]) / (
-            sigma[positive][:, None] - sigma[negative][None, :]
-        )  # C₊₋; C₋₊ = C₊₋ᵀ
-        A_pos, A_neg = U[:, positive] * s[positive], U[:, negative] * s[negative]
-        B_pos, B_neg = U[:, positive] * q[positive], U[:, negative] * q[negative]
-        if positive.sum() <= negative.sum():  # every product of rank n₊
-            G += A_pos @ (cauchy @ B_neg.T) + (A_neg @ cauchy.T) @ B_pos.T
-        else:  # rank n₋
-            G += (A_pos @ cauchy) @ B_neg.T + A_neg @ (cauchy.T @ B_pos.T)
-    return G
 
 
 class HypergradientMixin:
@@ -166,19 +111,19 @@ class HypergradientMixin:
         return {**bounds, "radius": RADIUS_BOUNDS} if self._constrained else bounds
 
     def _tuned_kernel(self):
-        """Whether the kernel has free hyperparameters (tuned with λ±, r); the low-rank model has
-        no derivative through its Nyström features and says so."""
+        """Whether the kernel has free hyperparameters (tuned with λ±, r); the low-rank model has no
+        derivative through its Nyström features (the eigendecompositions of ``K_ZZ`` and of the
+        features) and says so."""
         kernel = make_kernel(self.kernel)
         if kernel == "precomputed" or not kernel.n_dims:
             return False
         if self.n_components is not None:
             names = [h.name for h in kernel.hyperparameters if not h.fixed]
             raise NotImplementedError(
-                f"{type(self).__name__}(n_components={self.n_components}): hypergradients of the low-rank "
-                f"model are implemented for {', '.join(self._scalar_hyperparameters())} only, not for the "
-                f"kernel hyperparameters {names} of {kernel!r} (the derivative through the Nyström "
-                "features is not implemented). Fix them (e.g. eta_bounds='fixed'), pass "
-                'kernel="precomputed", or use the exact model (n_components=None).'
+                f"{type(self).__name__}(n_components={self.n_components}): the low-rank model has "
+                f"hypergradients for {', '.join(self._scalar_hyperparameters())} only, not through the "
+                f"Nyström features for the kernel hyperparameters {names} of {kernel!r}. Fix them (e.g. "
+                "eta_bounds='fixed'), pass kernel='precomputed', or use the exact model (n_components=None)."
             )
         return True
 
@@ -215,9 +160,8 @@ class HypergradientMixin:
         """
         rng = check_random_state(random_state)
         Y, _ = self._encode(np.asarray(y))
-        n = Y.shape[0]
-        grid = np.logspace(-1, 2, 5)
-        params = {name: float(grid[rng.randint(5)] / n) for name in ("lambda_plus", "lambda_minus")}
+        grid = np.logspace(-1, 2, 5) / len(Y)
+        params = {name: float(grid[rng.randint(5)]) for name in ("lambda_plus", "lambda_minus")}
         if self._constrained:
             centered = Y - Y.mean(axis=0) if self.center else Y
             squares = np.mean(centered**2, axis=1)
@@ -230,32 +174,24 @@ class HypergradientMixin:
         return params
 
     def _validation_loss_and_gradient(self, X_train, y_train, X_val, y_val, cache=None):
-        """Validation MSE of the model fitted on the training part and its gradient.
-
-        The gradient is with respect to :meth:`_hyperparameter_vector` (Sec. 3.3 and Appendix E.2
-        of Oglic & Gärtner 2018). The model is fitted by the fit path (:meth:`_fit_problem`: the
-        same validation, target encoding, centring and representation, exact or Nyström). For
-        ``kernel="precomputed"``, ``X_train`` is the training block and ``X_val`` the
-        validation-versus-training block of the kernel matrix. ``cache`` (a dict kept by the caller
-        for this fold) holds the fitted problem when the kernel matrix does not depend on the tuned
-        hyperparameters (precomputed kernels, kernels without free hyperparameters), so that only
-        the solution and its gradient are recomputed (and a Nyström model keeps its landmarks).
-        """
+        """Validation MSE of the model fitted by the fit path (:meth:`_fit_problem`) on the training part
+        and its gradient with respect to :meth:`_hyperparameter_vector` (the protocol of
+        :mod:`krein.model_selection`). ``cache`` keeps the fitted problem when the kernel matrix does
+        not depend on the tuned hyperparameters (precomputed kernels, kernels without free
+        hyperparameters): only the solution and its gradient are recomputed, and a Nyström model keeps
+        its landmarks."""
         self._validate_params()
         tuned = self._tuned_kernel()
         cache = {} if cache is None or tuned else cache  # the fitted problem of a fixed kernel matrix
         if not cache:
             problem = self._fit_problem(X_train, y_train)
-            X_val = self._validate_test(X_val)
-            rows = None if tuned else problem.representation.rows(X_val)
-            cache.update(problem=problem, encoding=self._encoding, X_val=X_val, rows=rows)
+            X_val, contractions = self._validate_test(X_val), None
+            if tuned:  # ∂K enters through ⟨G, ∂K⟩ only
+                rows, contract_val = self.kernel_.value_and_contraction(X_val, self.X_fit_)
+                contractions = (self.kernel_.value_and_contraction(self.X_fit_)[1], contract_val)
+            else:
+                rows = problem.representation.rows(X_val)
+            cache.update(problem=problem, encoding=self._encoding, rows=rows, contractions=contractions)
         problem, self._encoding = cache["problem"], cache["encoding"]
-        solution = self._solve(problem, warn=False)
-        Y_val = self._encoding.encode(y_val)
-        if not tuned:
-            return validation_loss_and_gradient(problem, solution, cache["rows"], Y_val)
-        contract = self.kernel_.value_and_contraction(self.X_fit_)[1]  # ∂K enters through ⟨G, ∂K⟩ only
-        rows, contract_val = self.kernel_.value_and_contraction(cache["X_val"], self.X_fit_)
-        return validation_loss_and_gradient(
-            problem, solution, rows, Y_val, lambda G, G_val: contract(G) + contract_val(G_val)
-        )
+        solution, Y_val = self._solve(problem, warn=False), self._encoding.encode(y_val)
+        return validation_loss_and_gradient(problem, solution, cache["rows"], Y_val, cache["contractions"])

@@ -1,11 +1,8 @@
 """The Kreĭn least squares model: representation → :class:`SpectralProblem` → coefficients → predictions.
 
-One fit path (:meth:`_KreinLeastSquares._fit_problem`) serves the four public estimators
-(:mod:`krein.least_squares._estimators`), :meth:`~_KreinLeastSquares.fit_path` and the hypergradient
-protocol (:mod:`krein.least_squares._hypergradient`): the training targets are encoded
-(:mod:`._targets`) and centred, the spectral representation of the (centred) training kernel is fitted
-exact or Nyström, streamed or on Dask (:class:`~krein.nystroem.SpectralEstimatorMixin`), and the solver
-of the estimator (ridge, or the variance constraint) gives the eigen-coordinates (†) of
+One fit path (:meth:`_KreinLeastSquares._fit_problem`) serves ``fit``, ``fit_path`` and the
+hypergradient protocol (:mod:`krein.least_squares._hypergradient`) of the four public estimators; the
+solver of the estimator (ridge, or the variance constraint) gives the eigen-coordinates (†) of
 :mod:`krein.least_squares._spectral`.
 """
 
@@ -21,20 +18,12 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from .._base import fit_path_clones
 from .._parameters import store_parameters
 from ..nystroem import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
-from ..spectral import indefiniteness, is_dask_array
+from ..spectral import indefiniteness
 from ._hypergradient import HypergradientMixin
 from ._spectral import SpectralProblem
 from ._targets import encode_balanced, encode_values
 
 __all__ = []
-
-#: Parameters that :meth:`fit_path` may vary (they do not change the kernel matrix).
-_PATH_PARAMETERS = {"lambda_plus", "lambda_minus", "radius", "regularization"}
-
-
-def _compute(value):
-    """``value.compute()`` for a dask value, ``value`` otherwise."""
-    return value.compute() if is_dask_array(value) else value
 
 
 class _KreinLeastSquares(HypergradientMixin, SpectralEstimatorMixin, BaseEstimator):
@@ -80,9 +69,9 @@ class _KreinLeastSquares(HypergradientMixin, SpectralEstimatorMixin, BaseEstimat
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
         means = []
 
-        def targets(y):  # centred in the streamed pass of the Nyström producer
+        def targets(y):  # centred in the streamed pass of the Nyström producer (computed for dask)
             Y, self._encoding = self._encode(y)
-            means.append(_compute(Y.mean(axis=0)) if self.center else np.zeros(Y.shape[1]))
+            means.append(np.asarray(Y.mean(axis=0)) if self.center else np.zeros(Y.shape[1]))
             return Y - means[0]
 
         representation, Y = self._fit_representation(X, y, targets=targets, **self._validate_y)
@@ -140,7 +129,7 @@ class _KreinLeastSquares(HypergradientMixin, SpectralEstimatorMixin, BaseEstimat
         return fit_path_clones(
             self,
             params,
-            _PATH_PARAMETERS,
+            {"lambda_plus", "lambda_minus", "radius", "regularization"},
             lambda base: base._fit_problem(X, y),
             lambda model, problem, _: model._set_solution(problem),
         )
@@ -176,9 +165,8 @@ class _VarianceConstrained(_KreinLeastSquares):
 
     def _solve(self, problem, warn=True):
         """Sets ``multiplier_``, ``hard_case_``, ``radius_``; warns in the hard case (Sec. 3.1)."""
-        radius = self.radius
-        if radius is None:  # match the spread of the (centred) targets
-            radius = _compute(np.sqrt((problem.targets**2).mean(axis=0)))
+        Y = problem.targets  # radius None: match the spread of the (centred) targets
+        radius = np.asarray(np.sqrt((Y**2).mean(axis=0))) if self.radius is None else self.radius
         solution = problem.solve(self.lambda_plus, self.lambda_minus, self.regularization, radius)
         hard = solution.hard_case
         if warn and np.any(hard):

@@ -1,18 +1,8 @@
-"""SF-LSM: similarities as features with a linear ridge model (Oglic & Gärtner 2019, Sec. 3 baseline).
-
-A point is represented by its similarities to a set of prototypes ``P`` — all training points, or
-``n_components`` uniformly drawn landmarks for the low-rank variant — and a linear ridge model is
-fitted in that space (Graepel et al. 1998; Chen et al. 2009; Alabdulmohsin et al. 2015):
-
-    min_{w, b} (1/n) Σᵢ (K(xᵢ, P) w + b − yᵢ)² + α ‖w‖²,
-
-solved from the normal equations ``(Fᵀ F + n α I) w = Fᵀ y`` on centred features ``F`` and targets.
-The kernel may be indefinite: the features are just numbers.
-"""
+"""SF-LSM: similarities as features with a linear ridge model (Oglic & Gärtner 2019, Sec. 3 baseline)."""
 
 from __future__ import annotations
 
-import numbers
+from numbers import Real
 
 import numpy as np
 import scipy.linalg
@@ -23,8 +13,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._base import KernelEstimatorMixin, check_kernel_memory, decision_to_labels, one_vs_rest_targets
 from .._parameters import store_parameters
 from .._validation import check_precomputed_test_kernel, check_square_kernel
-from ..kernels import Kernel, make_kernel
-from ..nystroem import clamp_n_components, uniform_landmarks
+from ..kernels import make_kernel
+from ..nystroem import SPECTRAL_PARAMETERS, clamp_n_components, uniform_landmarks
 from ._model import _Regressor
 
 __all__ = ["SimilarityFeaturesClassifier", "SimilarityFeaturesRidge"]
@@ -32,10 +22,8 @@ __all__ = ["SimilarityFeaturesClassifier", "SimilarityFeaturesRidge"]
 
 class _SimilarityFeaturesModel(KernelEstimatorMixin, BaseEstimator):
     _parameter_constraints = {
-        "kernel": [Kernel, str],
-        "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
-        "n_components": [Interval(numbers.Integral, 1, None, closed="left"), None],
-        "random_state": ["random_state"],
+        **{name: SPECTRAL_PARAMETERS[name] for name in ("kernel", "n_components", "random_state")},
+        "alpha": [Interval(Real, 0, None, closed="neither")],
     }
     #: ``validate_data`` arguments for ``y``.
     _validate_y = {}
@@ -51,12 +39,8 @@ class _SimilarityFeaturesModel(KernelEstimatorMixin, BaseEstimator):
         Y = self._targets(y)
         self.kernel_ = make_kernel(self.kernel)
         n = X.shape[0]
-        n_components = (
-            n if self.n_components is None else clamp_n_components(self.n_components, n, stacklevel=3)
-        )
-        self.prototype_indices_ = (
-            np.arange(n) if n_components == n else uniform_landmarks(n, n_components, self.random_state)
-        )
+        m = n if self.n_components is None else clamp_n_components(self.n_components, n, stacklevel=3)
+        self.prototype_indices_ = np.arange(n) if m == n else uniform_landmarks(n, m, self.random_state)
         if self.kernel_ == "precomputed":
             F = check_square_kernel(X, "X")[:, self.prototype_indices_]
         else:
@@ -96,7 +80,16 @@ class _SimilarityFeaturesModel(KernelEstimatorMixin, BaseEstimator):
 
 
 class SimilarityFeaturesRidge(_Regressor, _SimilarityFeaturesModel):
-    """Ridge regression on similarity features (SF-LSM).
+    """Ridge regression on similarity features (SF-LSM; Graepel et al. 1998, Chen et al. 2009).
+
+    A point is represented by its similarities ``K(x, P)`` to a set of prototypes ``P`` (all training
+    points, or ``n_components`` uniformly drawn landmarks for the low-rank variant) and a linear ridge
+    model is fitted in that space (also Alabdulmohsin et al. 2015),
+
+        min_{w, b} (1/n) Σᵢ (K(xᵢ, P) w + b − yᵢ)² + α ‖w‖²,
+
+    from the normal equations ``(Fᵀ F + n α I) w = Fᵀ y`` on centred features ``F`` and targets. The
+    kernel may be indefinite: it is used only as a feature map.
 
     Parameters
     ----------
@@ -104,7 +97,7 @@ class SimilarityFeaturesRidge(_Regressor, _SimilarityFeaturesModel):
         With "precomputed", ``fit`` takes the n×n training kernel and ``predict`` the t×n
         test-versus-train kernel.
     alpha : float, default=1e-3
-        Ridge penalty α of the risk ``(1/n) Σ (f(xᵢ) − yᵢ)² + α‖w‖²``.
+        Ridge penalty α of the risk above.
     n_components : int, default=None
         Number of uniformly drawn prototypes (all training points when None; more than the training
         points warns and uses them all).
@@ -124,12 +117,10 @@ class SimilarityFeaturesRidge(_Regressor, _SimilarityFeaturesModel):
 class SimilarityFeaturesClassifier(ClassifierMixin, _SimilarityFeaturesModel):
     """One-vs-rest ±1 least-squares classifier on similarity features (SF-LSM).
 
-    The "similarities as features" baseline of Oglic & Gärtner (2019, Sec. 3; after Graepel et al.
-    1998 and Chen et al. 2009): each one-vs-rest task regresses ±1 targets on the rows ``K(x, P)``
-    by ridge regression, and the class with the largest score wins (the sign for two classes). The
-    kernel may be indefinite; it is used only as a feature map.
-
-    Parameters and attributes as :class:`SimilarityFeaturesRidge`, plus ``classes_``.
+    The "similarities as features" baseline of Oglic & Gärtner (2019, Sec. 3): each one-vs-rest task
+    regresses ±1 targets on the rows ``K(x, P)`` as :class:`SimilarityFeaturesRidge` (with its
+    parameters and attributes, plus ``classes_``), and the class with the largest score wins (the sign
+    for two classes).
     """
 
     def _targets(self, y):

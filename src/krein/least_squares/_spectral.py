@@ -25,8 +25,7 @@ low-rank model (``split="landmarks"``, Oglic & Gärtner 2019, Sec. 2.4) has feat
 ``Q = Cᵀ diag(n λ_{Sⱼ}) C``, diagonalized once per (λ₊, λ₋), ``Q = V diag(ω) Vᵀ`` (O(m³)). On an
 indefinite kernel with m ≪ n the two splits are different models (``nystroem_split`` of
 :class:`~krein.least_squares.KreinRidge`; for ``DeltaGaussian(1, 2)``, n = 120, m = 30 their predictions
-differ by 45 % in relative norm, ``tests/test_low_rank.py``). The gradients with respect to λ±, r and
-the kernel are in :mod:`krein.least_squares._hypergradient`.
+differ by 45 % in relative norm, ``tests/test_low_rank.py``). Their gradients: :mod:`._hypergradient`.
 """
 
 from __future__ import annotations
@@ -47,16 +46,11 @@ BOUNDARY_RTOL = 1e-10
 
 @dataclass
 class SpectralSolution:
-    """A fitted model in eigen-coordinates, one column per target.
-
-    The penalty in the coordinates ``u`` of the training predictions ``Ũu`` is ``uᵀQu``, ``Q = Cᵀ
-    diag(p) C`` (``penalty`` is ``(p, s, C)`` of :meth:`SpectralProblem.penalty`) ``= V diag(ω) Vᵀ``
-    (``basis`` V; None: the identity, ``Q = diag(c/σ)``), and the model solves ``(Q − μI) u = Ũᵀy``
-    (†) in the basis V: ``alpha_hat = u / σ``. ``gap`` is ``ω − μ`` per target, computed without
-    cancellation; ``multiplier`` is μ (−1 for ridge), ``shift`` the distance δ of μ to the end of its
-    interval and ``hard_case`` whether μ sits there, up to ``BOUNDARY_RTOL`` (variance-constrained
-    models only).
-    """
+    """A model (†) solved in the eigenbasis ``V`` (``basis``; None: the identity) of its penalty ``Q =
+    Cᵀ diag(p) C = V diag(ω) Vᵀ`` (``penalty`` is ``(p, s, C)`` of :meth:`SpectralProblem.penalty`),
+    one column per target: ``alpha_hat = u / σ``, ``gap = ω − μ`` (without cancellation), ``multiplier``
+    μ (−1 for ridge); for the variance constraint the ``radius``, the distance ``shift`` of μ to the
+    end of its interval and ``hard_case``, whether μ sits there (up to ``BOUNDARY_RTOL``)."""
 
     penalty: tuple
     basis: np.ndarray | None
@@ -67,22 +61,17 @@ class SpectralSolution:
     hard_case: np.ndarray
     radius: np.ndarray | None
 
+    def resolve(self, x):
+        """``(Q − μI)⁻¹ x`` in the coordinates ``u``, one column (and μ) per target."""
+        return x / self.gap if self.basis is None else self.basis @ ((self.basis.T @ x) / self.gap)
+
 
 @dataclass
 class SpectralProblem:
-    """What a least squares fit needs that does not depend on λ₊, λ₋ or r.
-
-    Parameters
-    ----------
-    representation : krein.spectral.SpectralRepresentation
-    targets : ndarray of shape (n, t)
-        Training targets after centring (if ``centered``).
-    target_means : ndarray of shape (t,)
-        Means removed from the targets (zeros when not centred).
-    split : {"approximation", "landmarks"}, default="approximation"
-        Kreĭn decomposition of a Nyström model (see the module docstring); ``"landmarks"`` needs a
-        representation with :attr:`landmark_coordinates`.
-    """
+    """What a least squares fit needs that does not depend on λ₊, λ₋ or r: the ``representation``
+    (a :class:`krein.spectral.SpectralRepresentation`), the training ``targets`` (n, t) less their
+    ``target_means`` (zeros when not centred) and the ``split`` of a Nyström model (module docstring;
+    ``"landmarks"`` needs a representation with :attr:`landmark_coordinates`)."""
 
     representation: object
     targets: np.ndarray
@@ -97,12 +86,10 @@ class SpectralProblem:
         return self.targets.shape[0]
 
     def penalty(self, lambda_plus, lambda_minus, regularization="decomposition"):
-        """The penalty ``Q = Cᵀ diag(p) C`` of the coordinates ``u`` (``C`` None: the identity).
-
-        Returns ``p``, the sign ``s`` of each entry (``∂p/∂log λ± = p`` where ``s = ±1``) and ``C``:
-        ``p = c/σ``, ``s = sign σ`` (split ``"approximation"``), or ``p = n λ_{Sⱼ}`` (``n λ_{Sⱼ} Sⱼ``
-        for ``"krein"``), ``s = S`` on the landmark coordinates ``z = Cu`` (split ``"landmarks"``).
-        """
+        """``(p, s, C)``: the penalty ``Q = Cᵀ diag(p) C`` of the module docstring and the sign ``s`` of
+        each entry of ``p`` (``∂p/∂log λ± = p`` on ``s = ±1``). ``C`` None (the identity), ``p = c/σ``,
+        ``s = sign σ``; or, split ``"landmarks"``, ``p = n λ_{Sⱼ}`` (``n λ_{Sⱼ} Sⱼ`` for ``"krein"``),
+        ``s = S``."""
         rep, landmarks = self.representation, self.split == "landmarks"
         signs = rep.landmark_signature if landmarks else np.sign(rep.values)
         p = self.n_samples * np.where(signs > 0, lambda_plus, lambda_minus)
@@ -124,15 +111,13 @@ class SpectralProblem:
             omega, basis = scipy.linalg.eigh(0.5 * (Q + Q.T), driver="evd", check_finite=False)
             b = basis.T @ self.projections
         n_targets = b.shape[1]
-        multiplier, shift = -np.ones(n_targets), np.full(n_targets, np.nan)
-        hard_case = np.zeros(n_targets, bool)
+        shift, hard_case = np.full(n_targets, np.nan), np.zeros(n_targets, bool)
         if radius is None:
-            gap = np.repeat((1.0 + omega)[:, None], n_targets, axis=1)
+            multiplier, gap = -np.ones(n_targets), np.repeat((1.0 + omega)[:, None], n_targets, axis=1)
             u = b / gap
         else:
             radius = np.broadcast_to(np.asarray(radius, dtype=float), (n_targets,)).copy()
-            u, gap = np.zeros_like(b), np.full_like(b, np.inf)
-            multiplier[:] = np.nan
+            multiplier, u, gap = np.full(n_targets, np.nan), np.zeros_like(b), np.full_like(b, np.inf)
             for j in np.flatnonzero(radius > 0):  # radius 0: only u = 0 is feasible
                 solution = solve_sphere_quadratic(omega, b[:, j], np.sqrt(self.n_samples) * radius[j])
                 u[:, j], multiplier[j], shift[j] = solution.u, solution.mu, solution.shift
@@ -142,11 +127,7 @@ class SpectralProblem:
         return SpectralSolution(penalty, basis, gap, alpha_hat, multiplier, shift, hard_case, radius)
 
     def dual_coef(self, solution):
-        """Dual coefficients on the representation's points and intercepts, one column per target.
-
-        With a centred kernel the centring is folded in: ``f(x) = k(x, P)ᵀ α + b`` with
-        ``b = ȳ − k̄ᵀ α`` (``k̄`` the column means of the training kernel, or of ``K_XZ``; see
-        :meth:`~krein.spectral.SpectralRepresentation.offset`).
-        """
+        """Dual coefficients α on the representation's points and intercepts ``ȳ − k̄ᵀα`` (the centring
+        folded in: :meth:`~krein.spectral.SpectralRepresentation.offset`), one column per target."""
         alpha = self.representation.dual_coef(solution.alpha_hat)
         return alpha, self.target_means + self.representation.offset(alpha)

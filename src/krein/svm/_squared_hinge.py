@@ -44,9 +44,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._base import one_vs_rest_targets
+from .._base import LAMBDA_BOUNDS, one_vs_rest_targets
 from .._parameters import store_parameters
-from ..least_squares._hypergradient import LAMBDA_BOUNDS
 from ..nystroem import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
 from ..optimize import squared_hinge_newton, squared_hinge_validation_gradient, streamed_squared_hinge_newton
 from ..spectral import is_dask_array
