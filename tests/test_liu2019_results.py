@@ -121,7 +121,7 @@ def test_table3_notes_match_the_run():
 
 
 def full_split_lines(cells):
-    """One line per finished full-form split of liu2019-table4 (``full/cells/<data set>--<split>.json``):
+    """One line per finished full-form split of liu2019-table4 (``cells/<data set>--<split>.json``):
     the training kernel's extreme eigenvalues (of K̃ where low rank) and each method's test accuracy and
     training time and inner steps (epochs for SGD), or that its iterates overflowed."""
     lines = []
@@ -148,7 +148,7 @@ def full_split_lines(cells):
 def test_table4_notes_quote_the_full_splits():
     folder = RESULTS / "liu2019-table4"
     notes = (folder / "NOTES.md").read_text()
-    stored = [json.loads(p.read_text()) for p in (folder / "full" / "cells").glob("*.json")]
+    stored = [json.loads(p.read_text()) for p in (folder / "cells").glob("*.json")]
     assert stored and all(not cell["quick"] for cell in stored)
-    for line in full_split_lines(folder / "full" / "cells"):
+    for line in full_split_lines(folder / "cells"):
         assert line in notes
