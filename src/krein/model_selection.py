@@ -9,8 +9,8 @@ schemes of Appendix E.1) of at most 20 iterations each, then at most 200 more it
 best one. ``n_restarts=0`` runs L-BFGS-B once from the estimator's own hyperparameters, as the
 low-rank models of Oglic & Gärtner (2019) were tuned ("without random restarts", Table 2).
 
-It works with any estimator that implements the small protocol below (all estimators of
-:mod:`krein.least_squares` do):
+It works with any estimator that implements the small protocol below (the Kreĭn estimators of
+:mod:`krein.least_squares` and :class:`~krein.svm.KreinSquaredHingeSVC` do):
 
 ``_hyperparameter_vector() -> (theta, bounds)``
     The tunable hyperparameters in log space and their (log) box constraints.
@@ -183,8 +183,9 @@ class HypergradientSearchCV(MetaEstimatorMixin, BaseEstimator):
     Parameters
     ----------
     estimator : estimator, default=None
-        An estimator implementing the protocol of :mod:`krein.model_selection` (e.g. any of
-        :mod:`krein.least_squares`); None means ``VarianceConstrainedKrein()``.
+        An estimator implementing the protocol of :mod:`krein.model_selection` (e.g. the Kreĭn
+        estimators of :mod:`krein.least_squares`, or :class:`~krein.svm.KreinSquaredHingeSVC`);
+        None means ``VarianceConstrainedKrein()``.
     cv : int or cross-validation splitter, default=5
         Inner folds; an int gives (stratified for classifiers) k-fold splits.
     n_restarts : int, default=10
