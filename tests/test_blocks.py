@@ -18,6 +18,26 @@ def test_kernel_blocks_cover_all_rows():
     np.testing.assert_allclose(np.vstack([b for _, b in blocks]), kernel(X, Y))
 
 
+@pytest.mark.parametrize("kernel", [Gaussian(1.5), DeltaGaussian()])
+def test_reused_kernel_blocks_are_views_of_one_buffer_with_the_same_entries(kernel):
+    X, Y = RNG.normal(size=(103, 4)), RNG.normal(size=(17, 4))
+    fresh = [(rows, block.copy()) for rows, block in kernel_blocks(kernel, X, Y, rows_per_block=10)]
+    assert [rows.stop - rows.start for rows, _ in fresh] == [10] * 10 + [3]
+    first = None
+    for (rows, block), (fresh_rows, fresh_block) in zip(
+        kernel_blocks(kernel, X, Y, rows_per_block=10, reuse=True), fresh, strict=True
+    ):
+        first = block if first is None else first
+        assert rows == fresh_rows and np.shares_memory(block, first)
+        np.testing.assert_array_equal(block, fresh_block)
+
+
+@pytest.mark.parametrize("rows_per_block", [0, 2.5, "10"])
+def test_kernel_blocks_reject_a_bad_rows_per_block(rows_per_block):
+    with pytest.raises(ValueError, match="rows_per_block must be a positive integer"):
+        next(kernel_blocks(Gaussian(), RNG.normal(size=(5, 2)), rows_per_block=rows_per_block))
+
+
 def test_streamed_gram_equals_dense():
     X, Z, y = RNG.normal(size=(500, 5)), RNG.normal(size=(40, 5)), RNG.normal(size=500)
     right = RNG.normal(size=(40, 7))

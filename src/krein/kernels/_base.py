@@ -319,13 +319,18 @@ class Kernel:
         return K, lambda M: np.einsum("ab,abk->k", M, gradient)
 
     def _evaluate(self, X, Y):
-        """Fill K(X, Y) by row chunks, in parallel threads when the matrix is large."""
+        """K(X, Y) on validated inputs, in parallel threads when the matrix is large."""
+        out = np.empty((X.shape[0], Y.shape[0]))
+        self._fill_parallel(out, X, Y)
+        return out
+
+    def _fill_parallel(self, out, X, Y):
+        """Write K(X, Y) into ``out`` by row chunks, in parallel threads when the matrix is large."""
         n, m = X.shape[0], Y.shape[0]
-        out = np.empty((n, m))
         threads = n_threads()
         if n * m < _PARALLEL_MIN_ENTRIES or threads == 1 or n < 2 * threads:
             self._fill(out, X, Y)
-            return out
+            return
         rows = max(1, min(-(-n // threads), _CHUNK_BYTES // (8 * m) or 1))
         starts = range(0, n, rows)
         with single_threaded_blas():
@@ -333,7 +338,6 @@ class Kernel:
                 jobs = [pool.submit(self._fill, out[s : s + rows], X[s : s + rows], Y) for s in starts]
                 for job in jobs:
                     job.result()
-        return out
 
     def _fill(self, out, X, Y):
         """Write K(X, Y) into ``out``; override for in-place evaluation."""

@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._validation import check_square_kernel
-from ..kernels import block_rows
+from ..kernels import block_rows, kernel_blocks
 
 __all__ = [
     "ChunkMoments",
@@ -26,6 +26,7 @@ __all__ = [
     "chunk_moments",
     "combine_moments",
     "is_dask_array",
+    "landmark_blocks",
 ]
 
 
@@ -90,6 +91,21 @@ def combine_moments(first, second):
     )
 
 
+def landmark_blocks(kernel, X_chunk, Z, step):
+    """Yield ``(rows, K(X_chunk[rows], Z))`` for consecutive blocks of at most ``step`` rows.
+
+    Columns are selected by index when ``kernel="precomputed"``; otherwise every block is written
+    into one reused buffer (:func:`~krein.kernels.kernel_blocks` with ``reuse=True``), so a block is
+    valid until the next one is drawn.
+    """
+    if isinstance(kernel, str):
+        for start in range(0, X_chunk.shape[0], step):
+            rows = slice(start, start + step)
+            yield rows, X_chunk[rows][:, Z]
+        return
+    yield from kernel_blocks(kernel, X_chunk, Z, rows_per_block=step, reuse=True)
+
+
 def chunk_moments(
     kernel, X_chunk, Z, y_chunk=None, probes=None, *, gram=True, working_memory=None, check_finite=False
 ):
@@ -110,9 +126,7 @@ def chunk_moments(
     width = len(Z) + (0 if probes is None else len(probes))
     step = block_rows(width, working_memory, copies=2)
     total = None
-    for start in range(0, X_chunk.shape[0], step):
-        rows = slice(start, start + step)
-        block = X_chunk[rows][:, Z] if precomputed else kernel(X_chunk[rows], Z)
+    for rows, block in landmark_blocks(kernel, X_chunk, Z, step):
         mean = block.mean(axis=0)
         scatter = None
         if gram:
