@@ -965,7 +965,7 @@ def run_table6(ctx):
     (per step rule) on the training data. One cell per data set and step rule."""
     settings = TABLE6_FORMS.of(ctx)
     datasets = ctx.select(tuple(PAPER_TABLE6))
-    data, lams = {}, {}
+    data, lams, scales = {}, {}, []
     for name in datasets:
         X_train, y_train, X_test, y_test = load_table6(name, ctx.random_state)
         data[name] = X_train[: settings.max_train], y_train[: settings.max_train], X_test, y_test
@@ -974,6 +974,7 @@ def run_table6(ctx):
             lams[name, step] = _cross_validated_lam(
                 K, data[name][1], settings.grid, ctx.random_state, ctx.n_jobs, step=step
             )
+        scales += _table6_scales(name, K, {step: lams[name, step] for step in FIGURE2_STEPS})
     cells = run_cells(
         ctx, list(lams),
         lambda name, step: initialization_runs(
@@ -988,6 +989,7 @@ def run_table6(ctx):
         for run in runs
     ]
     ctx.report_rows(rows, "table6_runs", "Test accuracy per data set, step rule, method, α⁽⁰⁾ and run")
+    ctx.report_rows(scales, "table6_scales", "Spectrum of K, outputs K1 at α⁽⁰⁾ = 1 and λ per step rule")
     for step, name, title in (
         ("paper", "table6-vs-paper", "Ours (the paper's step) next to Liu et al. (2019), Table VI"),
         (
@@ -1009,6 +1011,20 @@ def run_table6(ctx):
             f"{title}: {inside} of {len(versus)} cells inside the paper's mean ± 1 std (CCICP-GD, one run: "
             "within 0.005)",
         )
+
+
+def _table6_scales(name, K, lams):
+    """The scales that decide how far majorizer steps move from α⁽⁰⁾ = ±1: the extreme eigenvalues
+    μ of ``K``, the outputs ``K1`` at α⁽⁰⁾ = 1 and, per step rule's λ, ``4nλ/μ_max``. Along the top
+    eigenvector the majorizer's curvature is ``λμ + μ²/(4n)`` (Böhning's bound ``σ′ ≤ 1/4``), while
+    saturated margins leave about ``λμ``, so one step removes about ``4nλ/μ_max`` of the start there."""
+    values, outputs, n = np.linalg.eigvalsh(K), K.sum(axis=1), K.shape[0]
+    return [
+        {"data set": name, "step": step, "n": n, "lam": lam, "mu max": float(values[-1]),
+         "mu min": float(values[0]), "K1 min": float(outputs.min()), "K1 max": float(outputs.max()),
+         "4 n lam / mu max": 4.0 * n * lam / float(values[-1])}  # fmt: skip
+        for step, lam in lams.items()
+    ]
 
 
 def _table6_versus_paper(rows, name, step, method, label, paper_mean, paper_std):
