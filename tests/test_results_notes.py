@@ -57,6 +57,13 @@ def test_evaluate_paths_selectors_and_arithmetic(folder):
         3000 - 0.1093
     )
     assert evaluate("sum(run.json:rows*[task=wage].n) + len(run.json:rows*[task=pima].error)", folder) == 3001
+    (folder / "quick").mkdir()
+    (folder / "quick" / "run.json").write_text(json.dumps({"rows": [{"error": 0.5}]}))
+    assert evaluate("quick/run.json:rows.0.error * 2", folder) == 1.0
+    assert evaluate("rows.0.error/quick/run.json:rows.0.error", folder, "run.json") == 0.2566 / 0.5
+    assert evaluate('curve."PG-1".1/run.json:rows.0.error', folder, "run.json") == 0.5 / 0.2566
+    with pytest.raises(ValueError):  # a folder name is a word: no way up out of the notes' folder
+        evaluate("../run.json:rows.0.error", folder / "quick", "run.json")
     with pytest.raises(ValueError, match="matches 0 records"):
         evaluate("run.json:rows[task=heart].error", folder)
     with pytest.raises(ValueError, match="no key"):

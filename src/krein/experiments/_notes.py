@@ -11,9 +11,10 @@ rendered page) that says where the number comes from::
 
 The marker's body is an expression: numbers, ``+ - * /``, parentheses, the functions ``mean``,
 ``median``, ``min``, ``max``, ``sum``, ``len`` and ``abs``, and *references* ``FILE:PATH`` into a
-JSON file beside the NOTES.md. ``<!--json FILE -->`` anywhere in the notes names the default file,
-after which a reference may omit ``FILE:``. A path is a dot-separated list of keys, quoted with
-``"…"`` unless they are plain words or integers:
+JSON file beside the NOTES.md or in a folder below it (``quick/run.json:rows.0.error``).
+``<!--json FILE -->`` anywhere in the notes names the default file, after which a reference may omit
+``FILE:``. A path is a dot-separated list of keys, quoted with ``"…"`` unless they are plain words or
+integers:
 
 - an integer indexes a list, and ``*`` takes every element of one (``mean(gaps.*.300)``: the mean
   over runs of each run's 300th value);
@@ -153,7 +154,8 @@ class _Parser:
     """Recursive-descent evaluation of one marker expression (no ``eval``)."""
 
     _TOKEN = re.compile(
-        r"\s*(?:(?P<file>[\w.-]+\.json):|(?P<number>\d+(?:\.\d+)?(?:e[+-]?\d+)?(?![\w\"]))"
+        r"\s*(?:(?P<file>(?<![\w.])(?:[\w-]+/)*[\w.-]+\.json):"  # a file in a folder below: quick/run.json
+        r"|(?P<number>\d+(?:\.\d+)?(?:e[+-]?\d+)?(?![\w\"]))"
         r"|(?P<word>[A-Za-z_][\w]*|\d+)|(?P<string>\"[^\"]*\")|(?P<op>[-+*/().,\[\]=]))"
     )
 

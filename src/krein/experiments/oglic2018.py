@@ -611,7 +611,9 @@ def run_table3(ctx, datasets, kernels, outer_folds, settings, max_samples=None):
 
     Every outer fold of every (data set, kernel) is a cell (:func:`run_cells`), so ``--resume``
     continues a stopped run (the full protocol takes about six CPU-hours). The third value returned is
-    one row per cell set beside the paper's (:data:`PAPER_TABLE3`).
+    one row per cell set beside the paper's (:data:`PAPER_TABLE3`), the fourth one row per data set
+    comparing DELTA-GAUSS with GAUSS fold by fold (:func:`delta_gauss_against_gauss`; empty unless
+    both kernels are run).
     """
     errors = ResultTable("Oglic & Gärtner (2018), Table 3: classification", "error (%)")
     rmse = ResultTable("Oglic & Gärtner (2018), Table 3: regression", "RMSE (×100)")
@@ -627,7 +629,7 @@ def run_table3(ctx, datasets, kernels, outer_folds, settings, max_samples=None):
         return table3_fold(X, y, *splits[fold], kernel_name, classification, settings, seed, ctx.n_jobs)
 
     cells = _fold_cells(ctx, datasets, kernels, outer_folds, score, "oglic2018-table3")
-    iotas, versus_paper = {}, []
+    iotas, versus_paper, against_gauss = {}, [], []
     for name, (X, _, classification, _) in data.items():
         table = errors if classification else rmse
         task = f"{name} (n = {X.shape[0]})"
@@ -637,7 +639,36 @@ def run_table3(ctx, datasets, kernels, outer_folds, settings, max_samples=None):
             iotas[(task, kernel_name)] = float(np.mean(iota))
             versus_paper.append(_versus_paper(name, kernel_name, scores, iotas[(task, kernel_name)]))
         table.set_task_info(task, **{f"ι {k}": iotas[(task, k)] for k in kernels})
-    return errors, rmse, versus_paper
+        if {"DELTA-GAUSS", "GAUSS"} <= set(kernels):
+            row = delta_gauss_against_gauss(cells[name, "DELTA-GAUSS"], cells[name, "GAUSS"])
+            kind = "classification" if classification else "regression"
+            against_gauss.append({"data set": name, "task": kind, **row})
+    return errors, rmse, versus_paper, against_gauss
+
+
+#: ι of a tuned DELTA-GAUSS model within this of 0 or 1 counts as "near ±GAUSS" (issue 15).
+DELTA_GAUSS_NEAR = 0.05
+
+
+def delta_gauss_against_gauss(delta_folds, gauss_folds):
+    """Fold by fold, how often the tuned DELTA-GAUSS model behaves like GAUSS (issue 15).
+
+    ``delta_folds`` and ``gauss_folds`` are the ``(score, ι)`` cells of the same outer folds
+    (:func:`table3_fold`). Returns the number of ``folds``, of folds with an ``equal score`` (test error
+    or RMSE), and
+    of folds whose DELTA-GAUSS ι lies within :data:`DELTA_GAUSS_NEAR` of 0 (``ι near 0``: the +GAUSS
+    limit) or of 1 (``ι near 1``: the −GAUSS limit), the two limits of DELTA-GAUSS
+    (:func:`delta_gauss_fold` explains them).
+    """
+    if len(delta_folds) != len(gauss_folds):
+        raise ValueError(f"{len(delta_folds)} DELTA-GAUSS folds against {len(gauss_folds)} GAUSS folds.")
+    iotas = [iota for _, iota in delta_folds]
+    return {
+        "folds": len(delta_folds),
+        "equal score": sum(d == g for (d, _), (g, _) in zip(delta_folds, gauss_folds, strict=True)),
+        "ι near 0": sum(iota < DELTA_GAUSS_NEAR for iota in iotas),
+        "ι near 1": sum(iota > 1 - DELTA_GAUSS_NEAR for iota in iotas),
+    }
 
 
 def _versus_paper(name, kernel_name, scores, iota):
@@ -665,7 +696,7 @@ TABLE3_FORMS = Forms(
 )
 def table3(ctx):
     settings = TABLE3_FORMS.of(ctx)
-    errors, rmse, versus_paper = run_table3(
+    errors, rmse, versus_paper, against_gauss = run_table3(
         ctx,
         ctx.select(settings.datasets),
         APPENDIX_D_KERNELS,
@@ -677,6 +708,18 @@ def table3(ctx):
         if table.tasks:  # --only may leave one of them empty
             ctx.report(table, f"oglic2018-table3-{name}")
     _report_versus_paper(ctx, versus_paper, "oglic2018-table3-vs-paper", "Table 3")
+    if against_gauss:
+        classification = [row for row in against_gauss if row["task"] == "classification"]
+        folds = sum(row["folds"] for row in classification)
+        equal = sum(row["equal score"] for row in classification)
+        near = sum(row["ι near 0"] + row["ι near 1"] for row in classification)
+        ctx.report_rows(
+            against_gauss,
+            "oglic2018-table3-delta-gauss",
+            "DELTA-GAUSS against GAUSS, fold by fold: folds with equal test scores, and with the ι of "
+            f"the tuned DELTA-GAUSS model below {DELTA_GAUSS_NEAR} or above {1 - DELTA_GAUSS_NEAR}; "
+            f"classification: equal errors in {equal} of {folds} folds, ι near 0 or 1 in {near} of {folds}",
+        )
 
 
 #: Data sets of the DELTA-GAUSS re-check (``oglic2018-delta-gauss``).
