@@ -282,3 +282,16 @@ def test_distance_kernels_keep_their_precision_far_from_the_origin(kernel):
     np.testing.assert_allclose(contract_far(M), contract_near(M), rtol=1e-11, atol=1e-11)
     if kernel.is_positive_definite:
         assert spectrum_summary(np.linalg.eigvalsh(kernel(far)))["indefiniteness"] < 1e-12
+
+
+@pytest.mark.parametrize(
+    "kernel", [Gaussian(1.0), ARDGaussian(np.linspace(0.5, 2.0, 20))], ids=lambda k: type(k).__name__
+)
+def test_gaussian_blocks_never_exceed_one_at_coincident_points(kernel):
+    """One GEMM on augmented data rounds the exponent of coincident points to ±ε·spread; a positive one
+    would give k(x, x) > 1, so the exponent is clipped at zero wherever rounding made it positive."""
+    Y = np.random.default_rng(0).normal(scale=300.0, size=(50, 20))
+    X = np.vstack([Y[::-1], Y + 1e-3])  # every landmark again, in another row order, and near copies
+    K = kernel(X, Y)
+    assert K.max() <= 1.0
+    np.testing.assert_allclose(np.diag(K[:50][::-1]), 1.0, atol=1e-12)
