@@ -88,6 +88,18 @@ def test_check_notes_reports_a_wrong_number(folder):
     assert ":3:" in problems[1]
 
 
+def test_check_notes_holds_counts_exact(folder):
+    """An integer quoted for an integer value is exact ("of 3000" is not 2999), while a rounded
+    integer of a fractional value keeps the tolerance of its significant digits."""
+    notes = folder / "NOTES.md"
+    notes.write_text(
+        "<!--json run.json -->\nn = 3000<!--= rows[task=wage].n -->, 3000<!--= rows.1.n - 0.4 -->\n"
+    )
+    assert check_notes(notes) == []
+    notes.write_text("<!--json run.json -->\nn = 3000<!--= rows[task=wage].n - 1 -->\n")
+    assert "the notes say 3000, the JSON gives 2999" in check_notes(notes)[0]
+
+
 def test_marker_without_number_is_an_error(folder):
     with pytest.raises(ValueError, match="does not follow a number"):
         parse_notes("the best<!--= rows.0.error --> method")

@@ -328,7 +328,8 @@ def check_notes(path):
     """Disagreements between the marked numbers of the NOTES.md at ``path`` and its JSON files.
 
     Returns a list of messages, one per marker whose number is not its value correctly rounded
-    or whose expression cannot be evaluated; an empty list when every marked number agrees.
+    (an integer value, such as a count, quoted as an integer must equal it) or whose expression
+    cannot be evaluated; an empty list when every marked number agrees.
     """
     path = Path(path)
     quotes, default = parse_notes(path.read_text())
@@ -341,6 +342,8 @@ def check_notes(path):
             problems.append(f"{path}:{quote.line}: {quote.text}: {error}")
             continue
         number, tolerance = quoted_value(quote.text)
+        if float(value).is_integer() and float(number).is_integer() and "." not in quote.text:
+            tolerance = 0.0  # a count quoted as an integer is exact: "of 50" is not 48
         if abs(number - value) > tolerance * (1 + 1e-9):
             problems.append(
                 f"{path}:{quote.line}: the notes say {quote.text}, the JSON gives {value:.6g} "
