@@ -1,5 +1,7 @@
 """IndefiniteLogisticRegression (IKLR, Liu et al. 2019) and the geodesic Gaussian kernels of its Table I."""
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy.optimize import minimize
@@ -509,3 +511,24 @@ def test_negative_slope_is_the_logistic_weight():
         expected = label * expit(-label * outputs)
         got = [_LogisticDC.negative_slope(float(o), label) for o in outputs]
         np.testing.assert_allclose(got, expected, rtol=1e-15, atol=0)
+
+
+@pytest.mark.parametrize("solver", ["ccicp", "ccicp-sgd"])
+def test_fit_ending_above_the_zero_model_warns(solver):
+    """From α⁽⁰⁾ = 1 the TL1 outputs K1 saturate every margin; majorizer steps (curvature bound
+    λμ + μ²/(4n) against about λμ there) then leave objective (6) far above F(0) = ln 2 after 20
+    iterations, and the fit says so. From zero, or with the paper's absolute steps, it ends below."""
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(n_samples=200, n_features=5, random_state=0)
+    X = (X - X.min(axis=0)) / (X.max(axis=0) - X.min(axis=0))
+    common = {"alpha": 1e-4, "solver": solver, "random_state": 0}
+    with pytest.warns(UserWarning, match=r"ends above the objective \(6\) of the zero model") as record:
+        model = IndefiniteLogisticRegression(TruncatedL1(), init="ones", **common).fit(X, y)
+    assert model.objective_history_[0][-1] > 10 * np.log(2)
+    assert "init='ones'" in str(record[0].message)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for init, step in (("zeros", "majorizer"), ("ones", "paper")):
+            model = IndefiniteLogisticRegression(TruncatedL1(), init=init, step=step, **common).fit(X, y)
+            assert model.objective_history_[0][-1] < np.log(2)

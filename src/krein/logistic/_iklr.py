@@ -27,6 +27,8 @@ _DEFAULT_INEXACT_TOL = {"cccp": 1e-10, "ccicp": 1.0, "ccicp-sgd": 1e-4}
 _SGD_INEXACT_TOL = 1.0
 #: Default learning rate per step rule: the majorization-minimization step, and the paper's ``η = 0.02``.
 DEFAULT_LEARNING_RATE = {"majorizer": 1.0, "plain": 0.02, "paper": 0.02}
+#: Objective (6) at α = 0, ``ln 2`` (every output 0), with a margin for rounding.
+_ZERO_MODEL_OBJECTIVE = math.log(2.0) * (1.0 + 1e-12)
 #: Share Σμ⁺/Σ|μ| of the spectrum below which the positive part K₊ of the decomposition counts as vanished.
 _VANISHING_POSITIVE_SHARE = 1e-8
 
@@ -248,7 +250,8 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
         eigenvector near ``λμ``, far below the majorizer's ``λμ + μ²/(4n)``, so each step removes only
         about ``4nλ/μ_max`` of the start there and ``max_outer_iter`` iterations end near it (Table VI
         on guide1-t: accuracy 0.5–0.58 from 1, −1 and U(0, 1) against 0.97 from 0;
-        ``docs/results/liu2019-table6``). ``step="paper"`` recovers from such starts.
+        ``docs/results/liu2019-table6``). ``step="paper"`` recovers from such starts. A fit that
+        ends above ``F(0) = ln 2``, the objective of the zero model, warns.
     random_state : int, RandomState instance or None, default=None
         Landmark sampling (low rank), then the random initialization and SGD sampling.
     verbose : int, default=0
@@ -418,6 +421,7 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
             histories.append(result.objective_history)
             n_iter.append(result.n_iter)
             n_inner.append(result.n_inner_iter)
+        self._warn_above_zero_model(histories)
         self._eigen_coef = np.column_stack(eigen_coef)
         self.dual_coef_ = spectrum.dual_coef(self._eigen_coef).T
         self.intercept_ = spectrum.offset(self.dual_coef_.T)
@@ -425,6 +429,23 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
         self.n_iter_ = np.asarray(n_iter)
         self.n_inner_iter_ = np.asarray(n_inner)
         return self
+
+    def _warn_above_zero_model(self, histories):
+        """Warn when a task's fit ends above ``F(0) = ln 2``, the objective (6) of the zero model."""
+        above = {
+            task: history[-1] for task, history in enumerate(histories) if history[-1] > _ZERO_MODEL_OBJECTIVE
+        }
+        if not above:
+            return
+        ends = ", ".join(f"task {task}: {value:.4g}" for task, value in above.items())
+        warnings.warn(
+            f"The fit ends above the objective (6) of the zero model, F(0) = ln 2 ≈ 0.693 ({ends}), after "
+            f"{self.max_outer_iter} outer iterations from init={self.init!r}: its predictions are worse "
+            "than the start it should have left (a start whose outputs Kα⁽⁰⁾ saturate every margin moves "
+            "slowly). Start at zero (init='zeros'), use step='paper', or raise max_outer_iter.",
+            UserWarning,
+            stacklevel=3,
+        )
 
     def _progress_printer(self, task, problem):
         if not self.verbose:
