@@ -47,7 +47,7 @@ def kernel_blocks(kernel, X, Y=None, *, working_memory=None, rows_per_block=None
     reuse : bool, default=False
         Write every block into one buffer: each yielded block is then a view that the next one
         overwrites. A streamed reduction that consumes each block before drawing the next saves the
-        allocation and page faults of a fresh block per step (a third of a pass over Gaussian
+        allocation and page faults of a fresh block per step (about 30 % of a pass over Gaussian
         blocks of 512×1000 in ``benchmarks/bench_logistic.py --streaming``).
 
     Yields
