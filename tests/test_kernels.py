@@ -295,3 +295,21 @@ def test_gaussian_blocks_never_exceed_one_at_coincident_points(kernel):
     K = kernel(X, Y)
     assert K.max() <= 1.0
     np.testing.assert_allclose(np.diag(K[:50][::-1]), 1.0, atol=1e-12)
+
+
+def test_symmetric_evaluation_is_exactly_symmetric_where_the_gemm_rounds_asymmetrically():
+    """A Gaussian whose bandwidth is 1e-5 of the spread, on points with copies moved by 1e-10: one GEMM
+    rounds the exponents of (i, j) and (j, i) apart by ~1e-7, so K(X) is averaged with its transpose
+    (block by block, bitwise as ``0.5 * (K + K.T)``) and keeps the exact diagonal."""
+    from krein.kernels._base import _average_with_transpose
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(12, 5))
+    X = np.vstack([X, X + 1e-10 * rng.normal(size=X.shape)])
+    kernel = Gaussian(3.5e-5)
+    K = kernel(X)
+    assert np.array_equal(K, K.T) and np.array_equal(np.diag(K), np.ones(24))
+    raw = kernel(X, X.copy())  # the rectangular evaluation is left as computed
+    assert np.abs(raw - raw.T).max() > 1e-9
+    A = rng.normal(size=(301, 301))
+    assert np.array_equal(_average_with_transpose(A.copy(), rows=37), 0.5 * (A + A.T))
