@@ -6,7 +6,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from krein.experiments._notes import check_notes, evaluate, paper_cells, parse_notes, quoted_value
+from krein.experiments._notes import (
+    check_notes,
+    evaluate,
+    paper_cells,
+    parse_notes,
+    quoted_value,
+    refresh_notes,
+    rewritten_number,
+)
 
 RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results"
 NOTES = sorted(RESULTS.glob("**/NOTES.md"))
@@ -148,6 +156,57 @@ def test_krein_results_command_checks_and_writes(folder):
     assert "| demo |" in (folder / "fidelity.md").read_text()
     (run / "NOTES.md").write_text("# demo\n<!--json run.json -->\n25.7<!--= rows[task=pima].ours.1 -->\n")
     assert main(["results", "--dir", str(folder)]) == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "expected"),
+    [
+        ("0.50", 0.4449, "0.44"),
+        ("−7.8", -7.84, "−7.8"),
+        ("-0.00", -0.001, "0.00"),
+        ("45", 44.6, "45"),
+        ("1300", 1273.0, "1300"),
+        ("1300", 1351.0, "1400"),
+        ("0", 0.4, "0"),
+        ("1e-4", 0.000194, "2e-4"),
+        ("2.5e-3", 0.00311, "3.1e-3"),
+        ("7.8·10⁴", 1.0, None),
+    ],
+)
+def test_rewritten_number_keeps_the_notation(text, value, expected):
+    assert rewritten_number(text, value) == expected
+    if expected is not None:  # what is written agrees with the value, as check_notes reads it
+        number, tolerance = quoted_value(expected.replace("−", "-"))
+        assert abs(number - value) <= tolerance * (1 + 1e-9)
+
+
+def test_refresh_notes_rewrites_stale_numbers_and_lists_them(folder):
+    notes = folder / "NOTES.md"
+    notes.write_text(
+        "<!--json run.json -->\nPima 25.70<!--= rows[task=pima].ours.0 ~ 27.08 ± 4.61 --> (paper 27.08),\n"
+        "wage 10.9 %<!--= rows[task=wage].error * 100 -->, n = 3001<!--= rows[task=wage].n -->,\n"
+        "broken 1.0<!--= rows[task=heart].error -->\n"
+    )
+    assert refresh_notes(notes) == [(2, "25.70", "25.66"), (3, "3001", "3000")]
+    text = notes.read_text()
+    assert "Pima 25.66<!--= rows[task=pima].ours.0 ~ 27.08 ± 4.61 --> (paper 27.08)" in text
+    assert "wage 10.9 %<!--" in text and "n = 3000<!--" in text
+    (problem,) = check_notes(notes)  # the marker that cannot be evaluated is left for the check
+    assert "matches 0 records" in problem
+    assert refresh_notes(notes) == []
+
+
+def test_krein_results_refresh(folder, capsys):
+    from krein.cli import main
+
+    run = folder / "demo"
+    run.mkdir()
+    (run / "run.json").write_text((folder / "run.json").read_text())
+    (run / "NOTES.md").write_text("# demo\n<!--json run.json -->\n25.7<!--= rows[task=pima].ours.1 -->\n")
+    assert main(["results", "--dir", str(folder)]) == 1
+    assert main(["results", "--dir", str(folder), "--refresh"]) == 0
+    assert ":3: 25.7 → 4.1 (read the sentence again)" in " ".join(capsys.readouterr().out.split())
+    assert "4.1<!--=" in (run / "NOTES.md").read_text()
 
 
 # luss2009-figure1: the table of the notes is figure1_summary of the run's gaps.

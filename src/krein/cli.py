@@ -272,15 +272,20 @@ def cmd_reproduce(args):
 
 
 def cmd_results(args):
-    """Check every NOTES.md's marked numbers against its JSON and print (or write) the fidelity table."""
+    """Check every NOTES.md's marked numbers against its JSON (after rewriting them from it with
+    ``--refresh``) and print (or write) the fidelity table."""
     import os
 
     from rich.table import Table
 
-    from .experiments import check_notes, fidelity_markdown, fidelity_rows
+    from .experiments import check_notes, fidelity_markdown, fidelity_rows, refresh_notes
 
     console = _console()
     results = Path(args.dir)
+    if args.refresh:
+        for notes in sorted(results.glob("**/NOTES.md")):
+            for line, old, new in refresh_notes(notes):
+                console.print(f"{notes}:{line}: {old} → {new} (read the sentence again)")
     problems = [p for notes in sorted(results.glob("**/NOTES.md")) for p in check_notes(notes)]
     rows = fidelity_rows(results)
     table = Table(title=f"reproduced results ({results})")
@@ -399,6 +404,11 @@ def build_parser():
     results = sub.add_parser("results", help="check the NOTES.md numbers and show the fidelity table")
     results.add_argument("--dir", default="docs/results", help="the results folder of a source checkout")
     results.add_argument("--write", action="store_true", help="(re)write DIR/fidelity.md")
+    results.add_argument(
+        "--refresh",
+        action="store_true",
+        help="first rewrite every marked number of the NOTES.md files from their JSON (lists what changed)",
+    )
     results.set_defaults(func=cmd_results)
 
     bench = sub.add_parser("bench", help="run benchmarks/bench_NAME.py of a source checkout")

@@ -15,7 +15,7 @@ from ._framework import (
     list_experiments,
     provenance,
 )
-from ._notes import check_notes
+from ._notes import check_notes, refresh_notes
 
 __all__ = [
     "Experiment",
@@ -29,4 +29,5 @@ __all__ = [
     "get_experiment",
     "list_experiments",
     "provenance",
+    "refresh_notes",
 ]

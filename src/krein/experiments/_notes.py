@@ -37,12 +37,22 @@ from __future__ import annotations
 
 import json
 import operator
+import os
 import re
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Quote", "check_notes", "evaluate", "paper_cells", "parse_notes", "quoted_value"]
+__all__ = [
+    "Quote",
+    "check_notes",
+    "evaluate",
+    "paper_cells",
+    "parse_notes",
+    "quoted_value",
+    "refresh_notes",
+    "rewritten_number",
+]
 
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
 _NUMBER = (
@@ -350,6 +360,66 @@ def check_notes(path):
                 f"({quote.expression})"
             )
     return problems
+
+
+def rewritten_number(text, value):
+    """``value`` written as ``text`` is: the same decimals, sign character and notation.
+
+    Plain decimals (``"0.50"``), integers (``"45"``; ``"1300"`` stays rounded to hundreds, as
+    :func:`quoted_value` reads it) and e-notation (``"1e-4"``, ``"2.5e-3"``) are rewritten; for a
+    number in ``·10⁴`` notation the result is None (left for the author to edit).
+    """
+    minus = "−" if "−" in text else "-"
+    plain = text.replace("−", "-")
+    match = re.fullmatch(r"-?\d+(?:\.(\d+))?(?:e([+-]?\d+))?", plain)
+    if match is None:
+        return None
+    decimals = len(match[1] or "")
+    digits = plain.lstrip("-")
+    if match[1] is None and match[2] is None and digits.strip("0"):  # 1300: rounded to hundreds
+        zeros = len(digits) - len(digits.rstrip("0"))
+        written = f"{round(value / 10**zeros) * 10**zeros:d}"
+    elif match[2] is None:
+        written = f"{value:.{decimals}f}"
+    else:
+        mantissa, exponent = f"{value:.{decimals}e}".split("e")
+        written = f"{mantissa}e{int(exponent)}"
+    if float(written) == 0.0:
+        written = written.lstrip("-")  # no "-0.00"
+    return written.replace("-", minus)
+
+
+def refresh_notes(path):
+    """Rewrite every marked number of the NOTES.md at ``path`` from its JSON, in the notation quoted.
+
+    Returns ``[(line, old, new), ...]`` for the numbers that changed, so that the prose around them
+    can be read again (a claim such as "below the paper's" may no longer hold). Numbers that cannot
+    be rewritten (``·10⁴`` notation) are left for :func:`check_notes` to report. The file is
+    replaced atomically.
+    """
+    path = Path(path)
+    text = path.read_text()
+    _, default = parse_notes(text)
+    cache, changes = {}, []
+
+    def rewrite(match):
+        try:
+            value = evaluate(match["body"].split("~")[0].strip(), path.parent, default, cache)
+        except _EVALUATION_ERRORS:  # left as written; check_notes reports it
+            return match[0]
+        new = rewritten_number(match["number"], value)
+        if new is None or new == match["number"]:
+            return match[0]
+        changes.append((text.count("\n", 0, match.start()) + 1, match["number"], new))
+        start = match.start("number") - match.start()
+        return match[0][:start] + new + match[0][start + len(match["number"]) :]
+
+    rewritten = _MARKER.sub(rewrite, text)
+    if changes:
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        temporary.write_text(rewritten)
+        temporary.replace(path)
+    return changes
 
 
 def paper_cells(path):
