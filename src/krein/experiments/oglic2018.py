@@ -655,9 +655,8 @@ def delta_gauss_against_gauss(delta_folds, gauss_folds):
 
     ``delta_folds`` and ``gauss_folds`` are the ``(score, ι)`` cells of the same outer folds
     (:func:`table3_fold`). Returns the number of ``folds``, of folds with an ``equal score`` (test error
-    or RMSE), and
-    of folds whose DELTA-GAUSS ι lies within :data:`DELTA_GAUSS_NEAR` of 0 (``ι near 0``: the +GAUSS
-    limit) or of 1 (``ι near 1``: the −GAUSS limit), the two limits of DELTA-GAUSS
+    or RMSE), and of folds whose DELTA-GAUSS ι lies within :data:`DELTA_GAUSS_NEAR` of 0 (``ι near 0``:
+    the +GAUSS limit) or of 1 (``ι near 1``: the −GAUSS limit), the two limits of DELTA-GAUSS
     (:func:`delta_gauss_fold` explains them).
     """
     if len(delta_folds) != len(gauss_folds):
