@@ -274,11 +274,10 @@ def cmd_reproduce(args):
 def cmd_results(args):
     """Check every NOTES.md's marked numbers against its JSON (after rewriting them from it with
     ``--refresh``) and print (or write) the fidelity table."""
-    import os
-
     from rich.table import Table
 
     from .experiments import check_notes, fidelity_markdown, fidelity_rows, refresh_notes
+    from .experiments._framework import write_atomic
 
     console = _console()
     results = Path(args.dir)
@@ -295,10 +294,7 @@ def cmd_results(args):
         table.add_row(*(row[c] for c in ("experiment", "form", "within ± 1 std / compared", "verdict")))
     console.print(table)
     if args.write:
-        path = results / "fidelity.md"
-        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        temporary.write_text(fidelity_markdown(results))
-        temporary.replace(path)
+        path = write_atomic(results / "fidelity.md", fidelity_markdown(results))
         console.print(f"wrote {path}")
     for problem in problems:
         console.print(f"[red]{problem}[/red]")

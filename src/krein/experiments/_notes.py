@@ -37,11 +37,12 @@ from __future__ import annotations
 
 import json
 import operator
-import os
 import re
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
+
+from ._framework import write_atomic
 
 __all__ = [
     "Quote",
@@ -399,12 +400,14 @@ def refresh_notes(path):
     """
     path = Path(path)
     text = path.read_text()
-    _, default = parse_notes(text)
+    quotes, default = parse_notes(text)
+    expressions = iter(quote.expression for quote in quotes)  # one per marker, in the order of _MARKER
     cache, changes = {}, []
 
     def rewrite(match):
+        expression = next(expressions)
         try:
-            value = evaluate(match["body"].split("~")[0].strip(), path.parent, default, cache)
+            value = evaluate(expression, path.parent, default, cache)
         except _EVALUATION_ERRORS:  # left as written; check_notes reports it
             return match[0]
         new = rewritten_number(match["number"], value)
@@ -416,9 +419,7 @@ def refresh_notes(path):
 
     rewritten = _MARKER.sub(rewrite, text)
     if changes:
-        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        temporary.write_text(rewritten)
-        temporary.replace(path)
+        write_atomic(path, rewritten)
     return changes
 
 
