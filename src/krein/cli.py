@@ -276,8 +276,7 @@ def cmd_results(args):
     ``--refresh``) and print (or write) the fidelity table."""
     from rich.table import Table
 
-    from .experiments import check_notes, fidelity_markdown, fidelity_rows, refresh_notes
-    from .experiments._framework import write_atomic
+    from .experiments import check_notes, fidelity_markdown, fidelity_rows, refresh_notes, write_atomic
 
     console = _console()
     results = Path(args.dir)

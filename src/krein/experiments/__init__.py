@@ -14,6 +14,7 @@ from ._framework import (
     get_experiment,
     list_experiments,
     provenance,
+    write_atomic,
 )
 from ._notes import check_notes, refresh_notes
 
@@ -30,4 +31,5 @@ __all__ = [
     "list_experiments",
     "provenance",
     "refresh_notes",
+    "write_atomic",
 ]
