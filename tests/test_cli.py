@@ -191,3 +191,29 @@ def test_spectrum_of_a_similarity_dataset(tmp_path, capsys):
     assert "38" in out and "-2.096" in out
     assert main(["spectrum", "--dataset", "protein", "--kernel", "SIGMOID", "--out", str(tmp_path)]) == 2
     assert "protein is a dissimilarity matrix" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("argv", "folder"), [(["results"], "docs/results/"), (["bench", "kernels"], "benchmarks/")])
+def test_checkout_commands_outside_a_checkout_say_they_need_one(tmp_path, monkeypatch, capsys, argv, folder):
+    """An installed package has neither docs/results nor benchmarks: one line, exit 2, no traceback."""
+    import krein.cli
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(krein.cli, "_SOURCE_ROOT", tmp_path / "site-packages")
+    line = _assert_user_error(capsys, argv, folder)
+    assert line.startswith(f"krein {argv[0]}: error: ")
+    assert "source checkout" in line and "clone of the krein git repository" in line
+
+
+def test_results_refuses_a_missing_dir(tmp_path, capsys):
+    _assert_user_error(capsys, ["results", "--dir", str(tmp_path / "missing")], "--dir")
+
+
+def test_checkout_commands_find_the_checkout_from_another_folder(tmp_path, monkeypatch, capsys):
+    """From a source checkout (editable install) the commands read its folders wherever they run."""
+    import krein.cli
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["bench", "no-such-benchmark"]) == 2
+    err = capsys.readouterr().err
+    assert str(krein.cli._SOURCE_ROOT / "benchmarks") in err and "kernels" in err

@@ -25,6 +25,10 @@ SHOWCASE = "showcase"
 #: Exit status of a user error (as argparse uses).
 USAGE_ERROR = 2
 
+#: The source checkout this package runs from (``src/krein/cli.py`` lies two folders below it); for
+#: an installed package a folder that has no ``benchmarks/`` or ``docs/results/``.
+_SOURCE_ROOT = Path(__file__).resolve().parents[2]
+
 
 class UsageError(Exception):
     """A mistake on the command line; :func:`main` prints it as one line on stderr and exits with 2.
@@ -279,7 +283,12 @@ def cmd_results(args):
     from .experiments import check_notes, fidelity_markdown, fidelity_rows, refresh_notes, write_atomic
 
     console = _console()
-    results = Path(args.dir)
+    if args.dir is None:
+        results = _checkout_folder("results", "docs/results", "or give --dir DIR")
+    elif Path(args.dir).is_dir():
+        results = Path(args.dir)
+    else:
+        raise UsageError(f"--dir {args.dir}: no such folder; give the docs/results folder of a checkout.")
     if args.refresh:
         for notes in sorted(results.glob("**/NOTES.md")):
             for line, old, new in refresh_notes(notes):
@@ -302,17 +311,29 @@ def cmd_results(args):
 
 def cmd_bench(args):
     """Run ``benchmarks/bench_NAME.py`` of a source checkout."""
-    candidates = [Path.cwd() / "benchmarks", Path(__file__).resolve().parents[2] / "benchmarks"]
-    for folder in candidates:
-        script = folder / f"bench_{args.name}.py"
-        if script.is_file():
-            sys.argv = [str(script), *args.bench_args]
-            runpy.run_path(str(script), run_name="__main__")
-            return 0
-    available = sorted({p.stem[6:] for f in candidates if f.is_dir() for p in f.glob("bench_*.py")})
+    folder = _checkout_folder("bench", "benchmarks")
+    script = folder / f"bench_{args.name}.py"
+    if not script.is_file():
+        available = sorted(p.stem[6:] for p in folder.glob("bench_*.py"))
+        raise UsageError(
+            f"NAME: no benchmark {args.name!r} in {folder}; available: {', '.join(available) or 'none'}."
+        )
+    sys.argv = [str(script), *args.bench_args]
+    runpy.run_path(str(script), run_name="__main__")
+    return 0
+
+
+def _checkout_folder(command, relative, alternative=""):
+    """``relative`` (a folder of the source repository that the package does not ship) in the working
+    directory or in the checkout this package runs from; outside a checkout a :class:`UsageError`
+    that says so and where to get one."""
+    for root in (Path.cwd(), _SOURCE_ROOT):
+        if (root / relative).is_dir():
+            return root / relative
     raise UsageError(
-        f"NAME: no benchmark {args.name!r} (benchmarks live in a source checkout's benchmarks/ "
-        f"folder); available: {', '.join(available) or 'none found'}."
+        f"krein {command}: error: {relative}/ not found: krein {command} reads the {relative}/ folder of a "
+        "source checkout, which an installed package does not include; run it from the root of a clone "
+        f"of the krein git repository{' ' + alternative if alternative else ''}."
     )
 
 
@@ -397,7 +418,9 @@ def build_parser():
     reproduce.set_defaults(func=cmd_reproduce)
 
     results = sub.add_parser("results", help="check the NOTES.md numbers and show the fidelity table")
-    results.add_argument("--dir", default="docs/results", help="the results folder of a source checkout")
+    results.add_argument(
+        "--dir", help="the results folder of a source checkout (default: docs/results of the checkout)"
+    )
     results.add_argument("--write", action="store_true", help="(re)write DIR/fidelity.md")
     results.add_argument(
         "--refresh",
