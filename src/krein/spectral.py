@@ -190,6 +190,25 @@ class SpectrumTransformer(TransformerMixin, BaseEstimator):
         ι of the training kernel.
     n_features_in_ : int
         Number of training samples (columns expected from test kernels).
+
+    See Also
+    --------
+    krein.svm.KreinSVC : An SVM on the flip-spectrum kernel with its out-of-sample map.
+    krein.spectral.krein_decomposition : The decomposition K = K₊ − K₋.
+
+    Examples
+    --------
+    >>> from krein.spectral import SpectrumTransformer
+    >>> from krein.kernels import Sigmoid
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 3))
+    >>> K = Sigmoid()(X)
+    >>> print(round(np.linalg.eigvalsh(K).min(), 1))  # K is indefinite
+    -14.9
+    >>> K_clip = SpectrumTransformer(method="clip").fit_transform(K)
+    >>> bool(np.linalg.eigvalsh(K_clip).min() > -1e-10)  # positive semidefinite
+    True
     """
 
     _parameter_constraints = {"method": [StrOptions({"clip", "flip", "shift", "square", "none"})]}

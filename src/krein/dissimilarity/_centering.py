@@ -51,6 +51,24 @@ class DoubleCentering(TransformerMixin, BaseEstimator):
         Column means of D ∘ D over the training objects.
     grand_sq_mean_ : float
         Mean of all entries of D ∘ D.
+
+    See Also
+    --------
+    krein.embedding.KreinPCA : The embedding of a dissimilarity (``dissimilarity=True``).
+    edit_distances : A dissimilarity between strings.
+    dtw_distances : A dissimilarity between time series.
+
+    Examples
+    --------
+    >>> from krein.dissimilarity import DoubleCentering
+    >>> from scipy.spatial.distance import cdist
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(30, 2))
+    >>> G = DoubleCentering().fit_transform(cdist(X, X))
+    >>> Xc = X - X.mean(axis=0)
+    >>> bool(np.allclose(G, Xc @ Xc.T))  # Euclidean distances give the Gram matrix of the centred points
+    True
     """
 
     def __init__(self, symmetry_tol: float = 1e-8):

@@ -216,6 +216,22 @@ class KreinKMeans(KernelEstimatorMixin, ClusterMixin, BaseEstimator):
         Passes of the kept run.
     kernel_ : Kernel or "precomputed"
     n_features_in_ : int
+
+    See Also
+    --------
+    KreinSpectralClustering : k-means on the signed embedding.
+    krein.embedding.krein_kmeans_objective : The objective it decreases.
+    sklearn.cluster.KMeans : k-means on vectors.
+
+    Examples
+    --------
+    >>> from krein.embedding import KreinKMeans
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(-2, 0.5, size=(20, 2)), rng.normal(2, 0.5, size=(20, 2))])
+    >>> model = KreinKMeans(n_clusters=2, random_state=0).fit(X)
+    >>> print(np.bincount(model.labels_))  # two clusters of 20 points
+    [20 20]
     """
 
     _parameter_constraints = {
@@ -319,6 +335,22 @@ class KreinSpectralClustering(KernelEstimatorMixin, ClusterMixin, BaseEstimator)
     kmeans_ : sklearn.cluster.KMeans
     kernel_ : Kernel or "precomputed"
     n_features_in_ : int
+
+    See Also
+    --------
+    KreinKMeans : Kernel k-means in the Kreĭn space.
+    KreinPCA : The signed embedding it clusters.
+    sklearn.cluster.SpectralClustering : Spectral clustering of an affinity matrix.
+
+    Examples
+    --------
+    >>> from krein.embedding import KreinSpectralClustering
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(-2, 0.5, size=(20, 2)), rng.normal(2, 0.5, size=(20, 2))])
+    >>> model = KreinSpectralClustering(n_clusters=2, random_state=0).fit(X)
+    >>> print(np.bincount(model.labels_))  # two clusters of 20 points
+    [20 20]
     """
 
     _parameter_constraints = {

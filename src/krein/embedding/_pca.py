@@ -110,6 +110,25 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
         Landmarks of the low-rank embedding (None when exact).
     kernel_ : Kernel or "precomputed"
     n_features_in_ : int
+
+    See Also
+    --------
+    KreinSpectralClustering : k-means on this embedding.
+    krein.nystroem.IndefiniteNystroem : Low-rank features of an indefinite kernel.
+    krein.dissimilarity.DoubleCentering : The Gram matrix of a dissimilarity (classical scaling).
+    sklearn.decomposition.KernelPCA : Kernel PCA for positive definite kernels.
+
+    Examples
+    --------
+    >>> from krein.embedding import KreinPCA
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(80, 3))
+    >>> pca = KreinPCA(kernel="sigmoid", rank=4).fit(X[:60])
+    >>> pca.transform(X[60:]).shape  # out-of-sample rows
+    (20, 4)
+    >>> print(pca.signature_)  # +1: a positive, -1: a negative direction of the Kreĭn space
+    [ 1.  1.  1. -1.]
     """
 
     _parameter_constraints = {

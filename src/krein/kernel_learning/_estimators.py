@@ -297,6 +297,12 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
         Training inputs (not for precomputed kernels).
     n_features_in_ : int
 
+    See Also
+    --------
+    KernelLearningSVC : The same kernel learning with the 2-norm soft-margin SVM.
+    krein.least_squares.KreinRidge : Kreĭn least squares with one fixed kernel.
+    sklearn.kernel_ridge.KernelRidge : Kernel ridge regression with one kernel.
+
     Notes
     -----
     Every objective evaluation is one Cholesky factorization of ``K_μ + λI`` plus ``O(p n²)`` for
@@ -312,6 +318,19 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
     of its feasible set M without the indefinite base kernels (or the point of M nearest 0); a
     ``mu_init`` outside, a trust-region start outside or an IIA fixed point outside is a
     ``ValueError`` saying how large λ must be.
+
+    Examples
+    --------
+    >>> from krein.kernel_learning import KernelLearningRidge
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(80, 3))
+    >>> y = np.sin(X[:, 0]) + 0.5 * X[:, 1]
+    >>> model = KernelLearningRidge().fit(X[:60], y[:60])
+    >>> print(round(model.score(X[60:], y[60:]), 2))  # R² on the held-out points
+    0.69
+    >>> print(np.round(model.weights_, 2))  # the learned weights of the four default base kernels
+    [1.57 1.72 1.37 1.12]
     """
 
     _parameter_constraints = {
@@ -480,6 +499,24 @@ class KernelLearningSVC(_KernelCombinationMixin, ClassifierMixin, BaseEstimator)
     intercept_ : ndarray of shape (n_tasks,)
     objective_history_ : ndarray
     n_iter_, kernels_, n_kernels_, X_fit_, n_features_in_
+
+    See Also
+    --------
+    KernelLearningRidge : The same kernel learning with kernel ridge regression.
+    krein.svm.IndefiniteSVC : An SVM with one indefinite kernel.
+
+    Examples
+    --------
+    >>> from krein.kernel_learning import KernelLearningSVC
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(80, 3))
+    >>> y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    >>> model = KernelLearningSVC().fit(X[:60], y[:60])
+    >>> print(round(model.score(X[60:], y[60:]), 2))  # accuracy on the held-out points
+    0.85
+    >>> model.weights_.shape  # one weight per base kernel
+    (4,)
     """
 
     _parameter_constraints = {

@@ -53,39 +53,85 @@ _COMMON_ATTRIBUTES_DOC = """dual_coef_ : ndarray of shape (n_points,) or (n_task
 _CLASSES_DOC = "classes_ : ndarray of shape (n_classes,)"
 
 
-def _docstring(description, *attributes, parameters=_COMMON_PARAMETERS_DOC):
-    """A class docstring: the description, the Parameters, the Attributes (``attributes``, then the
-    common ones)."""
-    attributes = "\n    ".join((*attributes, _COMMON_ATTRIBUTES_DOC))
-    sections = (
-        f"Parameters\n    ----------\n    {parameters}\n\n    Attributes\n    ----------\n    {attributes}"
-    )
-    return f"{description}\n\n    {sections}\n    "
-
-
 class KreinRidge(_Regressor, _KreinLeastSquares):
-    __doc__ = _docstring(
-        """Kreĭn kernel ridge regression (Kreĭn LSM; Oglic & Gärtner 2019, Sec. 2.4).
+    __doc__ = f"""Kreĭn kernel ridge regression (Kreĭn LSM; Oglic & Gärtner 2019, Sec. 2.4).
 
     Minimizes ``(1/n) Σ (f(xᵢ) − yᵢ)² + λ₊‖f₊‖² + λ₋‖f₋‖²`` over a reproducing kernel Kreĭn space
     ``K = H₊ ⊕ H₋`` (``f = f₊ + f₋``). With ``K = U D Uᵀ``, ``S = sign(D)`` the solution is
     ``α = (H + nΛ±)⁻¹ P y`` with ``H = U|D|Uᵀ`` (the flip-spectrum matrix), ``P = U S Uᵀ`` and
     ``Λ± = λ₊S₊ + λ₋|S₋|``. For ``λ₊ = λ₋`` it equals kernel ridge regression on the flip-spectrum
     matrix with the out-of-sample map ``k_xᵀ P`` (Proposition 2 of that paper). One eigendecomposition
-    serves every (λ₊, λ₋) (:meth:`fit_path`)."""
-    )
+    serves every (λ₊, λ₋) (:meth:`fit_path`).
+
+    Parameters
+    ----------
+    {_COMMON_PARAMETERS_DOC}
+
+    Attributes
+    ----------
+    {_COMMON_ATTRIBUTES_DOC}
+
+    See Also
+    --------
+    KreinRidgeClassifier : The same model on class-balanced labels.
+    VarianceConstrainedKrein : Kreĭn least squares under a variance constraint, globally optimal.
+    krein.model_selection.HypergradientSearchCV : Tunes λ₊, λ₋ and the kernel by hypergradients.
+    sklearn.kernel_ridge.KernelRidge : The positive definite special case (λ₊ = λ₋, K ⪰ 0).
+
+    Examples
+    --------
+    >>> from krein.least_squares import KreinRidge
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(80, 3))
+    >>> y = np.sin(X[:, 0]) + 0.5 * X[:, 1]
+    >>> model = KreinRidge(kernel="sigmoid").fit(X[:60], y[:60])
+    >>> print(round(model.score(X[60:], y[60:]), 2))  # R² on the held-out points
+    0.87
+    >>> print(round(model.indefiniteness_, 2))  # the sigmoid kernel is indefinite
+    0.25
+    >>> low_rank = KreinRidge(kernel="sigmoid", n_components=30, random_state=0).fit(X[:60], y[:60])
+    >>> low_rank.dual_coef_.shape  # one coefficient per landmark
+    (30,)
+    """
 
 
 class KreinRidgeClassifier(_Classifier, _KreinLeastSquares):
-    __doc__ = _docstring(
-        """Kreĭn kernel ridge classifier (Kreĭn LSM of Oglic & Gärtner 2019 on balanced labels).
+    __doc__ = f"""Kreĭn kernel ridge classifier (Kreĭn LSM of Oglic & Gärtner 2019 on balanced labels).
 
     :class:`KreinRidge` fitted on the class-balanced labels ``y₊ = √(n₋/n₊)``, ``y₋ = −√(n₊/n₋)`` of
     Appendix C of Oglic & Gärtner (2018); the predicted class is the sign of the prediction. Multiclass
     problems are solved one-vs-rest (one balanced target per class, sharing the eigendecomposition)
-    and predict the class of the largest decision value.""",
-        _CLASSES_DOC,
-    )
+    and predict the class of the largest decision value.
+
+    Parameters
+    ----------
+    {_COMMON_PARAMETERS_DOC}
+
+    Attributes
+    ----------
+    {_CLASSES_DOC}
+    {_COMMON_ATTRIBUTES_DOC}
+
+    See Also
+    --------
+    KreinRidge : The regression model it fits on balanced labels.
+    VarianceConstrainedKreinClassifier : The variance-constrained classifier.
+    krein.svm.KreinSquaredHingeSVC : The Kreĭn squared-hinge SVM.
+
+    Examples
+    --------
+    >>> from krein.least_squares import KreinRidgeClassifier
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(80, 3))
+    >>> y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    >>> model = KreinRidgeClassifier(kernel="sigmoid").fit(X[:60], y[:60])
+    >>> print(round(model.score(X[60:], y[60:]), 2))  # accuracy on the held-out points
+    0.9
+    >>> model.classes_
+    array([0, 1])
+    """
 
 
 _VC_PARAMETERS_DOC = f"""{_COMMON_PARAMETERS_DOC}
@@ -106,8 +152,7 @@ _VC_ATTRIBUTES_DOC = """multiplier_ : float or ndarray of shape (n_targets,)
 
 
 class VarianceConstrainedKrein(_Regressor, _VarianceConstrained):
-    __doc__ = _docstring(
-        """Variance-constrained Kreĭn least squares, globally optimal (Oglic & Gärtner 2018).
+    __doc__ = f"""Variance-constrained Kreĭn least squares, globally optimal (Oglic & Gärtner 2018).
 
     The KREĬN problem (3): minimize ``(1/n) Σ (f(xᵢ) − yᵢ)² + λ₊‖f₊‖² + λ₋‖f₋‖²`` subject to
     ``(1/n) Σ (f(xᵢ) − f̄)² = r²``. By the representer theorem (Theorem 2) it becomes problem (4), a
@@ -117,21 +162,69 @@ class VarianceConstrainedKrein(_Regressor, _VarianceConstrained):
     (targets orthogonal to the eigenvector bounding the interval) is solved explicitly. Then
     ``α = (λ₊P₊ − λ₋P₋ − μ*K/n)⁻¹ y / n`` (Eq. (6) in this parametrization). With
     ``regularization="krein"`` it solves OMCS-KREĬN (problem (1)/(2)). Cost: one eigendecomposition;
-    :meth:`fit_path` reuses it across (λ₊, λ₋, r).""",
-        _VC_ATTRIBUTES_DOC,
-        parameters=_VC_PARAMETERS_DOC,
-    )
+    :meth:`fit_path` reuses it across (λ₊, λ₋, r).
+
+    Parameters
+    ----------
+    {_VC_PARAMETERS_DOC}
+
+    Attributes
+    ----------
+    {_VC_ATTRIBUTES_DOC}
+    {_COMMON_ATTRIBUTES_DOC}
+
+    See Also
+    --------
+    VarianceConstrainedKreinClassifier : The same model on class-balanced labels.
+    KreinRidge : Kreĭn least squares without the variance constraint.
+    krein.optimize.solve_sphere_quadratic : The secular-equation solver behind the global optimum.
+
+    Examples
+    --------
+    >>> from krein.least_squares import VarianceConstrainedKrein
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(80, 3))
+    >>> y = np.sin(X[:, 0]) + 0.5 * X[:, 1]
+    >>> model = VarianceConstrainedKrein(kernel="sigmoid").fit(X[:60], y[:60])
+    >>> print(round(model.score(X[60:], y[60:]), 2))  # R² on the held-out points
+    0.87
+    >>> print(round(model.radius_, 2))  # the standard deviation of the training targets
+    0.85
+    """
 
 
 class VarianceConstrainedKreinClassifier(_Classifier, _VarianceConstrained):
-    __doc__ = _docstring(
-        """Variance-constrained Kreĭn least squares classifier (Oglic & Gärtner 2018, Appendix C).
+    __doc__ = f"""Variance-constrained Kreĭn least squares classifier (Oglic & Gärtner 2018, Appendix C).
 
     :class:`VarianceConstrainedKrein` (problem (3)/(4), global optimum through the secular equation)
     fitted on the class-balanced labels ``y₊ = √(n₋/n₊)``, ``y₋ = −√(n₊/n₋)`` of Appendix C; the
     predicted class is the sign of the prediction, multiclass problems are solved one-vs-rest (each
-    class its own multiplier μ*, one shared eigendecomposition).""",
-        _CLASSES_DOC,
-        _VC_ATTRIBUTES_DOC,
-        parameters=_VC_PARAMETERS_DOC,
-    )
+    class its own multiplier μ*, one shared eigendecomposition).
+
+    Parameters
+    ----------
+    {_VC_PARAMETERS_DOC}
+
+    Attributes
+    ----------
+    {_CLASSES_DOC}
+    {_VC_ATTRIBUTES_DOC}
+    {_COMMON_ATTRIBUTES_DOC}
+
+    See Also
+    --------
+    VarianceConstrainedKrein : The regression model it fits on balanced labels.
+    KreinRidgeClassifier : The classifier without the variance constraint.
+
+    Examples
+    --------
+    >>> from krein.least_squares import VarianceConstrainedKreinClassifier
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(80, 3))
+    >>> y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    >>> model = VarianceConstrainedKreinClassifier(kernel="sigmoid").fit(X[:60], y[:60])
+    >>> print(round(model.score(X[60:], y[60:]), 2))  # accuracy on the held-out points
+    0.9
+    """

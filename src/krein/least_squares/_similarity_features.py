@@ -108,6 +108,22 @@ class SimilarityFeaturesRidge(_Regressor, _SimilarityFeaturesModel):
     prototype_indices_ : ndarray of shape (m,)
     coef_ : ndarray of shape (m,) or (m, n_targets)
     intercept_ : float or ndarray of shape (n_targets,)
+
+    See Also
+    --------
+    SimilarityFeaturesClassifier : The same model for classification.
+    KreinRidge : Learning in the Kreĭn space of the kernel instead of on its rows.
+
+    Examples
+    --------
+    >>> from krein.least_squares import SimilarityFeaturesRidge
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(80, 3))
+    >>> y = np.sin(X[:, 0]) + 0.5 * X[:, 1]
+    >>> model = SimilarityFeaturesRidge(kernel="sigmoid").fit(X[:60], y[:60])
+    >>> print(round(model.score(X[60:], y[60:]), 2))  # R² on the held-out points
+    0.88
     """
 
     def _targets(self, y):
@@ -121,6 +137,22 @@ class SimilarityFeaturesClassifier(ClassifierMixin, _SimilarityFeaturesModel):
     regresses ±1 targets on the rows ``K(x, P)`` as :class:`SimilarityFeaturesRidge` (with its
     parameters and attributes, plus ``classes_``), and the class with the largest score wins (the sign
     for two classes).
+
+    See Also
+    --------
+    SimilarityFeaturesRidge : The same model for regression.
+    KreinRidgeClassifier : Kreĭn least squares classification.
+
+    Examples
+    --------
+    >>> from krein.least_squares import SimilarityFeaturesClassifier
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(80, 3))
+    >>> y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    >>> model = SimilarityFeaturesClassifier(kernel="sigmoid").fit(X[:60], y[:60])
+    >>> print(round(model.score(X[60:], y[60:]), 2))  # accuracy on the held-out points
+    0.75
     """
 
     def _targets(self, y):

@@ -284,10 +284,29 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
         The points ``P``: training inputs, or the landmarks (not for precomputed kernels).
     n_features_in_ : int
 
+    See Also
+    --------
+    krein.optimize.concave_convex_procedure : The CCCP / CCICP driver it runs.
+    krein.svm.KreinSquaredHingeSVC : The Kreĭn squared-hinge SVM.
+    sklearn.linear_model.LogisticRegression : Logistic regression on explicit features.
+
     References
     ----------
     F. Liu, X. Huang, C. Gong, J. Yang, J. A. K. Suykens. Indefinite kernel logistic regression with
     concave-inexact-convex procedure. IEEE TNNLS 30(3), 2019.
+
+    Examples
+    --------
+    >>> from krein.logistic import IndefiniteLogisticRegression
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(80, 3))
+    >>> y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    >>> model = IndefiniteLogisticRegression(kernel="sigmoid").fit(X[:60], y[:60])
+    >>> print(round(model.score(X[60:], y[60:]), 2))  # accuracy on the held-out points
+    0.9
+    >>> model.predict_proba(X[60:]).shape
+    (20, 2)
     """
 
     _parameter_constraints = {

@@ -87,6 +87,25 @@ class IndefiniteNystroem(
         0.3 a warning names what to change.
     kernel_ : Kernel or "precomputed"
     n_features_in_ : int
+
+    See Also
+    --------
+    krein.least_squares.KreinRidge : Kreĭn least squares, low rank with ``n_components``.
+    krein.embedding.KreinPCA : The pseudo-Euclidean embedding, exact or by Nyström.
+    sklearn.kernel_approximation.Nystroem : The Nyström method for positive definite kernels.
+
+    Examples
+    --------
+    >>> from krein.nystroem import IndefiniteNystroem
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3))
+    >>> nystroem = IndefiniteNystroem(kernel="delta_gaussian", n_components=50, random_state=0).fit(X)
+    >>> features = nystroem.transform(X)
+    >>> features.shape
+    (200, 20)
+    >>> print(round(nystroem.approximation_error_, 3))  # estimated ‖K − K̃‖_F / ‖K‖_F
+    0.06
     """
 
     _parameter_constraints = {

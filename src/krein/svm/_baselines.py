@@ -145,6 +145,23 @@ class KreinSVC(_LibsvmBaseline):
         ``U|Λ|Uᵀ``.
     n_iter_ : int
         Largest number of libsvm iterations over the tasks.
+
+    See Also
+    --------
+    ModifiedSVC : The modified SVM of Lin & Lin.
+    IndefiniteSVC : The proxy-kernel SVM.
+    krein.spectral.SpectrumTransformer : The flip (and clip, shift, square) transformation alone.
+
+    Examples
+    --------
+    >>> from krein.svm import KreinSVC
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(80, 3))
+    >>> y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    >>> model = KreinSVC(kernel="sigmoid").fit(X[:60], y[:60])
+    >>> print(round(model.score(X[60:], y[60:]), 2))  # accuracy on the held-out points
+    0.9
     """
 
     def _prepare(self, K):
@@ -170,6 +187,22 @@ class ModifiedSVC(_LibsvmBaseline):
     intercept_ : ndarray of shape (n_tasks,)
     n_iter_ : int
         Largest number of libsvm iterations over the tasks.
+
+    See Also
+    --------
+    KreinSVC : The SVM on the flip-spectrum kernel.
+    DCASVC : The SVM on the nonconvex dual by DC programming.
+
+    Examples
+    --------
+    >>> from krein.svm import ModifiedSVC
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(80, 3))
+    >>> y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    >>> model = ModifiedSVC(kernel="sigmoid").fit(X[:60], y[:60])
+    >>> print(round(model.score(X[60:], y[60:]), 2))  # accuracy on the held-out points
+    0.9
     """
 
     def _prepare(self, K):
@@ -206,6 +239,22 @@ class DCASVC(_OneVsRestKernelSVC):
         τ.
     n_iter_ : int
         Largest number of DCA iterations over the tasks.
+
+    See Also
+    --------
+    ModifiedSVC : The modified SVM of Lin & Lin.
+    IndefiniteSVC : The proxy-kernel SVM (a convex problem).
+
+    Examples
+    --------
+    >>> from krein.svm import DCASVC
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(80, 3))
+    >>> y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    >>> model = DCASVC(kernel="sigmoid").fit(X[:60], y[:60])
+    >>> print(round(model.score(X[60:], y[60:]), 2))  # accuracy on the held-out points
+    0.95
     """
 
     _parameter_constraints = {

@@ -171,7 +171,7 @@ _ATTRIBUTES_DOC = """
 
 
 class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
-    """SVM classification with an indefinite kernel via a learned proxy kernel (Luss & d'Aspremont 2009).
+    __doc__ = f"""SVM classification with an indefinite kernel via a proxy kernel (Luss & d'Aspremont 2009).
 
     Solves problem (4): the SVM dual jointly with a PSD proxy kernel penalized by ``ρ‖K − K₀‖²_F``; the
     optimal proxy is ``K* = (K₀ + (Yα)(Yα)ᵀ/4ρ)₊`` (Theorem 1). As ρ → ∞ this is the SVM on the
@@ -186,7 +186,7 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
         Misclassification penalty.
     rho : float, default=10.0
         Penalty on ``‖K − K₀‖²_F``.
-    solver : {"projected_gradient", "accpm", "exchange"}, default="projected_gradient"
+    solver : {{"projected_gradient", "accpm", "exchange"}}, default="projected_gradient"
         Algorithm 1 (O(n²) per iteration by rank-one eigen-updates), Algorithm 2 (ACCPM) or
         Algorithm 3 (exchange method of Chen & Ye: a sequence of QCLPs (13) on cutting kernels, each
         solved by an interior-point method, see :func:`krein.optimize.exchange_maximize`; each cut
@@ -197,14 +197,14 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
         Relative duality-gap tolerance (Sec. 2.4; the gap is certified at every iterate).
     learning_rate : "auto" or float, default="auto"
         Projected-gradient steps (Algorithm 1). ``"auto"``: spectral projected gradient, the
-        Barzilai–Borwein step ``t = sᵀs/sᵀ(∇f_k − ∇f_{k+1})`` with a nonmonotone line search (each
+        Barzilai–Borwein step ``t = sᵀs/sᵀ(∇f_k − ∇f_{{k+1}})`` with a nonmonotone line search (each
         trial one O(n²) eigen-update). A float ``t``: the paper's rule (Sec. 3.2),
-        ``α_{k+1} = P_A(α_k + (t/k) ∇f(α_k))`` with ``k`` the iteration number, from ``α₀ = 0`` and
+        ``α_{{k+1}} = P_A(α_k + (t/k) ∇f(α_k))`` with ``k`` the iteration number, from ``α₀ = 0`` and
         without line search; the paper's experiments use ``t = 5`` (IndefiniteSVM) and ``t = 10``
         (PerturbSVM), "chosen separately for each data set".
     smoothing : float, default=0.0
         ε ≥ 0 of the Moreau–Yosida smoothing of Sec. 3 ("Smoothing"), applied to the eigenvalue
-        clipping: ``max(0, t)`` becomes ``φ_ε(t) = max_{0≤v≤1}(vt − εv²/2)`` (0, t²/2ε, t − ε/2 for
+        clipping: ``max(0, t)`` becomes ``φ_ε(t) = max_{{0≤v≤1}}(vt − εv²/2)`` (0, t²/2ε, t − ε/2 for
         t ≤ 0, 0 ≤ t ≤ ε, t ≥ ε), so projected gradient and ACCPM follow
         ``f_ε(α) = eᵀα + ρ(‖K₀‖²_F − Σ g_ε(λᵢ))``, ``g_ε(λ) = 2∫₀^λ φ_ε``, with gradient
         ``e − Y(Σ φ_ε(λᵢ)vᵢvᵢᵀ)Yα``, where λᵢ, vᵢ are the eigenpairs of ``K₀ + (Yα)(Yα)ᵀ/4ρ`` (ε = 0:
@@ -212,11 +212,32 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
         ``gap_history_`` and ``objective_`` stay those of the unsmoothed problem (7), so ε must be
         small enough for the smoothed maximizer to be within ``tol`` of the optimum. ``0`` (default)
         is the unsmoothed method. Not applied to a positive semidefinite kernel (PerturbSVM (22) has
-        no ``max{0, ·}`` term); with ``solver="exchange"`` (which uses no gradient) any ε > 0 raises a
+        no ``max{{0, ·}}`` term); with ``solver="exchange"`` (which uses no gradient) any ε > 0 raises a
         ``ValueError``. Each iteration stays O(n²).
     class_weight : dict, "balanced" or None, default=None
         Per-class multipliers of ``C`` (per-sample upper bounds of α).
     verbose : int, default=0
+    {_ATTRIBUTES_DOC}
+    See Also
+    --------
+    IndefiniteSVR : The proxy-kernel SVM for regression.
+    IndefiniteOneClassSVM : The proxy-kernel one-class SVM.
+    KreinSVC : The SVM on the flip-spectrum kernel.
+    KreinSquaredHingeSVC : The Kreĭn squared-hinge SVM.
+    sklearn.svm.SVC : The SVM for positive definite kernels.
+
+    Examples
+    --------
+    >>> from krein.svm import IndefiniteSVC
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(80, 3))
+    >>> y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    >>> model = IndefiniteSVC(kernel="sigmoid").fit(X[:60], y[:60])
+    >>> print(round(model.score(X[60:], y[60:]), 2))  # accuracy on the held-out points
+    0.9
+    >>> model.proxy_kernel_.shape  # the learned positive semidefinite proxy of K
+    (60, 60)
     """
 
     _parameter_constraints = {
@@ -281,7 +302,7 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
 
 
 class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
-    """ε-insensitive support vector regression with an indefinite kernel (Luss & d'Aspremont, Sec. 4.1).
+    __doc__ = f"""ε-insensitive SV regression with an indefinite kernel (Luss & d'Aspremont, Sec. 4.1).
 
     Problem (15): the SVR dual (14) jointly with a PSD proxy kernel ``K* = (K₀ + ααᵀ/4ρ)₊``
     (Corollary 2), solved over ``β = (a, b)`` with ``α = a − b`` (libsvm's form of the dual).
@@ -294,6 +315,23 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
         Width of the insensitive tube.
     rho, solver, max_iter, tol, learning_rate, smoothing, verbose
         As in :class:`IndefiniteSVC`.
+    {_ATTRIBUTES_DOC}
+    See Also
+    --------
+    IndefiniteSVC : The proxy-kernel SVM for classification.
+    krein.least_squares.KreinRidge : Kreĭn least squares regression.
+    sklearn.svm.SVR : The ε-insensitive SVR for positive definite kernels.
+
+    Examples
+    --------
+    >>> from krein.svm import IndefiniteSVR
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(80, 3))
+    >>> y = np.sin(X[:, 0]) + 0.5 * X[:, 1]
+    >>> model = IndefiniteSVR(kernel="sigmoid").fit(X[:60], y[:60])
+    >>> print(round(model.score(X[60:], y[60:]), 2))  # R² on the held-out points
+    0.81
     """
 
     _parameter_constraints = {
@@ -345,7 +383,7 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
 
 
 class IndefiniteOneClassSVM(OutlierMixin, _ProxyKernelEstimator):
-    """One-class SVM with an indefinite kernel (Luss & d'Aspremont, Sec. 4.2, problem (19)/(20)).
+    __doc__ = f"""One-class SVM with an indefinite kernel (Luss & d'Aspremont, Sec. 4.2, problem (19)/(20)).
 
     ``α`` satisfies ``eᵀα = 1, 0 ≤ α ≤ 1/(νn)``; the decision function is ``k(x, X)c − offset``,
     positive for inliers.
@@ -357,6 +395,21 @@ class IndefiniteOneClassSVM(OutlierMixin, _ProxyKernelEstimator):
         Upper bound on the fraction of training errors.
     rho, solver, max_iter, tol, learning_rate, smoothing, verbose
         As in :class:`IndefiniteSVC`.
+    {_ATTRIBUTES_DOC}
+    See Also
+    --------
+    IndefiniteSVC : The proxy-kernel SVM for classification.
+    sklearn.svm.OneClassSVM : The one-class SVM for positive definite kernels.
+
+    Examples
+    --------
+    >>> from krein.svm import IndefiniteOneClassSVM
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 2))
+    >>> model = IndefiniteOneClassSVM(kernel="gaussian", nu=0.1).fit(X)
+    >>> print(round(np.mean(model.predict(X) == 1), 2))  # the share of training points taken as inliers
+    0.82
     """
 
     _parameter_constraints = {
@@ -413,6 +466,3 @@ class IndefiniteOneClassSVM(OutlierMixin, _ProxyKernelEstimator):
     def predict(self, X):
         return np.where(self.decision_function(X) >= 0, 1, -1)
 
-
-for _estimator in (IndefiniteSVC, IndefiniteSVR, IndefiniteOneClassSVM):
-    _estimator.__doc__ += _ATTRIBUTES_DOC

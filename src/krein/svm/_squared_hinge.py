@@ -118,6 +118,23 @@ class KreinSquaredHingeSVC(SpectralEstimatorMixin, ClassifierMixin, BaseEstimato
         ``nystroem_split="landmarks"``; then of shape (r₀, n_tasks)).
     intercept_ : ndarray of shape (n_tasks,)
     n_iter_ : ndarray of shape (n_tasks,)
+
+    See Also
+    --------
+    krein.least_squares.KreinRidgeClassifier : Kreĭn least squares classification.
+    IndefiniteSVC : The proxy-kernel SVM.
+    krein.model_selection.HypergradientSearchCV : Tunes λ₊, λ₋ and the kernel by hypergradients.
+
+    Examples
+    --------
+    >>> from krein.svm import KreinSquaredHingeSVC
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(80, 3))
+    >>> y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    >>> model = KreinSquaredHingeSVC(kernel="sigmoid").fit(X[:60], y[:60])
+    >>> print(round(model.score(X[60:], y[60:]), 2))  # accuracy on the held-out points
+    0.75
     """
 
     _parameter_constraints = {
