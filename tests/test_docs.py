@@ -4,9 +4,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 
+@pytest.mark.slow
 def test_docs_build_without_warnings(tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html", str(DOCS), str(tmp_path)],

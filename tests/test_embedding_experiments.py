@@ -19,6 +19,7 @@ matplotlib.use("Agg")
 RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results" / "embeddings"
 
 
+@pytest.mark.slow
 def test_embeddings_quick_run_and_resume(tmp_path):
     """``krein reproduce embeddings --quick --only aural-sonar``: ARIs, the parts table, figures."""
     ctx = RunContext(quick=True, out=tmp_path, show_progress=False, only=["aural-sonar"])

@@ -38,6 +38,7 @@ def test_strings_edit_distance(capsys):
     assert "ι of the training kernel" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_time_series_dtw():
     accuracies = load("time_series_dtw").main()
     assert accuracies["Kreĭn SVM"] > 0.9 and accuracies["variance-constrained Kreĭn"] > 0.9
@@ -57,6 +58,7 @@ def test_million_points_low_rank_small():
     assert rmse < 0.7 * spread
 
 
+@pytest.mark.slow
 def test_million_points_low_rank_command_line():
     """The script's own entry point (argument parsing included), on a smaller n."""
     result = subprocess.run(
@@ -84,6 +86,7 @@ def test_example_documents_how_to_run_it(name):
     assert 'if __name__ == "__main__":' in text
 
 
+@pytest.mark.slow
 def test_krein_embedding(tmp_path, capsys):
     accuracies, agreement, pca = load("krein_embedding").main(plot=str(tmp_path / "embedding.png"))
     # GunPoint/DTW: the negative part alone predicts the gesture, and adds to the positive part

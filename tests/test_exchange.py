@@ -149,6 +149,7 @@ def _solve_exchange(problem, stabilization, **options):
         return solve_proxy_problem(problem, solver="exchange", **options)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rho", [0.5, 10.0])
 def test_level_and_plain_exchange_agree_with_projected_gradient(rho):
     # Both variants: certified bounds crossing PG's, values within 1e-4; the level method needs

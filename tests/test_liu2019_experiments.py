@@ -123,6 +123,7 @@ def test_experiments_are_registered(name):
     assert get_experiment(name).paper.startswith("Liu et al. 2019")
 
 
+@pytest.mark.slow
 def test_figure3_quick_run_writes_its_files(tmp_path):
     import json
 
@@ -216,6 +217,7 @@ def test_epsilon_sweep_steps_follow_the_inexact_rule():
     assert all(0.5 < r["accuracy"] <= 1.0 for r in rows)
 
 
+@pytest.mark.slow
 def test_figure2_quick_run_writes_its_files(tmp_path):
     import json
 

@@ -93,6 +93,7 @@ def test_paper_split_has_the_papers_sizes():
     assert abs(data.target[train].mean() - data.target[test].mean()) < 0.01
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["luss2009-table3", "luss2009-figure1", "luss2009-figure2"])
 def test_quick_runs(name, tmp_path):
     get_experiment(name).run(RunContext(quick=True, out=tmp_path, show_progress=False))

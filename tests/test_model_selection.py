@@ -78,6 +78,7 @@ def test_parallel_restarts_are_reproducible():
     assert serial.best_loss_ < min(r["initial_loss"] for r in serial.restarts_)
 
 
+@pytest.mark.slow
 def test_classification_search():
     X, y = _data(50, seed=3)
     labels = np.where(y > 0, "a", "b")

@@ -204,6 +204,7 @@ def test_streamed_representation_equals_in_memory(data, kernel):
     np.testing.assert_allclose(streamed.project(z) * signs, memory.project(z), atol=1e-10)
 
 
+@pytest.mark.slow
 def test_dask_fit_on_local_cluster_equals_in_memory(data):
     pytest.importorskip("dask.array", reason="dask is an optional extra (pip install krein[dask])")
     distributed = pytest.importorskip("distributed", reason="dask.distributed is an optional extra")
@@ -274,6 +275,7 @@ def test_error_estimate_within_a_factor_1_5_on_similarity_data(name):
         assert 1 / 1.5 < nystroem.approximation_error_ / true < 1.5, (seed, true)
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore:The Nyström approximation is poor")
 def test_error_estimate_within_a_factor_1_5_on_dtw_gunpoint():
     """DTW on ``gunpoint`` (a structured kernel of issue 17; precomputed, 120 series, 40 landmarks, default

@@ -76,6 +76,7 @@ def _starred_matrix(eta):
     )[2]
 
 
+@pytest.mark.slow
 def test_table3_tiny(tmp_path):
     ctx = RunContext(quick=True, out=tmp_path, show_progress=False)
     errors, rmse, versus_paper, against_gauss = run_table3(
@@ -114,6 +115,7 @@ def test_delta_gauss_against_gauss_counts_folds():
         delta_gauss_against_gauss(delta[:4], gauss)
 
 
+@pytest.mark.slow
 def test_table3_resumes_from_cells(tmp_path):
     def run(resume):
         ctx = RunContext(quick=True, out=tmp_path, show_progress=False, resume=resume)
@@ -164,6 +166,7 @@ def test_table2_centring_of_an_inner_part_is_its_double_centering():
     np.testing.assert_allclose(sliced, direct, rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.slow
 def test_table2_fold_separates_two_clusters():
     from scipy.spatial.distance import cdist
 
@@ -188,6 +191,7 @@ def test_table2_task():
     assert not dissimilarity and np.sum(y == 1) == 72 and np.all(np.diag(M) == 1.0)
 
 
+@pytest.mark.slow
 def test_table2_tiny_and_resume(tmp_path):
     from krein.experiments.oglic2018 import PAPER_TABLE2, TABLE2_METHODS, run_table2
 
@@ -234,6 +238,7 @@ def test_delta_gauss_tends_to_plus_or_minus_gauss():
     assert plus.indefiniteness_ < 1e-6 and minus.indefiniteness_ > 1 - 1e-6
 
 
+@pytest.mark.slow
 def test_delta_gauss_fold_tiny():
     from sklearn.model_selection import StratifiedKFold
 

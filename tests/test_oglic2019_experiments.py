@@ -34,6 +34,7 @@ def test_experiments_are_registered():
         assert get_experiment(name).paper.startswith("Oglic & Gärtner 2019")
 
 
+@pytest.mark.slow
 def test_approximation_errors_decay_with_rank_and_are_exact_at_full_rank():
     X = standardized_sample("magic", 60, seed=0)
     kernel = initial_kernel(FIGURE1_KERNELS[0], X, random_state=0)
@@ -52,6 +53,7 @@ def test_scaling_times_rows():
     assert all(r["mean_seconds"] > 0 for r in rows)
 
 
+@pytest.mark.slow
 def test_figure2_quick_writes_figure_and_table(tmp_path):
     get_experiment("oglic2019-figure2").run(RunContext(quick=True, out=tmp_path, show_progress=False))
     assert (tmp_path / "figure2.png").stat().st_size > 0
@@ -90,6 +92,7 @@ def test_grid_cells_keep_their_keys_and_hypergradient_cells_get_new_ones():
     assert (cells / "coilyork-KREIN_SH-SVM-r100-fold0.json").is_file()  # a grid cell, read back
 
 
+@pytest.mark.slow
 def test_the_searched_sh_svm_cell_beats_chance_on_aural_sonar(tmp_path):
     ctx = RunContext(quick=True, out=tmp_path, show_progress=False)
     results = dissimilarity_cells(
@@ -107,6 +110,7 @@ def test_the_searched_sh_svm_cell_beats_chance_on_aural_sonar(tmp_path):
     assert row["median inner loss at the end"] < row["median inner loss at the start"]
 
 
+@pytest.mark.slow
 def test_dissimilarity_cells_are_stored_and_read_back(tmp_path):
     ctx = RunContext(quick=True, out=tmp_path, show_progress=False)
     methods = ("KREIN LSM (grid)", "SF-LSM (full)")
@@ -139,6 +143,7 @@ def test_vs_paper_marks_cells_inside_the_papers_std():
     assert [r["inside the paper's ± 1 std"] for r in rows] == ["yes", "no"]  # 2 ≤ 2.76; 5 > 3.91
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["oglic2019-figure8"])
 def test_quick_forms_run(tmp_path, name):
     get_experiment(name).run(RunContext(quick=True, out=tmp_path, show_progress=False))

@@ -38,6 +38,11 @@ HOMOGENEOUS_REGRESSORS = [
 ]
 
 
+def slow_dca(subjects):
+    """``subjects`` with DCASVC's cases marked slow (its DC iterations take seconds per example)."""
+    return [pytest.param(s, marks=pytest.mark.slow) if s.cls.__name__ == "DCASVC" else s for s in subjects]
+
+
 def scores(estimator, X):
     """The real-valued output of a fitted estimator (decision function where there is one)."""
     if hasattr(estimator, "decision_function"):
@@ -95,7 +100,7 @@ def permute(subject, X, X_test, order):
 
 
 @pytest.mark.parametrize(
-    "subject", [s for s in SUPERVISED if s.cls.__name__ not in ORDER_DEPENDENT], ids=lambda s: s.name
+    "subject", slow_dca([s for s in SUPERVISED if s.cls.__name__ not in ORDER_DEPENDENT]), ids=lambda s: s.name
 )
 @PER_ESTIMATOR
 @given(seed=seeds)
@@ -122,7 +127,7 @@ def test_scaling_y_scales_regression_predictions(subject, seed, factor):
     assert_close(fit(subject, train, factor * y).predict(test), factor * reference, rtol=1e-7)
 
 
-@pytest.mark.parametrize("subject", CLASSIFIERS, ids=lambda s: s.name)
+@pytest.mark.parametrize("subject", slow_dca(CLASSIFIERS), ids=lambda s: s.name)
 @PER_ESTIMATOR
 @given(seed=seeds, n_classes=st.sampled_from([2, 3]), data_=st.data())
 def test_relabelling_classes_relabels_predictions(subject, seed, n_classes, data_):

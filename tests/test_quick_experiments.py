@@ -51,6 +51,7 @@ def test_every_experiment_has_a_quick_form_and_a_test():
     assert {e.name for e in experiments} == covered_elsewhere() | tested_here
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", UNCOVERED or [pytest.param(None, marks=pytest.mark.skip("all covered"))])
 def test_uncovered_experiment_runs_quick(name, tmp_path):
     from krein.experiments import get_experiment

@@ -47,6 +47,7 @@ def _problem(seed, hard):
     return (V * w) @ V.T, V, w, b, radius, rng
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("hard", [False, True], ids=["generic", "hard-case"])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_global_optimum_beats_every_local_solve(seed, hard):

@@ -29,6 +29,7 @@ def test_showcase_is_the_default_experiment():
     assert experiment.quick_minutes <= 5
 
 
+@pytest.mark.slow
 def test_every_method_is_scored_on_every_task(tiny_run):
     table, _, _ = tiny_run
     assert table.tasks == [t.name for t in TINY_TASKS]
@@ -44,6 +45,7 @@ def test_every_method_is_scored_on_every_task(tiny_run):
     np.testing.assert_allclose(values * 30 / 100, np.round(values * 30 / 100), atol=1e-9)
 
 
+@pytest.mark.slow
 def test_proposition_3_krein_svc_equals_flip_pipeline(tiny_run):
     """KreinSVC is SVC on the flip-spectrum kernel with the out-of-sample map (Prop. 3, Oglic & Gärtner
     2019); the flip+SVC pipeline is the same model, so the two columns agree fold by fold."""
@@ -54,6 +56,7 @@ def test_proposition_3_krein_svc_equals_flip_pipeline(tiny_run):
         )
 
 
+@pytest.mark.slow
 def test_task_info_is_the_spectrum_of_the_task_kernel(tiny_run):
     table, _, _ = tiny_run
     for task in TINY_TASKS:
@@ -64,6 +67,7 @@ def test_task_info_is_the_spectrum_of_the_task_kernel(tiny_run):
         assert 0.0 < info["iota"] < 0.5  # both kernels are indefinite
 
 
+@pytest.mark.slow
 def test_files_and_console_table(tiny_run):
     table, out, ctx = tiny_run
     for suffix in ("md", "csv", "json"):
@@ -87,6 +91,7 @@ def test_files_and_console_table(tiny_run):
     assert f"{out / 'showcase'}_heart_sigmoid.png" in printed  # where the figures went
 
 
+@pytest.mark.slow
 def test_console_table_marks_the_best_in_bold(tiny_run):
     table, _, _ = tiny_run
     console = Console(record=True, width=150)
@@ -98,6 +103,7 @@ def test_console_table_marks_the_best_in_bold(tiny_run):
     assert "\x1b[1" in styled  # bold
 
 
+@pytest.mark.slow
 def test_console_table_fits_80_columns_with_every_number(tiny_run):
     """The main job read at 80 columns: no line wider, nothing cut ("…"), every method name and every
     mean error visible in its row, every task named in the caption."""

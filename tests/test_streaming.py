@@ -117,6 +117,7 @@ def dask_client():
         yield client
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "cls, task",
     [ESTIMATORS[0], ESTIMATORS[1], ESTIMATORS[3]],
@@ -180,6 +181,7 @@ def test_dask_input_is_validated(dask_client):
 
 
 # --------------------------------------------------------------------------- memory
+@pytest.mark.slow
 @pytest.mark.parametrize("configured", [False, True], ids=["working_memory=1", "sklearn.config_context"])
 def test_streamed_fit_never_allocates_an_n_by_m_array(configured):
     """With ``working_memory=None`` the fit streams within scikit-learn's ``working_memory`` setting."""
@@ -251,6 +253,7 @@ def test_streamed_classifier_equals_in_memory_low_rank_fit(cls, center):
         assert not np.allclose(uncentred.decision_function(X_test), streamed.decision_function(X_test))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("center", [False, True], ids=["uncentred", "centred"])
 @pytest.mark.parametrize("cls", CLASSIFIERS, ids=[c.__name__ for c in CLASSIFIERS])
 def test_dask_classifier_on_local_cluster_equals_in_memory_fit(dask_client, cls, center):

@@ -116,6 +116,7 @@ def _hang(subject, n):
     time.sleep(60)
 
 
+@pytest.mark.slow
 def test_matrix_tool_reports_crashes_and_hangs(tmp_path):
     """``tools/stress_matrix.py`` runs each cell in its own process: a native crash and a hang become
     cells of the matrix instead of taking the run down."""
