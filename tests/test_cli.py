@@ -193,7 +193,9 @@ def test_spectrum_of_a_similarity_dataset(tmp_path, capsys):
     assert "protein is a dissimilarity matrix" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(("argv", "folder"), [(["results"], "docs/results/"), (["bench", "kernels"], "benchmarks/")])
+@pytest.mark.parametrize(
+    ("argv", "folder"), [(["results"], "docs/results/"), (["bench", "kernels"], "benchmarks/")]
+)
 def test_checkout_commands_outside_a_checkout_say_they_need_one(tmp_path, monkeypatch, capsys, argv, folder):
     """An installed package has neither docs/results nor benchmarks: one line, exit 2, no traceback."""
     import krein.cli

@@ -100,7 +100,9 @@ def permute(subject, X, X_test, order):
 
 
 @pytest.mark.parametrize(
-    "subject", slow_dca([s for s in SUPERVISED if s.cls.__name__ not in ORDER_DEPENDENT]), ids=lambda s: s.name
+    "subject",
+    slow_dca([s for s in SUPERVISED if s.cls.__name__ not in ORDER_DEPENDENT]),
+    ids=lambda s: s.name,
 )
 @PER_ESTIMATOR
 @given(seed=seeds)

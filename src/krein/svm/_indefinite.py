@@ -465,4 +465,3 @@ class IndefiniteOneClassSVM(OutlierMixin, _ProxyKernelEstimator):
 
     def predict(self, X):
         return np.where(self.decision_function(X) >= 0, 1, -1)
-
