@@ -211,11 +211,24 @@ def test_results_refuses_a_missing_dir(tmp_path, capsys):
     _assert_user_error(capsys, ["results", "--dir", str(tmp_path / "missing")], "--dir")
 
 
-def test_checkout_commands_find_the_checkout_from_another_folder(tmp_path, monkeypatch, capsys):
-    """From a source checkout (editable install) the commands read its folders wherever they run."""
+def test_checkout_commands_find_the_checkout_the_package_runs_from(tmp_path, monkeypatch, capsys):
+    """From a source checkout (an editable install) the commands read its folders wherever they run."""
+    import sys
+
     import krein.cli
 
-    monkeypatch.chdir(tmp_path)
+    checkout = tmp_path / "checkout"
+    (checkout / "benchmarks").mkdir(parents=True)
+    (checkout / "benchmarks" / "bench_demo.py").write_text(
+        "import sys\nprint('demo ran with', sys.argv[1:])\n"
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    monkeypatch.setattr(krein.cli, "_SOURCE_ROOT", checkout)
+    monkeypatch.setattr(sys, "argv", list(sys.argv))  # krein bench hands the script its own argv
+    assert main(["bench", "demo", "--size", "3"]) == 0
+    assert "demo ran with ['--size', '3']" in capsys.readouterr().out
     assert main(["bench", "no-such-benchmark"]) == 2
     err = capsys.readouterr().err
-    assert str(krein.cli._SOURCE_ROOT / "benchmarks") in err and "kernels" in err
+    assert str(checkout / "benchmarks") in err and "available: demo" in err
