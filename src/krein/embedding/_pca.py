@@ -127,8 +127,8 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
     >>> pca = KreinPCA(kernel="sigmoid", rank=4).fit(X[:60])
     >>> pca.transform(X[60:]).shape  # out-of-sample rows
     (20, 4)
-    >>> print(pca.signature_)  # +1: a positive, -1: a negative direction of the Kreĭn space
-    [ 1.  1.  1. -1.]
+    >>> pca.n_positive_, pca.n_negative_  # the signature (p, q) of the embedding
+    (3, 1)
     """
 
     _parameter_constraints = {
