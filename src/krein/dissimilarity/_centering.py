@@ -57,7 +57,7 @@ def median_off_diagonal(D, name):
     """
     n = D.shape[0]
     if n < 2:
-        raise ValueError(f"{name} must hold at least 2 objects to define a distance scale, got {n}.")
+        raise ValueError(f"{name} must hold at least 2 objects to define a distance scale, got {n} sample.")
     upper = D[np.triu_indices(n, k=1)]
     largest = float(upper.max())
     if not largest > 0:
