@@ -83,9 +83,8 @@ def _dtw_ndim(series):
     from dtaidistance import dtw_ndim
 
     items = [np.ascontiguousarray(np.asarray(s, dtype=np.double).T) for s in series]  # (length, channels)
-    D = np.asarray(dtw_ndim.distance_matrix(items, parallel=True), dtype=float)
-    D = np.where(np.isinf(D), 0.0, D)
-    return np.maximum(D, D.T)
+    D = np.asarray(dtw_ndim.distance_matrix_fast(items, compact=False), dtype=float)
+    return np.maximum(D, D.T)  # the dependent multivariate DTW (one warping path for all channels)
 
 
 @CACHE.cache
@@ -119,7 +118,7 @@ def load(task, max_train):
         if "data_test" in bunch:  # coilyork: train block and test-vs-train block given
             n, t = M.shape[0], len(bunch.target_test)
             full = np.zeros((n + t, n + t))
-            full[:n, :n] = M
+            full[:n, :n] = 0.5 * (M + M.T)  # graph matching is asymmetric: the usual symmetrization
             full[n:, :n] = np.asarray(bunch.data_test, dtype=float)
             y = np.concatenate([y, np.asarray(bunch.target_test)])
             return full, y, [(np.arange(n), np.arange(n, n + t))], True

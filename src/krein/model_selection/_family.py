@@ -246,8 +246,9 @@ def _regressor_families():
 #: Method names of each meta-estimator, in the order of the tie-break (earlier wins a tie).
 CLASSIFIER_METHODS = tuple(f.name for f in _classifier_families())
 REGRESSOR_METHODS = tuple(f.name for f in _regressor_families())
-#: Methods left out by ``methods="auto"``: the proxy-kernel SVMs above this many training samples.
-PROXY_SVM_AUTO_MAX_SAMPLES = 1000
+#: Methods left out by ``methods="auto"``: the proxy-kernel SVMs above this many training samples
+#: (their fit costs more than all the other candidates together; ``methods="all"`` includes them).
+PROXY_SVM_AUTO_MAX_SAMPLES = 0
 
 
 class SearchResults(dict):
@@ -486,6 +487,12 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
         pairwise = self.__sklearn_tags__().input_tags.pairwise
         if pairwise:
             name = "X (the precomputed distance matrix)" if distance else "X (the precomputed kernel)"
+            if X.shape[0] == X.shape[1] and not np.allclose(X, X.T, rtol=0, atol=1e-8 * np.abs(X).max()):
+                raise ValueError(
+                    f"{name} must be symmetric (max |X - X.T| = {np.abs(X - X.T).max():.3g}); an asymmetric "
+                    "dissimilarity (graph matching, one-sided tangent distances) is usually symmetrized "
+                    "first, e.g. 0.5 * (X + X.T)."
+                )
             X = check_square_kernel(X, name)
             if distance and (X < 0).any():
                 raise ValueError("X holds negative values: a precomputed distance matrix must be non-negative.")
