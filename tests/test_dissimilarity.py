@@ -347,7 +347,7 @@ def test_double_centering_validation():
     dc.fit(np.array([[0.0, 1.0], [1.0, 0.0]]))
     with pytest.raises(ValueError, match="expecting 2 features.*one column per training sample"):
         dc.transform(np.ones((3, 3)))
-    assert clone(dc).get_params() == {"symmetry_tol": 1e-8}
+    assert clone(dc).get_params() == {"scale": "none", "symmetry_tol": 1e-8}
     assert DoubleCentering().__sklearn_tags__().input_tags.pairwise
 
 

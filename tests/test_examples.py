@@ -16,6 +16,7 @@ TESTED = {
     "million_points_low_rank",
     "kernel_learning",
     "krein_embedding",
+    "recommended_route",
 }
 
 
@@ -95,3 +96,13 @@ def test_krein_embedding(tmp_path, capsys):
     assert pca.n_negative_ > 50 and agreement["signed spectral"] > 0.5
     assert (tmp_path / "embedding.png").stat().st_size > 10_000
     assert "signature (p, q)" in capsys.readouterr().out
+
+
+def test_recommended_route_beats_one_nearest_neighbour(capsys):
+    (error, error_1nn, error_pipeline), (sim_error, sim_error_1nn) = load("recommended_route").main()
+    # GunPoint / DTW, official split: 1-NN DTW errs 9.3 % (UCR's published value, 14 of 150)
+    assert error_1nn == pytest.approx(14 / 150)
+    assert error <= error_1nn and error_pipeline <= error_1nn
+    assert sim_error <= sim_error_1nn + 1e-12 and sim_error < 0.2
+    printed = capsys.readouterr().out
+    assert "chosen: {'kernel'" in printed and "rank" in printed

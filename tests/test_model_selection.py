@@ -171,7 +171,7 @@ def test_a_shared_ard_bandwidth_stays_shared():
 
 
 def test_tol_reaches_lbfgsb(monkeypatch):
-    import krein.model_selection as module
+    import krein.model_selection._hypergradient_search as module
 
     seen = []
     original = module.minimize
@@ -190,7 +190,7 @@ def test_a_point_evaluated_again_is_not_refitted(monkeypatch):
     """L-BFGS-B evaluates its starting point, where the initial loss was just computed, and the final
     run starts at the best restart's last point: both are remembered (one refit of every fold saved
     per run), and the search is bit for bit the one that refits them."""
-    import krein.model_selection as module
+    import krein.model_selection._hypergradient_search as module
 
     X, y = _data(40, seed=5)
     kwargs = dict(cv=3, n_restarts=3, restart_iter=4, max_iter=6, random_state=0)

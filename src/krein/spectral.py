@@ -13,6 +13,9 @@ with a consistent treatment of test points (Sec. 4 of the same paper).
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import hashlib
 import warnings
 from typing import NamedTuple
 
@@ -33,6 +36,7 @@ __all__ = [
     "eigendecompose",
     "indefiniteness",
     "krein_decomposition",
+    "reuse_eigendecompositions",
     "spectrum_summary",
 ]
 
@@ -53,11 +57,72 @@ def center_kernel(K):
     return centered, column_means
 
 
+class EigendecompositionCache:
+    """The eigendecompositions computed inside one :func:`reuse_eigendecompositions` block.
+
+    Keyed by the matrix's shape and a hash of its bytes, so that every estimator fitted on the same
+    kernel matrix (bitwise) inside the block shares one ``eigh``; the arrays handed out are read-only.
+
+    Attributes
+    ----------
+    n_computed : int
+        Eigendecompositions computed (cache misses).
+    n_reused : int
+        Calls answered from the cache.
+    """
+
+    def __init__(self):
+        self._entries = {}
+        self.n_computed = 0
+        self.n_reused = 0
+
+    @staticmethod
+    def key(K):
+        return K.shape, hashlib.blake2b(np.ascontiguousarray(K).view(np.uint8), digest_size=16).digest()
+
+
+_ACTIVE_CACHE = contextvars.ContextVar("krein_eigendecomposition_cache", default=None)
+
+
+@contextlib.contextmanager
+def reuse_eigendecompositions():
+    """Within the block, :func:`eigendecompose` computes each distinct matrix's eigendecomposition once.
+
+    A search over estimators that all eigendecompose the same training kernel — spectrum treatments,
+    Kreĭn least squares over (λ₊, λ₋), the squared-hinge SVM, IKLR, the proxy SVM — then costs one
+    ``eigh`` per kernel matrix (:class:`~krein.model_selection.KreinClassifierCV` relies on it).
+    Yields the :class:`EigendecompositionCache`, whose ``n_computed`` counts the ``eigh`` calls.
+    Nested blocks share the outer cache.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from krein.spectral import SpectrumTransformer, reuse_eigendecompositions
+    >>> K = np.array([[2.0, 1.0], [1.0, -1.0]])
+    >>> with reuse_eigendecompositions() as cache:
+    ...     _ = SpectrumTransformer("clip").fit(K), SpectrumTransformer("flip").fit(K)
+    >>> cache.n_computed, cache.n_reused
+    (1, 1)
+    """
+    outer = _ACTIVE_CACHE.get()
+    if outer is not None:
+        yield outer
+        return
+    cache = EigendecompositionCache()
+    token = _ACTIVE_CACHE.set(cache)
+    try:
+        yield cache
+    finally:
+        _ACTIVE_CACHE.reset(token)
+
+
 def eigendecompose(K, *, name="K", overwrite=False):
     """Eigendecomposition ``K = U diag(λ) Uᵀ`` of a symmetric matrix.
 
     Uses LAPACK's divide-and-conquer symmetric solver (``syevd``) through :func:`scipy.linalg.eigh`,
     falling back to the relatively robust representation driver (``syevr``) if it fails to converge.
+    Inside a :func:`reuse_eigendecompositions` block a matrix seen before (bitwise) is not decomposed
+    again: the same read-only arrays are returned.
 
     Parameters
     ----------
@@ -66,7 +131,8 @@ def eigendecompose(K, *, name="K", overwrite=False):
     name : str, default="K"
         Argument name for error messages.
     overwrite : bool, default=False
-        Allow the solver to destroy ``K`` (saves one n×n copy when ``K`` is float64).
+        Allow the solver to destroy ``K`` (saves one n×n copy when ``K`` is float64; ignored inside a
+        :func:`reuse_eigendecompositions` block).
 
     Returns
     -------
@@ -74,6 +140,21 @@ def eigendecompose(K, *, name="K", overwrite=False):
         ``(values, vectors)`` with ``values`` ascending.
     """
     K = check_square_kernel(K, name)
+    cache = _ACTIVE_CACHE.get()
+    if cache is None:
+        return _eigh(K, overwrite)
+    key = cache.key(K)
+    if key in cache._entries:
+        cache.n_reused += 1
+        return cache._entries[key]
+    values, vectors = _eigh(K, overwrite=False)
+    values.flags.writeable = vectors.flags.writeable = False
+    cache._entries[key] = result = Eigendecomposition(values, vectors)
+    cache.n_computed += 1
+    return result
+
+
+def _eigh(K, overwrite):
     try:
         values, vectors = scipy.linalg.eigh(K, driver="evd", overwrite_a=overwrite, check_finite=False)
     except np.linalg.LinAlgError:  # pragma: no cover - LAPACK convergence failure is rare

@@ -15,12 +15,14 @@ then the result is exactly symmetric and each unordered pair is evaluated once �
 
 :func:`covariance_descriptors` turns images (9-feature region covariance, IKLR Sec. V-C) or
 multichannel series into SPD matrices; :class:`DoubleCentering` turns a dissimilarity matrix
-into a kernel, K = −½ H (D∘D) H, with consistent out-of-sample rows;
+into a kernel, K = −½ H (D∘D) H, and :class:`GaussianOfDistance` into the kernel exp(−γ D∘D), both
+with consistent out-of-sample rows and, with ``scale="median"`` / by default, free of the scale of D;
 :func:`geodesic_gaussian_kernel` gives the geodesic Gaussian kernels exp(−d²/σ²) on SPD matrices
 (positive definite for the log-Euclidean distance, indefinite in general for the affine-invariant one).
 """
 
 from ._centering import DoubleCentering
+from ._distance_kernels import GaussianOfDistance
 from ._geodesic_kernel import geodesic_gaussian_kernel
 from ._images import simpson_similarity, tangent_distances
 from ._pointsets import hausdorff_distances
@@ -30,6 +32,7 @@ from ._timeseries import dtw_distances
 
 __all__ = [
     "DoubleCentering",
+    "GaussianOfDistance",
     "covariance_descriptors",
     "dtw_distances",
     "edit_distances",

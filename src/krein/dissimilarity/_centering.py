@@ -3,18 +3,72 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
+from numbers import Real
+
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._parameters import store_parameters
 from .._validation import check_precomputed_test_kernel
 
-__all__ = ["DoubleCentering"]
-
-_NEGATIVE = "Negative values in data passed to DoubleCentering: D must hold non-negative dissimilarities."
+__all__ = ["DoubleCentering", "check_test_distances", "check_training_distances", "median_off_diagonal"]
 
 
-class DoubleCentering(TransformerMixin, BaseEstimator):
+def _negative(owner):
+    return (
+        f"Negative values in data passed to {type(owner).__name__}: D must hold non-negative dissimilarities."
+    )
+
+
+def check_training_distances(owner, D, symmetry_tol):
+    """Validate the n × n training dissimilarities of a pairwise transformer ``owner``.
+
+    Square, finite, non-negative and symmetric up to ``symmetry_tol`` (relative to max |D|); returns
+    the exactly symmetric float64 matrix ``½(D + Dᵀ)``.
+    """
+    D = validate_data(owner, D, reset=True, dtype=np.float64, ensure_all_finite=True)
+    n, m = D.shape
+    if n != m:
+        raise ValueError(f"D must be a square matrix of training dissimilarities, got {D.shape}")
+    if (D < 0).any():
+        raise ValueError(_negative(owner))
+    scale = float(D.max()) if D.size else 0.0
+    # the difference of the scaled matrices: no overflow for distances near the largest float
+    unit = scale if scale > 0 else 1.0
+    if np.abs(D / unit - D.T / unit).max(initial=0.0) > symmetry_tol:
+        raise ValueError("D must be symmetric (max |D - D.T| exceeds symmetry_tol)")
+    return 0.5 * D + 0.5 * D.T
+
+
+def check_test_distances(owner, D):
+    """Validate the t × n test-versus-training dissimilarities of a fitted pairwise transformer."""
+    D = check_precomputed_test_kernel(D, owner)
+    if (D < 0).any():
+        raise ValueError(_negative(owner))
+    return D
+
+
+def median_off_diagonal(D, name):
+    """``s = (median{Dᵢⱼ² : i < j})^½`` of a symmetric non-negative matrix, without overflow.
+
+    If more than half of the off-diagonal entries are zero (duplicated objects), the median of the
+    positive ones; a matrix with no positive off-diagonal entry is an error (no scale to learn).
+    """
+    n = D.shape[0]
+    if n < 2:
+        raise ValueError(f"{name} must hold at least 2 objects to define a distance scale, got {n} sample.")
+    upper = D[np.triu_indices(n, k=1)]
+    largest = float(upper.max())
+    if not largest > 0:
+        raise ValueError(f"{name} is all zero off the diagonal: the objects are indistinguishable.")
+    scaled = upper / largest
+    if np.median(scaled) == 0:
+        scaled = scaled[scaled > 0]
+    return largest * float(np.sqrt(np.median(np.square(scaled))))
+
+
+class DoubleCentering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Negative double centering of squared dissimilarities (classical scaling).
 
     ``fit(D)`` with the n × n training dissimilarities D computes
@@ -38,8 +92,15 @@ class DoubleCentering(TransformerMixin, BaseEstimator):
     ``cross_val_score`` slices a precomputed D into train × train and test × train blocks, e.g.
     ``make_pipeline(DoubleCentering(), SVC(kernel="precomputed"))``.
 
+    With ``scale="median"`` the dissimilarities are first divided by ``s``, the square root of the
+    median squared off-diagonal training dissimilarity (test dissimilarities by the same ``s``), so
+    that the kernel does not change when ``D`` is multiplied by a constant and its off-diagonal
+    squared dissimilarities have median 1.
+
     Parameters
     ----------
+    scale : {"none", "median"}, default="none"
+        Use D as given, or divided by its training scale ``s`` (scale-free).
     symmetry_tol : float, default=1e-8
         Relative tolerance of the symmetry check at ``fit`` (max |D − Dᵀ| ≤ tol · max |D|).
 
@@ -51,9 +112,12 @@ class DoubleCentering(TransformerMixin, BaseEstimator):
         Column means of D ∘ D over the training objects.
     grand_sq_mean_ : float
         Mean of all entries of D ∘ D.
+    distance_scale_ : float
+        ``s`` (1.0 with ``scale="none"``); the statistics above are those of ``D / s``.
 
     See Also
     --------
+    GaussianOfDistance : the Gaussian ``exp(−γ D∘D)`` of the same distances, scale-free.
     krein.embedding.KreinPCA : The embedding of a dissimilarity (``dissimilarity=True``).
     edit_distances : A dissimilarity between strings.
     dtw_distances : A dissimilarity between time series.
@@ -71,7 +135,12 @@ class DoubleCentering(TransformerMixin, BaseEstimator):
     True
     """
 
-    def __init__(self, symmetry_tol: float = 1e-8):
+    _parameter_constraints = {
+        "scale": [StrOptions({"none", "median"})],
+        "symmetry_tol": [Interval(Real, 0, None, closed="left")],
+    }
+
+    def __init__(self, scale: str = "none", *, symmetry_tol: float = 1e-8):
         store_parameters(self, locals())
 
     def __sklearn_tags__(self):
@@ -80,26 +149,15 @@ class DoubleCentering(TransformerMixin, BaseEstimator):
         tags.input_tags.positive_only = True
         return tags
 
-    def _check_train(self, D, reset: bool) -> np.ndarray:
-        if not (isinstance(self.symmetry_tol, int | float) and self.symmetry_tol >= 0):
-            raise ValueError(f"symmetry_tol must be a non-negative number, got {self.symmetry_tol!r}")
-        D = validate_data(self, D, reset=reset, dtype=np.float64, ensure_all_finite=True)
-        n, m = D.shape
-        if n != m:
-            raise ValueError(f"D must be a square matrix of training dissimilarities, got {D.shape}")
-        scale = float(np.abs(D).max()) if D.size else 0.0
-        if np.abs(D - D.T).max(initial=0.0) > self.symmetry_tol * max(scale, 1e-300):
-            raise ValueError("D must be symmetric (max |D - D.T| exceeds symmetry_tol)")
-        if (D < 0).any():
-            raise ValueError(_NEGATIVE)
-        return D
-
     def _fit_squares(self, D):
-        """Check the training dissimilarities D, store their centring statistics and return D ∘ D."""
-        D = self._check_train(D, reset=True)
-        D2 = np.square(0.5 * (D + D.T))
+        """Check the training dissimilarities D, store their centring statistics and return (D/s)∘(D/s)."""
+        self._validate_params()
+        D = check_training_distances(self, D, self.symmetry_tol)
+        self.distance_scale_ = median_off_diagonal(D, "D") if self.scale == "median" else 1.0
+        D2 = np.square(D / self.distance_scale_)
         self.train_sq_means_ = D2.mean(axis=0)
         self.grand_sq_mean_ = float(self.train_sq_means_.mean())
+        self._n_features_out = D.shape[0]
         return D2
 
     def fit(self, D, y=None):
@@ -128,9 +186,6 @@ class DoubleCentering(TransformerMixin, BaseEstimator):
         K : ndarray of shape (n_test, n_train)
         """
         check_is_fitted(self, "train_sq_means_")
-        D = check_precomputed_test_kernel(D, self)
-        if (D < 0).any():
-            raise ValueError(_NEGATIVE)
-        D2 = np.square(D)
+        D2 = np.square(check_test_distances(self, D) / self.distance_scale_)
         row = D2.mean(axis=1)
         return -0.5 * (D2 - row[:, None] - self.train_sq_means_[None, :] + self.grand_sq_mean_)

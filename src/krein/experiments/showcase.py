@@ -6,8 +6,11 @@ structured datasets under their domain dissimilarity (edit distance on DNA strin
 warping on time series, tangent distance on digit images; made into kernels by
 :class:`~krein.dissimilarity.DoubleCentering`, fitted inside each training fold), it compares the
 methods that learn in the Kreĭn space of the kernel with the usual practice — clip, flip or shift the
-spectrum and train an SVC, train an SVC on the indefinite kernel as if it were positive definite, or
-drop the domain kernel for an RBF SVC on the raw features.
+spectrum and train an SVC, train an SVC on the indefinite kernel as if it were positive definite, drop
+the domain kernel for an RBF SVC on the raw features, or, on a dissimilarity, classify by the nearest
+neighbour (1-NN). :class:`~krein.model_selection.KreinClassifierCV` is the library's recommended route:
+it gets the raw matrix (the kernel, or the dissimilarity itself) and chooses the kernel's scale, the
+method and its penalty by its own inner cross-validation.
 
 Protocol (one for every method): stratified k-fold cross-validation with a fixed seed; each method
 tunes its regularization on a tiny inner grid by an inner stratified 3-fold cross-validation of the
@@ -33,6 +36,7 @@ from dataclasses import dataclass, field
 import joblib
 import numpy as np
 from sklearn.model_selection import StratifiedKFold, train_test_split
+from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
@@ -40,6 +44,7 @@ from sklearn.svm import SVC
 from ..dissimilarity import DoubleCentering, dtw_distances, edit_distances, tangent_distances
 from ..least_squares import KreinRidgeClassifier, VarianceConstrainedKreinClassifier
 from ..logistic import IndefiniteLogisticRegression
+from ..model_selection import KreinClassifierCV
 from ..spectral import SpectrumTransformer, eigendecompose, indefiniteness
 from ..svm import IndefiniteSVC, KreinSVC
 from ._framework import ResultTable, experiment
@@ -105,6 +110,11 @@ class Method:
         Inner grid of hyperparameters of that estimator (tuned by inner cross-validation).
     on_features : bool, default=False
         The method ignores the task's kernel and learns from its vector features.
+    raw : bool, default=False
+        The method gets the task's matrix as it is (the kernel, or the dissimilarity, not double-centred)
+        and ``make(data, inner_cv)`` builds it for the task (``data`` a :class:`TaskData`).
+    distance_only : bool, default=False
+        The method runs on dissimilarity tasks only (its cell is empty on the others).
     family : str
         ``"krein"`` for the methods of this library, ``"usual"`` for the usual practice.
     """
@@ -113,6 +123,8 @@ class Method:
     make: Callable
     grid: dict = field(default_factory=dict)
     on_features: bool = False
+    raw: bool = False
+    distance_only: bool = False
     family: str = "krein"
 
 
@@ -122,12 +134,18 @@ _LAMBDAS = {"lambda_plus": [1e-3, 1e-2, 1e-1], "lambda_minus": [1e-3, 1e-1]}
 LOW_RANK_COMPONENTS = 50
 
 
+def _family_cv(data, inner_cv):
+    matrix = {"metric": "precomputed"} if data.is_dissimilarity else {"kernel": "precomputed"}
+    return KreinClassifierCV(**matrix, cv=inner_cv)
+
+
 def _spectrum_svc(method):
     return Pipeline([("spectrum", SpectrumTransformer(method)), ("svc", SVC(kernel="precomputed"))])
 
 
 #: The methods compared, Kreĭn-space methods first, then the usual practice.
 METHODS = (
+    Method("KreinClassifierCV", _family_cv, raw=True),
     Method("Kreĭn LS", lambda: KreinRidgeClassifier(kernel="precomputed"), _LAMBDAS),
     Method("KREĬN (VC)", lambda: VarianceConstrainedKreinClassifier(kernel="precomputed"), _LAMBDAS),
     Method(
@@ -153,6 +171,13 @@ METHODS = (
         lambda: make_pipeline(StandardScaler(), SVC(kernel="rbf")),
         {"svc__C": _C},
         on_features=True,
+        family="usual",
+    ),
+    Method(
+        "1-NN",
+        lambda data, inner_cv: KNeighborsClassifier(n_neighbors=1, metric="precomputed"),
+        raw=True,
+        distance_only=True,
         family="usual",
     ),
 )
@@ -220,6 +245,8 @@ def _estimator(method, data, inner_cv, memory):
     :class:`~krein.experiments._path_search.PathGridSearchCV`: one warm-started path over its grid per
     inner fold, the same selection rule.
     """
+    if method.raw:
+        return method.make(data, inner_cv)
     estimator, grid = method.make(), dict(method.grid)
     if isinstance(estimator, Pipeline):
         estimator.set_params(memory=memory)
@@ -250,6 +277,7 @@ def _task_figure(task, data, errors, methods):
     left.set_xlabel("index (descending)")
     left.set_ylabel("eigenvalue")
     left.set_title(f"spectrum: ι = {indefiniteness(values):.3f} (negative in red)", fontsize=9)
+    methods = [m for m in methods if m.name in errors]
     names = [m.name for m in methods]
     means = [np.mean(errors[name]) for name in names]
     stds = [np.std(errors[name], ddof=1) if len(errors[name]) > 1 else 0.0 for name in names]
@@ -301,6 +329,9 @@ def run_showcase(ctx, *, tasks=TASKS, methods=METHODS, max_samples=300, n_splits
             table.set_task_info(task.name, n=int(data.y.size), iota=float(indefiniteness(data.kernel)))
             errors = {}
             for method in methods:
+                if method.distance_only and not data.is_dissimilarity:
+                    advance()
+                    continue
                 X = data.features if method.on_features else data.matrix
                 estimator = _estimator(method, data, inner, memory)
                 scores, seconds = ctx.cross_validate(estimator, X, data.y, outer, "accuracy")

@@ -18,8 +18,12 @@ _COMMON_PARAMETERS_DOC = f"""kernel : Kernel, str or "precomputed", default="gau
         A :class:`krein.kernels.Kernel`, a kernel name (e.g. ``"gaussian"``, ``"sigmoid"``,
         ``"delta_gaussian"``) or ``"precomputed"`` (then ``X`` is the n×n training kernel at fit and the
         t×n test-versus-train kernel at predict time).
-    lambda_plus, lambda_minus : float, default=1e-2
+    lambda_plus, lambda_minus : float or "auto", default="auto"
         λ₊, λ₋ > 0: weights of ‖f₊‖² and ‖f₋‖² in the risk ``(1/n) Σ (f(xᵢ) − yᵢ)² + λ₊‖f₊‖² + …``.
+        ``"auto"``: 1e-2 · s with the kernel's scale ``s = Σ|σᵢ|/n`` (the mean absolute eigenvalue of the
+        centred training kernel), so that the model does not change when the kernel is multiplied by a
+        constant; a number is used as it is (the papers' grids). A hyperparameter search started from
+        the estimator's own values (``HypergradientSearchCV(n_restarts=0)``) starts "auto" at 1e-2.
     {SPECTRAL_PARAMETERS_DOC.replace("center : bool", "center : bool, default=True", 1)}
         The targets are centred with the kernel, as the paper assumes.
     nystroem_split : {{"approximation", "landmarks"}}, default="approximation"

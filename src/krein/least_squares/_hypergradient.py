@@ -14,7 +14,9 @@ from numpy.linalg import multi_dot
 from sklearn.utils import check_random_state
 
 from .._base import LAMBDA_BOUNDS
+from .._penalties import start_value
 from ..kernels import APPENDIX_D_CLASSES, initial_kernel_like, make_kernel
+from ._spectral import DEFAULT_LAMBDA
 
 __all__ = ["RADIUS_BOUNDS", "HypergradientMixin", "validation_loss_and_gradient"]
 
@@ -135,7 +137,8 @@ class HypergradientMixin:
                 "random restarts draw it (Appendix E.1)."
             )
         scalars = self._scalar_hyperparameters()
-        theta, bounds = np.log([getattr(self, name) for name in scalars]), np.log(list(scalars.values()))
+        start = [self.radius if name == "radius" else start_value(getattr(self, name), DEFAULT_LAMBDA) for name in scalars]
+        theta, bounds = np.log(start), np.log(list(scalars.values()))
         if self._tuned_kernel():
             kernel = make_kernel(self.kernel)
             theta, bounds = np.concatenate([theta, kernel.theta]), np.vstack([bounds, kernel.bounds])

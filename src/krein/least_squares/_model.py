@@ -17,10 +17,11 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._base import fit_path_clones
 from .._parameters import store_parameters
+from .._penalties import PENALTY_CONSTRAINT, kernel_scale, penalty
 from ..nystroem import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
 from ..spectral import indefiniteness
 from ._hypergradient import HypergradientMixin
-from ._spectral import SpectralProblem
+from ._spectral import DEFAULT_LAMBDA, SpectralProblem
 from ._targets import encode_balanced, encode_values
 
 __all__ = []
@@ -31,8 +32,8 @@ class _KreinLeastSquares(HypergradientMixin, SpectralEstimatorMixin, BaseEstimat
 
     _parameter_constraints = {
         **SPECTRAL_PARAMETERS,
-        "lambda_plus": [Interval(Real, 0, None, closed="neither")],
-        "lambda_minus": [Interval(Real, 0, None, closed="neither")],
+        "lambda_plus": PENALTY_CONSTRAINT,
+        "lambda_minus": PENALTY_CONSTRAINT,
         "nystroem_split": [StrOptions({"approximation", "landmarks"})],
     }
 
@@ -47,8 +48,8 @@ class _KreinLeastSquares(HypergradientMixin, SpectralEstimatorMixin, BaseEstimat
         self,
         kernel="gaussian",
         *,
-        lambda_plus=1e-2,
-        lambda_minus=1e-2,
+        lambda_plus="auto",
+        lambda_minus="auto",
         center=True,
         n_components=None,
         landmarks="uniform",
@@ -82,8 +83,13 @@ class _KreinLeastSquares(HypergradientMixin, SpectralEstimatorMixin, BaseEstimat
         split = "approximation" if self.n_components is None else self.nystroem_split
         return SpectralProblem(representation, Y, means[0], split)
 
+    def _penalties(self, problem):
+        """λ₊, λ₋ of the fit: the numbers given, or ``"auto"``: :data:`DEFAULT_LAMBDA` · s."""
+        scale = kernel_scale(problem.representation.values, problem.n_samples)
+        return tuple(penalty(value, DEFAULT_LAMBDA, scale) for value in (self.lambda_plus, self.lambda_minus))
+
     def _solve(self, problem, warn=True):
-        return problem.solve(self.lambda_plus, self.lambda_minus)
+        return problem.solve(*self._penalties(problem))
 
     def _set_solution(self, problem):
         alpha, intercept = problem.dual_coef(self._solve(problem))
@@ -149,8 +155,8 @@ class _VarianceConstrained(_KreinLeastSquares):
         self,
         kernel="gaussian",
         *,
-        lambda_plus=1e-2,
-        lambda_minus=1e-2,
+        lambda_plus="auto",
+        lambda_minus="auto",
         radius=None,
         regularization="decomposition",
         center=True,
@@ -167,7 +173,7 @@ class _VarianceConstrained(_KreinLeastSquares):
         """Sets ``multiplier_``, ``hard_case_``, ``radius_``; warns in the hard case (Sec. 3.1)."""
         Y = problem.targets  # radius None: match the spread of the (centred) targets
         radius = np.asarray(np.sqrt((Y**2).mean(axis=0))) if self.radius is None else self.radius
-        solution = problem.solve(self.lambda_plus, self.lambda_minus, self.regularization, radius)
+        solution = problem.solve(*self._penalties(problem), self.regularization, radius)
         hard = solution.hard_case
         if warn and np.any(hard):
             warnings.warn(

@@ -37,7 +37,11 @@ import scipy.linalg
 
 from ..optimize import solve_sphere_quadratic
 
-__all__ = ["SpectralProblem", "SpectralSolution"]
+__all__ = ["DEFAULT_LAMBDA", "SpectralProblem", "SpectralSolution"]
+
+#: λ₊ = λ₋ = DEFAULT_LAMBDA · s for the estimators' ``"auto"`` default (s = Σ|σᵢ|/n, the kernel's
+#: scale; :mod:`krein._penalties`).
+DEFAULT_LAMBDA = 1e-2
 
 #: μ* closer than this to the end of its interval (relative to |ω_min|) counts as the hard case: the
 #: solution along the bounding eigenvector is then determined by rounding, not by the data.

@@ -15,11 +15,15 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base import one_vs_rest_targets
 from .._parameters import store_parameters
+from .._penalties import PENALTY_CONSTRAINT, kernel_scale, penalty
 from ..nystroem import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
 from ..optimize import DCObjective, concave_convex_procedure
 from ..spectral import is_dask_array
 
 __all__ = ["IndefiniteLogisticRegression"]
+
+#: λ = DEFAULT_ALPHA · s for ``alpha="auto"`` (s = Σ|σᵢ|/n; :mod:`krein._penalties`).
+DEFAULT_ALPHA = 1e-2
 
 #: Default ``ε`` of the inexact rule per solver: CCCP (tight), CCICP-GD (Sec. V-A2), CCICP-SGD (Sec. V-A2).
 _DEFAULT_INEXACT_TOL = {"cccp": 1e-10, "ccicp": 1.0, "ccicp-sgd": 1e-4}
@@ -156,8 +160,11 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
     kernel : Kernel, str or "precomputed", default="tl1"
         The kernel; the default is the truncated ℓ₁ kernel ``max(ρ − ‖x − x'‖₁, 0)`` with
         ``ρ = 0.7·d`` (Huang et al. 2018), the indefinite kernel of the paper's experiments.
-    alpha : float, default=1e-2
-        Regularization ``λ > 0``.
+    alpha : float or "auto", default="auto"
+        Regularization ``λ > 0``. ``"auto"``: 1e-2 · s with the kernel's scale ``s = Σ|σᵢ|/n`` (the mean
+        absolute eigenvalue of the training kernel), so that the model does not change when the kernel
+        is multiplied by a constant; a number is used as it is (the paper's grids). The value used is
+        ``alpha_``.
     center : bool, default=False
         Fit on the centred kernel ``HKH`` (``H K̃ H`` with ``n_components``); test rows are centred
         consistently, the correction folded into ``intercept_``. False is the paper's model.
@@ -260,6 +267,8 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
+    alpha_ : float
+        The regularization λ used (``alpha``, or its ``"auto"`` value).
     intercept_ : ndarray of shape (n_tasks,)
         ``b = −k̄ᵀβ``, the centring folded into the model (zeros without ``center``).
     dual_coef_ : ndarray of shape (n_tasks, n_points)
@@ -311,7 +320,7 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
 
     _parameter_constraints = {
         **SPECTRAL_PARAMETERS,
-        "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
+        "alpha": PENALTY_CONSTRAINT,
         "solver": [StrOptions({"cccp", "ccicp", "ccicp-sgd"})],
         "inexact_tol": [Interval(numbers.Real, 0, None, closed="left"), None],
         "max_outer_iter": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -331,7 +340,7 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
         self,
         kernel="tl1",
         *,
-        alpha=1e-2,
+        alpha="auto",
         center=False,
         n_components=None,
         landmarks="uniform",
@@ -408,6 +417,7 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
                 UserWarning,
                 stacklevel=2,
             )
+        self.alpha_ = penalty(self.alpha, DEFAULT_ALPHA, kernel_scale(values, Y.shape[0]))
         inner = "sgd" if self.solver == "ccicp-sgd" else "gd"
         if inner == "sgd" and self.n_components is None:  # SGD gathers rows of V: store them contiguous
             spectrum.vectors = np.ascontiguousarray(spectrum.vectors)
@@ -417,7 +427,7 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
         eigen_coef, histories, n_iter, n_inner = [], [], [], []
         for task in range(Y.shape[1]):
             projection = None if projections is None else projections[:, task]
-            problem = _LogisticDC(spectrum, Y[:, task], float(self.alpha), self.tau_, projection)
+            problem = _LogisticDC(spectrum, Y[:, task], self.alpha_, self.tau_, projection)
             start = np.zeros(values.size)  # Vᵀα⁽⁰⁾, one pass over the data unless α⁽⁰⁾ = 0
             if self.init != "zeros":
                 start = spectrum.reduce_rows(start, _rows_of, self._initial_alpha(Y.shape[0], rng))[1]
@@ -513,6 +523,6 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
         norms = []
         for task in range(Y.shape[1]):
             weights = Y[:, task] * expit(-Y[:, task] * scores[:, task])
-            step = self.alpha * self._eigen_coef[:, task] - vectors.T @ weights / Y.shape[0]
+            step = self.alpha_ * self._eigen_coef[:, task] - vectors.T @ weights / Y.shape[0]
             norms.append(np.linalg.norm(representation.values * step))
         return np.asarray(norms)

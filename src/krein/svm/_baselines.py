@@ -29,6 +29,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base import KernelEstimatorMixin, decision_to_labels, one_vs_rest_targets
 from .._parameters import store_parameters
+from .._penalties import PENALTY_CONSTRAINT, kernel_scale, penalty
 from .._validation import LIBSVM_MAX_KERNEL
 from ..optimize import project_box_hyperplane, projected_gradient
 from ..spectral import eigendecompose
@@ -57,13 +58,17 @@ class _OneVsRestKernelSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         self._validate_params()
         K, y = self._fit_kernel(X, y)
         self.classes_, Y = one_vs_rest_targets(y)
-        upper = self.C * compute_sample_weight(self.class_weight, y)
         self.n_iter_ = 0
         self._prepare(K)
+        upper = self._cost() * compute_sample_weight(self.class_weight, y)
         results = [self._fit_task(K, labels, upper) for labels in Y.T]
         self.dual_coef_ = np.array([c for c, _ in results])
         self.intercept_ = np.array([b for _, b in results])
         return self
+
+    def _cost(self):
+        """The SVM cost C of the fit."""
+        return float(self.C)
 
     def _libsvm_task(self, gram, labels, upper):
         """``(y ∘ α, b)`` of the SVM with the PSD ``gram`` (libsvm, at most ``max_iter`` iterations).
@@ -84,7 +89,7 @@ class _OneVsRestKernelSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         if any(issubclass(item.category, ConvergenceWarning) for item in caught):
             warnings.warn(
                 f"{type(self).__name__}: libsvm stopped at max_iter={self.max_iter} iterations before "
-                f"reaching tol={self.tol}; increase max_iter, or decrease C (C={self.C}: a large C makes "
+                f"reaching tol={self.tol}; increase max_iter, or decrease C (C={self._cost():g}: a large C makes "
                 "the dual slow to solve).",
                 ConvergenceWarning,
                 stacklevel=4,
@@ -116,6 +121,12 @@ _LIBSVM_PARAMETERS_DOC = """Parameters
         Print libsvm's progress."""
 
 
+_AUTO_C_DOC = """C : float or "auto", default="auto"
+        SVM cost. ``"auto"``: 1 / s with the kernel's scale ``s = Σ|σᵢ|/n`` (the mean absolute
+        eigenvalue of the training kernel; 1 for a Gaussian kernel), so that the model does not change
+        when the kernel is multiplied by a constant; a number is used as it is."""
+
+
 class _LibsvmBaseline(_OneVsRestKernelSVC):
     """The parameters of the baselines solved by libsvm on a positive semidefinite matrix."""
 
@@ -134,7 +145,7 @@ class _LibsvmBaseline(_OneVsRestKernelSVC):
 class KreinSVC(_LibsvmBaseline):
     __doc__ = f"""Kreĭn SVM (Loosli et al. 2016) = SVM on the flip-spectrum kernel + out-of-sample map.
 
-    {_LIBSVM_PARAMETERS_DOC}
+    {_LIBSVM_PARAMETERS_DOC.replace("C : float, default=1.0", _AUTO_C_DOC)}
 
     Attributes
     ----------
@@ -143,6 +154,8 @@ class KreinSVC(_LibsvmBaseline):
     intercept_ : ndarray of shape (n_tasks,)
     flip_kernel_ : ndarray of shape (n_train, n_train)
         ``U|Λ|Uᵀ``.
+    C_ : float
+        The cost used (``C``, or its ``"auto"`` value).
     n_iter_ : int
         Largest number of libsvm iterations over the tasks.
 
@@ -164,10 +177,21 @@ class KreinSVC(_LibsvmBaseline):
     0.9
     """
 
+    _parameter_constraints = {**_LibsvmBaseline._parameter_constraints, "C": PENALTY_CONSTRAINT}
+
+    def __init__(
+        self, kernel="gaussian", *, C="auto", class_weight=None, tol=1e-3, max_iter=LIBSVM_MAX_ITER, verbose=0
+    ):
+        store_parameters(self, locals())
+
     def _prepare(self, K):
         values, U = eigendecompose(K)
         self.flip_kernel_ = (U * np.abs(values)) @ U.T
         self._signed_basis = (U, np.sign(values))
+        self.C_ = penalty(self.C, 1.0, kernel_scale(values, values.size), inverse=True)
+
+    def _cost(self):
+        return self.C_
 
     def _fit_task(self, K, labels, upper):
         coef, intercept = self._libsvm_task(self.flip_kernel_, labels, upper)

@@ -46,11 +46,20 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._base import LAMBDA_BOUNDS, one_vs_rest_targets
 from .._parameters import store_parameters
+from .._penalties import PENALTY_CONSTRAINT, kernel_scale, penalty, start_value
 from ..nystroem import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
 from ..optimize import squared_hinge_newton, squared_hinge_validation_gradient, streamed_squared_hinge_newton
 from ..spectral import is_dask_array
 
 __all__ = ["KreinSquaredHingeSVC"]
+
+#: λ₊ = λ₋ = DEFAULT_LAMBDA · s for ``"auto"`` (s = Σ|σᵢ|/n; :mod:`krein._penalties`).
+DEFAULT_LAMBDA = 1e-3
+
+
+def _signs(lambdas, signs):
+    """``(λ₊, signs > 0)`` and ``(λ₋, signs < 0)``."""
+    return (lambdas[0], signs > 0), (lambdas[1], signs < 0)
 
 
 class _Problem(NamedTuple):
@@ -72,8 +81,12 @@ class KreinSquaredHingeSVC(SpectralEstimatorMixin, ClassifierMixin, BaseEstimato
     Parameters
     ----------
     kernel : Kernel, str or "precomputed", default="gaussian"
-    lambda_plus, lambda_minus : float, default=1e-3
+    lambda_plus, lambda_minus : float or "auto", default="auto"
         Regularization of the positive and negative decomposition components ``λ₊``, ``λ₋``.
+        ``"auto"``: 1e-3 · s with the kernel's scale ``s = Σ|σᵢ|/n`` (the mean absolute eigenvalue of
+        the training kernel), so that the model does not change when the kernel is multiplied by a
+        constant; a number is used as it is. A hyperparameter search started from the estimator's own
+        values starts "auto" at 1e-3.
     center : bool, default=False
         Fit on the centred kernel ``HKH`` (``H K̃ H`` with ``n_components``); test rows are centred
         consistently, the correction folded into ``intercept_``. False is the paper's model.
@@ -139,8 +152,8 @@ class KreinSquaredHingeSVC(SpectralEstimatorMixin, ClassifierMixin, BaseEstimato
 
     _parameter_constraints = {
         **SPECTRAL_PARAMETERS,
-        "lambda_plus": [Interval(numbers.Real, 0, None, closed="neither")],
-        "lambda_minus": [Interval(numbers.Real, 0, None, closed="neither")],
+        "lambda_plus": PENALTY_CONSTRAINT,
+        "lambda_minus": PENALTY_CONSTRAINT,
         "nystroem_split": [StrOptions({"approximation", "landmarks"})],
         "rank": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "fit_intercept": ["boolean"],
@@ -152,8 +165,8 @@ class KreinSquaredHingeSVC(SpectralEstimatorMixin, ClassifierMixin, BaseEstimato
         self,
         kernel="gaussian",
         *,
-        lambda_plus=1e-3,
-        lambda_minus=1e-3,
+        lambda_plus="auto",
+        lambda_minus="auto",
         center=False,
         n_components=None,
         landmarks="uniform",
@@ -179,7 +192,7 @@ class KreinSquaredHingeSVC(SpectralEstimatorMixin, ClassifierMixin, BaseEstimato
         self._validate_params()
         representation, y = self._fit_representation(X, y, producer={"rank": self.rank})
         self.classes_, Y = one_vs_rest_targets(y.compute() if is_dask_array(y) else y)
-        problem = self._problem(representation)
+        problem = self._problem(representation, Y.shape[0])
         streams = getattr(representation, "streams", False)  # Ũ is never formed: streamed Newton
         features = None if streams else problem.features(representation.vectors)
         coef, self.intercept_, self.n_iter_ = self._solve(representation, problem, features, Y)
@@ -189,7 +202,12 @@ class KreinSquaredHingeSVC(SpectralEstimatorMixin, ClassifierMixin, BaseEstimato
         self.intercept_ += representation.offset(self.dual_coef_.T)
         return self
 
-    def _problem(self, representation):
+    def _penalties(self, representation, n_samples):
+        """λ₊, λ₋ of the fit: the numbers given, or ``"auto"``: :data:`DEFAULT_LAMBDA` · s."""
+        scale = kernel_scale(representation.values, n_samples)
+        return tuple(penalty(value, DEFAULT_LAMBDA, scale) for value in (self.lambda_plus, self.lambda_minus))
+
+    def _problem(self, representation, n_samples):
         """The problem :func:`~krein.optimize.squared_hinge_newton` solves on ``representation``.
 
         The features are ``Φ = Ũ T`` with ``T = to_eigen`` (a diagonal as a vector, or a matrix), the
@@ -197,24 +215,21 @@ class KreinSquaredHingeSVC(SpectralEstimatorMixin, ClassifierMixin, BaseEstimato
         coordinates (vectors for diagonal penalties, matrices otherwise).
         """
         values = representation.values
+        lambdas = self._penalties(representation, n_samples)
         landmark_split = self.n_components is not None and self.nystroem_split == "landmarks"
         if landmark_split:  # features Ũ V ω^{-1/2} with unit penalties (module docstring)
             C = representation.landmark_coordinates
             signature = representation.landmark_signature
-            Q = C.T @ (np.where(signature > 0, self.lambda_plus, self.lambda_minus)[:, None] * C)
+            Q = C.T @ (np.where(signature > 0, *lambdas)[:, None] * C)
             omega, V = scipy.linalg.eigh(0.5 * (Q + Q.T), driver="evd", check_finite=False)
             to_eigen = V / np.sqrt(omega)  # u = to_eigen @ coef
             B = C @ to_eigen  # z = B coef: the penalty is Σⱼ λ_{Sⱼ} zⱼ² = ‖coef‖²
-            derivatives = [lam * B[mask].T @ B[mask] for lam, mask in self._signs(signature)]
+            derivatives = [lam * B[mask].T @ B[mask] for lam, mask in _signs(lambdas, signature)]
             return _Problem(to_eigen, np.ones(values.size), derivatives, True)
         to_eigen = np.sqrt(np.abs(values)) * np.sign(values)  # diagonal
-        derivatives = [lam * mask for lam, mask in self._signs(values)]
-        penalties = np.where(values > 0, self.lambda_plus, self.lambda_minus)
+        derivatives = [lam * mask for lam, mask in _signs(lambdas, values)]
+        penalties = np.where(values > 0, *lambdas)
         return _Problem(to_eigen, penalties, derivatives, False)
-
-    def _signs(self, signs):
-        """``(λ₊, signs > 0)`` and ``(λ₋, signs < 0)``."""
-        return (self.lambda_plus, signs > 0), (self.lambda_minus, signs < 0)
 
     def _solve(self, representation, problem, features, Y):
         """``(coef, intercepts, n_iter)`` of the one-vs-rest tasks, columns of the ±1 targets ``Y``,
@@ -242,7 +257,7 @@ class KreinSquaredHingeSVC(SpectralEstimatorMixin, ClassifierMixin, BaseEstimato
 
     def _hyperparameter_vector(self):
         """Log-space vector ``(log λ₊, log λ₋)`` and its bounds (the kernel is not tuned)."""
-        theta = np.log([self.lambda_plus, self.lambda_minus])
+        theta = np.log([start_value(value, DEFAULT_LAMBDA) for value in (self.lambda_plus, self.lambda_minus)])
         return theta, np.log(np.array([LAMBDA_BOUNDS, LAMBDA_BOUNDS], dtype=float))
 
     def _params_from_vector(self, theta):
@@ -281,7 +296,7 @@ class KreinSquaredHingeSVC(SpectralEstimatorMixin, ClassifierMixin, BaseEstimato
             coordinates_val = representation.coordinates(self._validate_test(X_val))
             cache.update(representation=representation, Y=Y, Y_val=Y_val, coordinates_val=coordinates_val)
         representation, Y, Y_val = cache["representation"], cache["Y"], cache["Y_val"]
-        problem = self._problem(representation)
+        problem = self._problem(representation, Y.shape[0])
         features = problem.features(representation.vectors)
         features_val = problem.features(cache["coordinates_val"])
         coef, intercepts, _ = self._solve(representation, problem, features, Y)

@@ -41,9 +41,9 @@ from sklearn.utils._tags import get_tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import check_kernel_memory
-from ._parameters import store_parameters
-from ._validation import check_square_kernel
+from .._base import check_kernel_memory
+from .._parameters import store_parameters
+from .._validation import check_square_kernel
 
 __all__ = ["HypergradientSearchCV", "cross_validation_loss"]
 

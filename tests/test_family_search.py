@@ -1,0 +1,186 @@
+"""KreinClassifierCV and KreinRegressorCV: one cross-validated choice across the Kreĭn family."""
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+from scipy.spatial.distance import cdist
+from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold, cross_val_score
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.pipeline import Pipeline
+from sklearn.svm import SVC
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from krein.dissimilarity import GaussianOfDistance
+from krein.kernels import Gaussian
+from krein.least_squares import KreinRidgeClassifier
+from krein.model_selection import KreinClassifierCV, KreinRegressorCV
+from krein.model_selection._family import CLASSIFIER_METHODS, KernelNormalizer
+from krein.spectral import SpectrumTransformer
+
+SPECTRAL = [m for m in CLASSIFIER_METHODS if m not in ("k-NN", "IndefiniteSVC")]
+
+
+def _problem(n=60, seed=0, classes=2):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    angle = np.arctan2(X[:, 1], X[:, 0])
+    y = np.floor((angle + np.pi) / (2 * np.pi) * classes).astype(int) % classes
+    flip = rng.random(n) < 0.05
+    y[flip] = (y[flip] + 1) % classes
+    return X, y
+
+
+def _distance(A, B):
+    return cdist(A, B, "cityblock") ** 0.8  # not Euclidean: an indefinite Gaussian
+
+
+def test_one_eigendecomposition_per_fold_and_one_for_the_refit():
+    X, y = _problem()
+    D = _distance(X, X)
+    K = GaussianOfDistance().fit_transform(D)
+    for cv in (3, 5):
+        model = KreinClassifierCV(kernel="precomputed", methods=SPECTRAL, cv=cv).fit(K, y)
+        assert model.n_eigendecompositions_ == cv + 1
+        n_candidates = len(model.cv_results_["params"])
+        assert n_candidates > 40  # every spectral method over its penalties: still cv + 1
+    model = KreinClassifierCV(metric="precomputed", scales=[1.0], methods=SPECTRAL + ["k-NN"], cv=4).fit(D, y)
+    assert model.n_eigendecompositions_ in (4, 5)  # + 1 unless the winner is k-NN (no spectrum)
+    assert model.n_eigendecompositions_ == 4 + (model.best_params_["method"] != "k-NN")
+
+
+def test_scores_agree_with_grid_search_on_the_same_pipeline_and_folds():
+    X, y = _problem(n=70, seed=1)
+    D = _distance(X, X)
+    cv = StratifiedKFold(4, shuffle=True, random_state=3)
+    model = KreinClassifierCV(metric="precomputed", scales=[0.5, 2.0], methods=["flip+SVC", "k-NN"], cv=cv)
+    model.fit(D, y)
+    results = model.cv_results_
+    pipeline = Pipeline(
+        [
+            ("gaussian", GaussianOfDistance()),
+            ("normalize", KernelNormalizer()),
+            ("spectrum", SpectrumTransformer("flip")),
+            ("rescale", KernelNormalizer(center=False)),
+            ("svc", SVC(kernel="precomputed")),
+        ]
+    )
+    search = GridSearchCV(pipeline, {"gaussian__gamma": [0.5, 2.0], "svc__C": [0.1, 1.0, 10.0, 100.0]}, cv=cv)
+    search.fit(D, y)
+    for params, score in zip(search.cv_results_["params"], search.cv_results_["mean_test_score"], strict=True):
+        label = f"Gaussian(γ={params['gaussian__gamma']:g}·γ₀)"
+        row = [
+            i
+            for i in range(len(results["params"]))
+            if results["kernel"][i] == label and results["params"][i] == {"C": params["svc__C"]}
+        ]
+        assert len(row) == 1
+        assert_allclose(results["mean_test_score"][row[0]], score, rtol=1e-12)
+    knn = GridSearchCV(KNeighborsClassifier(metric="precomputed"), {"n_neighbors": [1, 3, 5]}, cv=cv).fit(D, y)
+    for params, score in zip(knn.cv_results_["params"], knn.cv_results_["mean_test_score"], strict=True):
+        i = next(i for i, p in enumerate(results["params"]) if results["method"][i] == "k-NN" and p == params)
+        assert_allclose(results["mean_test_score"][i], score, rtol=1e-12)
+    assert model.best_score_ == pytest.approx(max(results["mean_test_score"]))
+
+
+def test_the_refitted_winner_is_the_chosen_pipeline_fitted_by_hand():
+    X, y = _problem(n=50, seed=2)
+    Xt, _ = _problem(n=20, seed=3)
+    K, Kt = Gaussian(eta=0.7)(X), Gaussian(eta=0.7)(Xt, X)
+    model = KreinClassifierCV(kernel="precomputed", methods=["Kreĭn LS"], cv=3).fit(K, y)
+    params = {k: v for k, v in model.best_params_.items() if k not in ("kernel", "method")}
+    normalizer = KernelNormalizer()
+    by_hand = KreinRidgeClassifier(kernel="precomputed", center=False, **params).fit(normalizer.fit_transform(K), y)
+    assert_array_equal(model.predict(Kt), by_hand.predict(normalizer.transform(Kt)))
+    assert_allclose(model.decision_function(Kt), by_hand.decision_function(normalizer.transform(Kt)), rtol=1e-10)
+
+
+@pytest.mark.parametrize("factor", [1e3, 1e-3])
+def test_a_scaled_kernel_or_distance_gives_the_same_choice_and_predictions(factor):
+    X, y = _problem(n=60, seed=4, classes=3)
+    Xt, _ = _problem(n=25, seed=5)
+    D, Dt = _distance(X, X), _distance(Xt, X)
+    K = GaussianOfDistance().fit(D)
+    S, St = K.transform(D), K.transform(Dt)
+    S = 0.5 * (S + S.T)
+    for option, train, test in (("metric", D, Dt), ("kernel", S, St)):
+        make = lambda: KreinClassifierCV(**{option: "precomputed"}, methods=SPECTRAL + (["k-NN"] if option == "metric" else []), cv=3)  # noqa: E731
+        base = make().fit(train, y)
+        scaled = make().fit(factor * train, y)
+        assert scaled.best_params_ == base.best_params_
+        assert_allclose(scaled.cv_results_["mean_test_score"], base.cv_results_["mean_test_score"])
+        assert_array_equal(scaled.predict(factor * test), base.predict(test))
+
+
+def test_nested_cross_validation_slices_the_precomputed_distance():
+    X, y = _problem(n=60, seed=6)
+    D = _distance(X, X)
+    outer = StratifiedKFold(3, shuffle=True, random_state=0)
+    model = KreinClassifierCV(metric="precomputed", scales=[1.0], methods=["Kreĭn LS", "k-NN"], cv=3)
+    assert model.__sklearn_tags__().input_tags.pairwise
+    scores = cross_val_score(model, D, y, cv=outer)
+    by_hand = [
+        model.fit(D[np.ix_(train, train)], y[train]).score(D[np.ix_(test, train)], y[test])
+        for train, test in outer.split(D, y)
+    ]
+    assert_allclose(scores, by_hand)
+    assert scores.mean() > 0.8
+
+
+def test_kernel_object_scales_and_results_table():
+    pd = pytest.importorskip("pandas")
+    X, y = _problem(n=45, seed=7)
+    model = KreinClassifierCV(Gaussian(eta=1.0), methods=["Kreĭn LS", "clip+SVC"], cv=3).fit(X, y)
+    assert set(model.cv_results_["kernel"]) == {"Gaussian(eta=1.0)", "Gaussian(eta=1.0)×0.5", "Gaussian(eta=1.0)×2"}
+    assert model.n_eigendecompositions_ == 3 * 3 + 1
+    frame = pd.DataFrame(model.cv_results_)
+    assert len(frame) == len(model.cv_results_["params"]) and "mean_test_score" in frame
+    table = str(model.cv_results_)
+    assert table.splitlines()[0].split()[:2] == ["rank", "score"]
+    assert len(table.splitlines()) == 1 + 2 * 3  # the best setting of each kernel × method
+    assert model.score(X, y) > 0.8
+
+
+def test_regressor_chooses_across_the_family_on_a_distance():
+    rng = np.random.default_rng(8)
+    X = rng.uniform(-2, 2, size=(70, 1))
+    y = 5.0 + np.sin(2 * X[:, 0]) + 0.05 * rng.normal(size=70)
+    Xt = rng.uniform(-2, 2, size=(30, 1))
+    model = KreinRegressorCV(metric="precomputed", cv=KFold(3, shuffle=True, random_state=0)).fit(cdist(X, X), y)
+    prediction = model.predict(cdist(Xt, X))
+    assert np.sqrt(np.mean((prediction - 5.0 - np.sin(2 * Xt[:, 0])) ** 2)) < 0.15
+    scaled = KreinRegressorCV(metric="precomputed", cv=KFold(3, shuffle=True, random_state=0)).fit(1e3 * cdist(X, X), y)
+    assert scaled.best_params_ == model.best_params_
+    assert_allclose(scaled.predict(1e3 * cdist(Xt, X)), prediction, rtol=1e-8)
+
+
+def test_bad_input_names_the_argument():
+    X, y = _problem(n=30)
+    D = _distance(X, X)
+    with pytest.raises(ValueError, match="not both"):
+        KreinClassifierCV(kernel="precomputed", metric="precomputed").fit(D, y)
+    with pytest.raises(ValueError, match="distance matrix must be non-negative"):
+        KreinClassifierCV(metric="precomputed").fit(-D, y)
+    with pytest.raises(ValueError, match="square"):
+        KreinClassifierCV(metric="precomputed").fit(D[:, :10], y)
+    with pytest.raises(ValueError, match="one class only"):
+        KreinClassifierCV(metric="precomputed").fit(D, np.zeros(30))
+    with pytest.raises(ValueError, match="methods must be"):
+        KreinClassifierCV(metric="precomputed", methods=["clip"]).fit(D, y)
+    with pytest.raises(ValueError, match="need a distance"):
+        KreinClassifierCV(kernel="precomputed", methods=["k-NN"]).fit(D, y)
+    with pytest.raises(ValueError, match="scales must be"):
+        KreinClassifierCV(metric="precomputed", scales=[0.0]).fit(D, y)
+    with pytest.raises(ValueError, match="no scale to search"):
+        KreinClassifierCV(kernel="precomputed", scales=[1.0]).fit(D, y)
+    with pytest.raises(ValueError, match="constant"):
+        KreinClassifierCV(kernel="precomputed").fit(np.ones((30, 30)), y)
+
+
+@parametrize_with_checks(
+    [
+        KreinClassifierCV(methods=["Kreĭn LS", "clip+SVC"], scales=[1.0], cv=3),
+        KreinRegressorCV(methods=["Kreĭn LS", "flip+SVR"], scales=[1.0], cv=3),
+    ]
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
