@@ -69,6 +69,20 @@ class GaussianOfDistance(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Base
     See Also
     --------
     DoubleCentering : the classical-scaling kernel ``−½ H (D∘D) H`` of the same distances.
+
+    Examples
+    --------
+    >>> from krein.dissimilarity import GaussianOfDistance
+    >>> from scipy.spatial.distance import cdist
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(30, 2))
+    >>> D = cdist(X, X)
+    >>> K = GaussianOfDistance().fit_transform(D)
+    >>> print(round(np.median(K[np.triu_indices(30, 1)]), 4))  # a typical pair: exp(-1)
+    0.3679
+    >>> bool(np.allclose(GaussianOfDistance().fit_transform(1000 * D), K))  # free of the scale of D
+    True
     """
 
     _parameter_constraints = {

@@ -675,6 +675,12 @@ class KreinClassifierCV(ClassifierMixin, _KreinFamilyCV):
     classes_ : ndarray
     n_features_in_ : int
 
+    See Also
+    --------
+    KreinRegressorCV : The same search for real targets.
+    HypergradientSearchCV : Gradient-based tuning of one estimator's penalties and kernel.
+    sklearn.model_selection.GridSearchCV : Exhaustive search over one estimator's grid.
+
     Examples
     --------
     >>> import numpy as np
@@ -717,6 +723,11 @@ class KreinRegressorCV(RegressorMixin, _KreinFamilyCV):
     best_estimator_, best_params_, best_score_, best_index_, cv_results_, n_eigendecompositions_,
     n_features_in_
         As in :class:`KreinClassifierCV`.
+
+    See Also
+    --------
+    KreinClassifierCV : The same search for class labels.
+    HypergradientSearchCV : Gradient-based tuning of one estimator's penalties and kernel.
 
     Examples
     --------
