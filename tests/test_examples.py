@@ -98,6 +98,7 @@ def test_krein_embedding(tmp_path, capsys):
     assert "signature (p, q)" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_recommended_route_beats_one_nearest_neighbour(capsys):
     (error, error_1nn, error_pipeline), (sim_error, sim_error_1nn) = load("recommended_route").main()
     # GunPoint / DTW, official split: 1-NN DTW errs 9.3 % (UCR's published value, 14 of 150)

@@ -94,6 +94,7 @@ def test_the_refitted_winner_is_the_chosen_pipeline_fitted_by_hand():
     assert_allclose(model.decision_function(Kt), by_hand.decision_function(normalizer.transform(Kt)), rtol=1e-10)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("factor", [1e3, 1e-3])
 def test_a_scaled_kernel_or_distance_gives_the_same_choice_and_predictions(factor):
     X, y = _problem(n=60, seed=4, classes=3)
