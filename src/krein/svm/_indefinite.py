@@ -12,6 +12,7 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
+from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -21,13 +22,13 @@ from sklearn.utils.validation import check_is_fitted
 from .._base import KernelEstimatorMixin, decision_to_labels, fit_path_clones, one_vs_rest_targets
 from .._parameters import store_parameters
 from .._validation import LIBSVM_MAX_KERNEL
-from ._proxy import KernelSpectrum, ProxyKernelProblem, solve_proxy_problem
+from ._proxy import KernelSpectrum, ProxyKernelProblem, default_cost, solve_proxy_problem
 
 __all__ = ["IndefiniteOneClassSVM", "IndefiniteSVC", "IndefiniteSVR"]
 
 _COMMON_CONSTRAINTS = {
     "kernel": [str, object],
-    "rho": [Interval(Real, 0, None, closed="neither")],
+    "rho": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
     "solver": [StrOptions({"projected_gradient", "accpm", "exchange"})],
     "max_iter": [Interval(Integral, 1, None, closed="left")],
     "tol": [Interval(Real, 0, None, closed="neither")],
@@ -35,6 +36,7 @@ _COMMON_CONSTRAINTS = {
     "smoothing": [Interval(Real, 0, None, closed="left")],
     "verbose": ["verbose"],
 }
+_COST_CONSTRAINT = [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")]
 
 
 class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
@@ -82,14 +84,29 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
             lambda model, prepared, starts: model._fit_prepared(prepared, starts),
         )
 
+    def _cost(self, spectrum):
+        """The ``C`` in force: ``1/κ`` for ``"auto"`` (:func:`~krein.svm._proxy.default_cost`)."""
+        return default_cost(spectrum) if self.C == "auto" else float(self.C)
+
     def _fit_prepared(self, prepared, starts):
-        """Solve every task of ``prepared`` (warm-started from ``starts``); store; return the solutions."""
+        """Solve every task of ``prepared`` (warm-started from ``starts``); store; return the solutions.
+
+        The one-vs-rest tasks share ``prepared``'s spectrum (one eigendecomposition of K₀) and run on
+        ``n_jobs`` threads (the rank-one updates and matrix products release the GIL).
+        """
         spectrum, tasks = prepared
-        results = []
-        for i, task in enumerate(tasks):
-            problem = self._problem(spectrum, task)
-            results.append(self._solve(problem, None if starts is None else starts[i]))
-        self._store(results, single=len(tasks) == 1)
+        problems = [self._problem(spectrum, task) for task in tasks]
+        n_jobs = 1 if len(tasks) == 1 else self.n_jobs  # several tasks: IndefiniteSVC only
+        results = Parallel(n_jobs=n_jobs, prefer="threads")(
+            delayed(self._solve)(problem, None if starts is None else starts[i])
+            for i, problem in enumerate(problems)
+        )
+        for result in results:  # warned here: a worker thread's warning would not point at the caller
+            if result["warning"] is not None:
+                warnings.warn(result["warning"], ConvergenceWarning, stacklevel=3)
+        if "C" in self._path_parameters:
+            self.C_ = self._cost(spectrum)
+        self._store(problems, results, single=len(tasks) == 1)
         return [r["solution"].beta for r in results]
 
     def _solve(self, problem, start):
@@ -103,6 +120,7 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
             start=start,
             verbose=self.verbose,
         )
+        message = None
         if not solution.converged:
             note = ""
             if solution.smoothing_excess > 0:
@@ -116,12 +134,10 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
                     " The iterates stopped moving at rounding level before max_iter: tol is below what "
                     "double precision certifies on this problem."
                 )
-            warnings.warn(
+            message = (
                 f"{type(self).__name__} ({self.solver}) stopped after {solution.n_iter} iterations "
                 f"(max_iter={self.max_iter}) "
-                f"with relative duality gap {solution.gap_history[-1]:.3g} > tol={self.tol}.{note}",
-                ConvergenceWarning,
-                stacklevel=4,
+                f"with relative duality gap {solution.gap_history[-1]:.3g} > tol={self.tol}.{note}"
             )
         K_scaled, _ = problem.proxy(solution.beta)
         omega = problem.spectrum.omega
@@ -130,10 +146,12 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
             "dual_coef": problem.dual_coef(solution.beta),
             "intercept": problem.intercept(solution.beta),
             "proxy_kernel": K_scaled / omega[:, None] / omega[None, :],
+            "warning": message,
         }
 
-    def _store(self, results, single):
+    def _store(self, problems, results, single):
         pick = (lambda values: values[0]) if single else np.asarray
+        self.rho_ = pick([problem.rho for problem in problems])
         self.dual_coef_ = np.array([r["dual_coef"] for r in results])
         self.intercept_ = np.array([r["intercept"] for r in results])
         self.proxy_kernel_ = pick([r["proxy_kernel"] for r in results])
@@ -157,7 +175,7 @@ _ATTRIBUTES_DOC = """
     proxy_kernel_ : ndarray of shape (n_train, n_train) or (n_tasks, n_train, n_train)
         The learned proxy kernel ``K*`` of Theorem 1 (Theorem 3 with penalty weights).
     gap_history_ : ndarray (or list of ndarrays, one per task)
-        Relative duality gaps ``(upper − f)/max(1, |f − f₀|)`` of the unsmoothed problem (7) at each
+        Relative duality gaps ``(upper − f)/max(|f − f₀|, |upper − f₀|)`` of the unsmoothed problem (7) at each
         iterate (``f₀ = ρ‖(K₀)₋‖²_F``, the value of ``f`` at α = 0; ``upper`` the best certified
         upper bound ``f(β) + max_{β′}∇f(β)ᵀ(β′ − β)`` so far; see :mod:`krein.svm._proxy`); ≥ 0.
     objective_ : float or ndarray
@@ -165,6 +183,10 @@ _ATTRIBUTES_DOC = """
         evaluated without cancellation for any ρ (:mod:`krein.svm._proxy`).
     n_iter_ : int or ndarray
         Iterations of the solver.
+    rho_ : float or ndarray of shape (n_tasks,)
+        The ρ in force (``rho`` resolved, see ``rho="auto"``).
+    C_ : float
+        The ``C`` in force (``IndefiniteSVC``, ``IndefiniteSVR``; ``C`` resolved, see ``C="auto"``).
     kernel_ : Kernel or "precomputed"
     n_features_in_ : int
 """
@@ -182,10 +204,17 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
     Parameters
     ----------
     kernel : Kernel, str or "precomputed", default="gaussian"
-    C : float, default=1.0
-        Misclassification penalty.
-    rho : float, default=10.0
-        Penalty on ``‖K − K₀‖²_F``.
+    C : float or "auto", default="auto"
+        Misclassification penalty. ``"auto"``: ``C = 1/κ``, ``κ = mean |λᵢ(K₀)|`` the kernel scale
+        (``tr K₀/n`` for a PSD kernel: scikit-learn's ``C = 1`` on a kernel with unit diagonal), so
+        the model is the same for the kernel multiplied by any ``s > 0`` (the fitted ``C_``). A float
+        is absolute, as in scikit-learn (then scaling the kernel by ``s`` calls for ``C/s``).
+    rho : float or "auto", default="auto"
+        Penalty on ``‖K − K₀‖²_F``. ``"auto"``: ``ρ = Σⱼ(yⱼCⱼ)²/(4·10⁻³·κ)``, which keeps the rank-one
+        label term ``(Yα)(Yα)ᵀ/4ρ`` of the proxy kernel below 10⁻³κ for every feasible α (the fitted
+        ``rho_``): the large-ρ regime, where the test rows (which lack that term, Sec. 2.3) see the
+        trained model; it follows the kernel's scale as ``C`` does. A float is absolute (scaling
+        the kernel by ``s`` and ``C`` by ``1/s`` calls for ``ρ/s³``).
     solver : {"projected_gradient", "accpm", "exchange"}, default="projected_gradient"
         Algorithm 1 (O(n²) per iteration by rank-one eigen-updates), Algorithm 2 (ACCPM) or
         Algorithm 3 (exchange method of Chen & Ye: a sequence of QCLPs (13) on cutting kernels, each
@@ -217,20 +246,24 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
     class_weight : dict, "balanced" or None, default=None
         Per-class multipliers of ``C`` (per-sample upper bounds of α).
     verbose : int, default=0
+    n_jobs : int or None, default=None
+        Threads for the one-vs-rest tasks of a multiclass problem (joblib's convention), which
+        share one eigendecomposition of ``K₀``.
     """
 
     _parameter_constraints = {
         **_COMMON_CONSTRAINTS,
-        "C": [Interval(Real, 0, None, closed="neither")],
+        "C": _COST_CONSTRAINT,
         "class_weight": [dict, StrOptions({"balanced"}), None],
+        "n_jobs": [Integral, None],
     }
 
     def __init__(
         self,
         kernel="gaussian",
         *,
-        C=1.0,
-        rho=10.0,
+        C="auto",
+        rho="auto",
         solver="projected_gradient",
         max_iter=1000,
         tol=1e-3,
@@ -238,6 +271,7 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
         smoothing=0.0,
         class_weight=None,
         verbose=0,
+        n_jobs=None,
     ):
         store_parameters(self, locals())
 
@@ -268,7 +302,7 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
         labels, weights = task
         n = labels.size
         return ProxyKernelProblem(
-            spectrum, self.rho, np.ones(n), np.arange(n), labels, labels, self.C * weights, 0.0
+            spectrum, self.rho, np.ones(n), np.arange(n), labels, labels, self._cost(spectrum) * weights, 0.0
         )
 
     def decision_function(self, X):
@@ -289,16 +323,19 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
     Parameters
     ----------
     kernel : Kernel, str or "precomputed", default="gaussian"
-    C : float, default=1.0
+    C : float or "auto", default="auto"
+        As in :class:`IndefiniteSVC` (``"auto"``: ``1/κ``).
     epsilon : float, default=0.1
-        Width of the insensitive tube.
-    rho, solver, max_iter, tol, learning_rate, smoothing, verbose
+        Width of the insensitive tube (in the units of ``y``).
+    rho : float or "auto", default="auto"
+        As in :class:`IndefiniteSVC`, with ``‖a − b‖² ≤ 2nC²`` (``"auto"``: ``ρ = 2nC²/(4·10⁻³·κ)``).
+    solver, max_iter, tol, learning_rate, smoothing, verbose
         As in :class:`IndefiniteSVC`.
     """
 
     _parameter_constraints = {
         **_COMMON_CONSTRAINTS,
-        "C": [Interval(Real, 0, None, closed="neither")],
+        "C": _COST_CONSTRAINT,
         "epsilon": [Interval(Real, 0, None, closed="left")],
     }
 
@@ -306,9 +343,9 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
         self,
         kernel="gaussian",
         *,
-        C=1.0,
+        C="auto",
         epsilon=0.1,
-        rho=10.0,
+        rho="auto",
         solver="projected_gradient",
         max_iter=1000,
         tol=1e-3,
@@ -337,7 +374,7 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
         coef = np.concatenate([np.ones(n), -np.ones(n)])
         linear = np.concatenate([y - self.epsilon, -y - self.epsilon])
         return ProxyKernelProblem(
-            spectrum, self.rho, linear, index, coef, coef, np.full(2 * n, float(self.C)), 0.0
+            spectrum, self.rho, linear, index, coef, coef, np.full(2 * n, self._cost(spectrum)), 0.0
         )
 
     def predict(self, X):
@@ -355,7 +392,10 @@ class IndefiniteOneClassSVM(OutlierMixin, _ProxyKernelEstimator):
     kernel : Kernel, str or "precomputed", default="gaussian"
     nu : float in (0, 1], default=0.5
         Upper bound on the fraction of training errors.
-    rho, solver, max_iter, tol, learning_rate, smoothing, verbose
+    rho : float or "auto", default="auto"
+        As in :class:`IndefiniteSVC`, with ``‖α‖² ≤ n(1/νn)²`` (``"auto"``: ``ρ = 1/(ν²n·4·10⁻³·κ)``,
+        which scales as ``1/s`` with the kernel, as the one-class problem does).
+    solver, max_iter, tol, learning_rate, smoothing, verbose
         As in :class:`IndefiniteSVC`.
     """
 
@@ -369,7 +409,7 @@ class IndefiniteOneClassSVM(OutlierMixin, _ProxyKernelEstimator):
         kernel="gaussian",
         *,
         nu=0.5,
-        rho=10.0,
+        rho="auto",
         solver="projected_gradient",
         max_iter=1000,
         tol=1e-3,
