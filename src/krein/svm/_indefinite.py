@@ -175,7 +175,7 @@ _ATTRIBUTES_DOC = """
     proxy_kernel_ : ndarray of shape (n_train, n_train) or (n_tasks, n_train, n_train)
         The learned proxy kernel ``K*`` of Theorem 1 (Theorem 3 with penalty weights).
     gap_history_ : ndarray (or list of ndarrays, one per task)
-        Relative duality gaps ``(upper − f)/max(|f − f₀|, |upper − f₀|)`` of the unsmoothed problem (7) at each
+        Relative duality gaps ``(upper − f)/max(|f − f₀|, |upper − f₀|, ½κ‖z‖²)`` of the unsmoothed problem (7) at each
         iterate (``f₀ = ρ‖(K₀)₋‖²_F``, the value of ``f`` at α = 0; ``upper`` the best certified
         upper bound ``f(β) + max_{β′}∇f(β)ᵀ(β′ − β)`` so far; see :mod:`krein.svm._proxy`); ≥ 0.
     objective_ : float or ndarray

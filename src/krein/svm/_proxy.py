@@ -367,16 +367,18 @@ def kkt_intercept(gradient, beta, signs, upper):
     return float((low + high) / 2)
 
 
-def relative_gap(lower, upper, rounding=0.0):
-    """``(upper − lower)/max(|lower|, |upper|)``, the proxy SVMs' stopping measure; 0 when
-    ``upper − lower ≤ rounding`` (the gap is zero to rounding, e.g. at an optimum of value 0).
+def relative_gap(lower, upper, scale=0.0):
+    """``(upper − lower)/max(|lower|, |upper|, scale)`` (0 when all three are 0): the proxy SVMs'
+    stopping measure.
 
     Invariant under scaling the objective (a kernel and ``C`` scaled together, or ``C`` alone in the
     limit of a large ρ), so one ``tol`` means the same on an objective of size 1e-3 or 1e3.
+    ``scale`` (``½κ‖z̃‖²`` at the iterate, which scales as the objective does) keeps the measure
+    finite where the optimum is ``f₀`` itself (``f − f₀ = 0``), as for a one-class SVM whose α can lie
+    where ``(K̃₀)₊α = 0``.
     """
-    if upper - lower <= rounding:
-        return 0.0
-    return (upper - lower) / max(abs(lower), abs(upper))
+    denominator = max(abs(lower), abs(upper), scale)
+    return 0.0 if denominator == 0 else (upper - lower) / denominator
 
 
 @dataclass
@@ -395,8 +397,8 @@ class ProxySolution:
 class _Certificate:
     """Best point and best upper bound ``min f(β) + gap(β)`` over the points seen (values ``f − f₀``).
 
-    The relative gap ``(upper − f)/max(|f − f₀|, |upper − f₀|)`` (:func:`relative_gap`; 0 when
-    ``upper − f`` is at the rounding level of the gap's terms) is recorded
+    The relative gap ``(upper − f)/max(|f − f₀|, |upper − f₀|, ½κ‖z̃‖²)`` (:func:`relative_gap`) is
+    recorded
     at every check: ``f`` carries the constant ``f₀ = ρ‖(K̃₀)₋‖²``, which can dwarf the SVM terms and
     make any gap look small, and the SVM terms have the scale of the kernel times ``C``, so no
     absolute floor (such as 1) is scale-free: with ``max(1, ·)`` a one-class SVM whose objective is
@@ -416,12 +418,8 @@ class _Certificate:
         if value > self.value:
             self.beta, self.value = beta, value
         self.upper = min(self.upper, value + self.problem.gap(beta, gradient), extra_upper)
-        # rounding of the gap's sum Σ uᵢ|tᵢ|, tᵢ = pᵢ − (Mᵀ K* z̃)ᵢ − νsᵢ: 64 eps times Σ uᵢ(|pᵢ| + |Mᵢ| ‖K̃₀‖ ‖z̃‖)
-        problem = self.problem
-        size = problem.spectrum.curvature * np.linalg.norm(problem.scaled_z(beta))
-        terms = np.abs(problem.linear) + np.abs(problem.z_coef) * size
-        rounding = 64 * np.finfo(float).eps * float(problem.upper @ terms)
-        gap = relative_gap(self.value, self.upper, rounding)
+        z = self.problem.scaled_z(beta)
+        gap = relative_gap(self.value, self.upper, 0.5 * self.problem.spectrum.scale * float(z @ z))
         self.history.append(gap)
         if self.verbose:
             print(f"[{self.label}] f - f0 = {self.value:.8g}, upper = {self.upper:.8g}, gap = {gap:.3g}")
@@ -433,7 +431,7 @@ def solve_proxy_problem(
 ):
     """Maximize ``f`` by projected gradient, ACCPM or the exchange method.
 
-    The duality gap ``min(upper bounds) − max f``, relative to ``max(|f − f₀|, |upper − f₀|)``
+    The duality gap ``min(upper bounds) − max f``, relative to ``max(|f − f₀|, |upper − f₀|, ½κ‖z̃‖²)``
     (:func:`relative_gap`; ``f₀ = ρ‖(K̃₀)₋‖²`` is the constant part of ``f``, its value at z = 0), is
     certified at every iterate (module docstring) and recorded; the method stops once it is ≤ ``tol``.
 
