@@ -15,6 +15,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
@@ -110,16 +111,29 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
         return [r["solution"].beta for r in results]
 
     def _solve(self, problem, start):
-        solution = solve_proxy_problem(
-            problem,
-            solver=self.solver,
-            max_iter=self.max_iter,
-            tol=self.tol,
-            learning_rate=self.learning_rate,
-            smoothing=self.smoothing,
-            start=start,
-            verbose=self.verbose,
-        )
+        def solve(start, max_iter=self.max_iter):
+            return solve_proxy_problem(
+                problem,
+                solver=self.solver,
+                max_iter=max_iter,
+                tol=self.tol,
+                learning_rate=self.learning_rate,
+                smoothing=self.smoothing,
+                start=start,
+                verbose=self.verbose,
+            )
+
+        # From the ρ → ∞ solution (IndefiniteSVC) with a tenth of max_iter, then from the paper's β = 0:
+        # at a ρ far from "auto" (1e12, where steps from a near-optimal start drown in rounding, or
+        # one so small that the limit is far) the second start serves.
+        limit_start = start is None and self.solver == "projected_gradient" and self.learning_rate == "auto"
+        limit = self._large_rho_start(problem) if limit_start else None
+        if limit is not None:
+            solution = solve(limit, max(self.max_iter // 10, 1))
+        if limit is None or not solution.converged:
+            spent = 0 if limit is None else solution.n_iter
+            solution = solve(start)
+            solution.n_iter += spent
         message = None
         if not solution.converged:
             note = ""
@@ -139,15 +153,19 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
                 f"(max_iter={self.max_iter}) "
                 f"with relative duality gap {solution.gap_history[-1]:.3g} > tol={self.tol}.{note}"
             )
-        K_scaled, _ = problem.proxy(solution.beta)
+        K_scaled, basis = problem.proxy(solution.beta)
         omega = problem.spectrum.omega
         return {
             "solution": solution,
-            "dual_coef": problem.dual_coef(solution.beta),
+            "dual_coef": problem.dual_coef(solution.beta, basis),
             "intercept": problem.intercept(solution.beta),
             "proxy_kernel": K_scaled / omega[:, None] / omega[None, :],
             "warning": message,
         }
+
+    def _large_rho_start(self, problem):
+        """A start for projected gradient (None: β = 0, the paper's start), see :class:`IndefiniteSVC`."""
+        return None
 
     def _store(self, problems, results, single):
         pick = (lambda values: values[0]) if single else np.asarray
@@ -304,6 +322,29 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
         return ProxyKernelProblem(
             spectrum, self.rho, np.ones(n), np.arange(n), labels, labels, self._cost(spectrum) * weights, 0.0
         )
+
+    def _large_rho_start(self, problem):
+        """The ρ → ∞ limit's solution: libsvm on ``Ω⁻¹(K̃₀)₊Ω⁻¹`` with the per-sample bounds ``u``.
+
+        As ρ → ∞ problem (7) becomes the SVM dual on the clipped kernel (Sec. 2.3), which libsvm
+        solves in a fraction of an eigendecomposition; at ``rho="auto"`` it is within the gap of the
+        optimum of (7) (a few iterations are left, against some 40 from α = 0 on DTW kernels).
+        """
+        spectrum = problem.spectrum
+        if spectrum.psd:
+            clipped = spectrum.K
+        else:
+            positive = spectrum.values > 0
+            basis = spectrum.vectors[:, positive]
+            clipped = (basis * spectrum.values[positive]) @ basis.T
+        inverse = 1.0 / spectrum.omega
+        labels = problem.signs
+        limit = SVC(kernel="precomputed", C=1.0).fit(
+            clipped * inverse[:, None] * inverse[None, :], labels, sample_weight=problem.upper
+        )
+        alpha = np.zeros(labels.size)
+        alpha[limit.support_] = np.abs(limit.dual_coef_[0])
+        return alpha
 
     def decision_function(self, X):
         """Signed distances ``k(x, X) c + b`` (one column per class for multiclass)."""

@@ -330,18 +330,20 @@ class ProxyKernelProblem:
         _, _, gradient = self.evaluate(beta)
         return linear_maximum_gap(gradient, beta, self.signs, self.upper, self.rhs)[1]
 
-    def dual_coef(self, beta):
+    def dual_coef(self, beta, basis=None):
         """Coefficients ``c`` of the decision function ``f(x) = k(x, X) c + b``.
 
         For an indefinite ``K₀`` the test rows go through the linear form of the heuristic of
         Sec. 2.3: the positive-part projector ``P̃₊`` of ``K̃₀ + z̃z̃ᵀ/4ρ`` (Chen et al. 2009), so
         ``c = Ω P̃₊ z̃``; for a PSD ``K₀`` only the support vectors are perturbed and ``c = z``.
+        ``basis``: the range basis :meth:`proxy` returned at β, if the caller has it.
         """
         z = self.scaled_z(beta)
         omega = self.spectrum.omega
         if self.spectrum.psd:
             return omega * z
-        _, basis = self.proxy(beta)
+        if basis is None:
+            _, basis = self.proxy(beta)
         return omega * (basis @ (basis.T @ z))
 
 
