@@ -237,8 +237,10 @@ def distance_sets(sets):
     from krein.svm import KreinSVC
 
     print("[4] IndefiniteSVC at default settings on double-centred distances, one 80/20 split")
-    print("    set               n    cls  mean|l|   max|l|    eig-eq/task  x KreinSVC  max gap   warn  "
-          "err: Indef  Krein  clip+SVC")
+    print(
+        "    set               n    cls  mean|l|   max|l|    eig-eq/task  x KreinSVC  max gap   warn  "
+        "err: Indef  Krein  clip+SVC"
+    )
     for name, distance, size in sets:
         D, y = _distance_task(name, distance, size)
         train, test = train_test_split(np.arange(y.size), test_size=0.2, stratify=y, random_state=0)
@@ -256,12 +258,14 @@ def distance_sets(sets):
         krein_svc = KreinSVC(kernel="precomputed").fit(K, y[train])
         t_krein = best_of(lambda: KreinSVC(kernel="precomputed").fit(K, y[train]))  # noqa: B023
         clip = SpectrumTransformer("clip").fit(K)
-        clip_svc = SVC(kernel="precomputed", C=float(getattr(model, "C_", model.C))).fit(clip.transform(K), y[train])
+        clip_svc = SVC(kernel="precomputed", C=float(getattr(model, "C_", model.C))).fit(
+            clip.transform(K), y[train]
+        )
         histories = model.gap_history_ if isinstance(model.gap_history_, list) else [model.gap_history_]
         n_tasks = len(histories)
-        errors = [
-            np.mean(estimator.predict(K_test) != y[test]) for estimator in (model, krein_svc)
-        ] + [np.mean(clip_svc.predict(clip.transform(K_test)) != y[test])]
+        errors = [np.mean(estimator.predict(K_test) != y[test]) for estimator in (model, krein_svc)] + [
+            np.mean(clip_svc.predict(clip.transform(K_test)) != y[test])
+        ]
         print(
             f"    {name:<17} {train.size:<4} {np.unique(y).size:<4} {np.abs(values).mean():8.3g} "
             f"{np.abs(values).max():8.3g}  {t_fit / t_eigh / n_tasks:10.1f}  {t_fit / t_krein:9.1f}  "

@@ -5,11 +5,13 @@ from unittest import mock
 
 import numpy as np
 import pytest
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC, SVR, OneClassSVM
 
 import krein.svm._proxy
 from krein.kernels import Gaussian, Sigmoid
 from krein.svm import IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR
+from krein.svm._proxy import solve_proxy_problem
 
 
 def _psd_problems(count=10, seed=0):
@@ -83,7 +85,9 @@ def test_accpm_and_exchange_intercept_at_large_rho(solver):
     optimum = IndefiniteSVC(kernel="precomputed", C=1.0, rho=1e4, tol=1e-9, max_iter=20000).fit(K, y)
     model = IndefiniteSVC(kernel="precomputed", C=1.0, rho=1e4, solver=solver).fit(K, y)
     # ACCPM's center at gap 1e-3 is itself 1 % off (4 of 300 test points near the boundary)
-    assert np.mean(model.predict(K_test) != optimum.predict(K_test)) <= (2 if solver == "accpm" else 0.5) / 100
+    assert (
+        np.mean(model.predict(K_test) != optimum.predict(K_test)) <= (2 if solver == "accpm" else 0.5) / 100
+    )
     assert model.intercept_[0] == pytest.approx(optimum.intercept_[0], abs=0.05)
 
 
@@ -148,3 +152,33 @@ def test_relative_gap_and_zero_optimum():
 
 def _negative_norm(K):
     return float(np.sum(np.minimum(np.linalg.eigvalsh(K), 0) ** 2))
+
+
+def test_convergence_warning_names_the_fix():
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((40, 3))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    with pytest.warns(ConvergenceWarning, match="Raise max_iter, or leave rho='auto'"):
+        IndefiniteSVC(kernel=Sigmoid(eta=1.0), C=10.0, rho=1e-2, max_iter=3, learning_rate=5.0).fit(X, y)
+
+
+def test_large_rho_start_saves_iterations_on_a_dtw_kernel():
+    """Starting from the ρ → ∞ solution (libsvm on the clipped kernel) instead of α = 0: on GunPoint
+    under DTW (double-centred, unscaled) 1 iteration instead of 40 or more, with the same certified
+    optimum."""
+    from krein.datasets import load_dataset
+    from krein.dissimilarity import DoubleCentering, dtw_distances
+
+    bunch = load_dataset("gunpoint")
+    index = np.arange(0, 200, 2)
+    D = dtw_distances(np.asarray(bunch.data, dtype=float)[index])
+    K = DoubleCentering().fit_transform(0.5 * (D + D.T))
+    y = np.asarray(bunch.target)[index]
+    model = IndefiniteSVC(kernel="precomputed").fit(K, y)
+    spectrum, tasks = model._prepare(K, y)
+    problem = model._problem(spectrum, tasks[0])
+    from_zero = solve_proxy_problem(problem, solver="projected_gradient", max_iter=1000, tol=model.tol)
+    assert model.gap_history_[-1] <= model.tol and from_zero.converged
+    assert model.n_iter_ <= 5 < from_zero.n_iter
+    scale = abs(from_zero.value - problem.constant())
+    assert abs(model.objective_ - from_zero.value) <= 2 * model.tol * scale

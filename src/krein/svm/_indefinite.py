@@ -148,6 +148,11 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
                     " The iterates stopped moving at rounding level before max_iter: tol is below what "
                     "double precision certifies on this problem."
                 )
+            else:
+                note += (
+                    f" Raise max_iter, or leave rho='auto' (here rho={problem.rho:.3g}): the large-rho "
+                    "regime converges in a few iterations."
+                )
             message = (
                 f"{type(self).__name__} ({self.solver}) stopped after {solution.n_iter} iterations "
                 f"(max_iter={self.max_iter}) "
@@ -193,9 +198,10 @@ _ATTRIBUTES_DOC = """
     proxy_kernel_ : ndarray of shape (n_train, n_train) or (n_tasks, n_train, n_train)
         The learned proxy kernel ``K*`` of Theorem 1 (Theorem 3 with penalty weights).
     gap_history_ : ndarray (or list of ndarrays, one per task)
-        Relative duality gaps ``(upper − f)/max(|f − f₀|, |upper − f₀|, ½κ‖z‖²)`` of the unsmoothed problem (7) at each
-        iterate (``f₀ = ρ‖(K₀)₋‖²_F``, the value of ``f`` at α = 0; ``upper`` the best certified
-        upper bound ``f(β) + max_{β′}∇f(β)ᵀ(β′ − β)`` so far; see :mod:`krein.svm._proxy`); ≥ 0.
+        Relative duality gaps ``(upper − f)/max(|f − f₀|, |upper − f₀|, ½κ‖z‖²)`` of the unsmoothed
+        problem (7) at each iterate (``f₀ = ρ‖(K₀)₋‖²_F``, the value of ``f`` at α = 0; ``upper`` the
+        best certified upper bound ``f(β) + max_{β′}∇f(β)ᵀ(β′ − β)`` so far; κ the kernel scale
+        mean |λᵢ(K₀)|; see :mod:`krein.svm._proxy`); ≥ 0.
     objective_ : float or ndarray
         Objective value of (7) at the solution (the unsmoothed one, also with ``smoothing > 0``),
         evaluated without cancellation for any ρ (:mod:`krein.svm._proxy`).
@@ -248,7 +254,10 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
         trial one O(n²) eigen-update). A float ``t``: the paper's rule (Sec. 3.2),
         ``α_{k+1} = P_A(α_k + (t/k) ∇f(α_k))`` with ``k`` the iteration number, from ``α₀ = 0`` and
         without line search; the paper's experiments use ``t = 5`` (IndefiniteSVM) and ``t = 10``
-        (PerturbSVM), "chosen separately for each data set".
+        (PerturbSVM), "chosen separately for each data set". With ``"auto"`` (and no warm start of
+        :meth:`fit_path`) the iteration starts from the solution of the ρ → ∞ limit, the SVM on the
+        clipped kernel (Sec. 2.3, solved by libsvm), for at most ``max_iter // 10`` iterations, and
+        from ``α₀ = 0`` if that does not reach ``tol``.
     smoothing : float, default=0.0
         ε ≥ 0 of the Moreau–Yosida smoothing of Sec. 3 ("Smoothing"), applied to the eigenvalue
         clipping: ``max(0, t)`` becomes ``φ_ε(t) = max_{0≤v≤1}(vt − εv²/2)`` (0, t²/2ε, t − ε/2 for

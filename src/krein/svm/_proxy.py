@@ -170,7 +170,8 @@ def linear_maximum_gap(gradient, beta, signs, upper, rhs):
     values = a * rhs + (suffix_ua - a * suffix_u) + (a * prefix_u - prefix_ua)
     best = int(np.argmin(values))
     t = gradient - a[best] * signs
-    gap = np.sum((upper - beta) * np.maximum(t, 0.0) - beta * np.minimum(t, 0.0)) + a[best] * (rhs - signs @ beta)
+    gap = np.sum((upper - beta) * np.maximum(t, 0.0) - beta * np.minimum(t, 0.0))
+    gap += a[best] * (rhs - signs @ beta)
     # h is minimal on an interval [a_lo, a_hi] of breakpoints; ν is its midpoint (flat to rounding)
     scale = float(weights @ np.abs(a)) + abs(rhs) * float(np.abs(a).max())
     flat = a[values <= values[best] + 16 * np.finfo(float).eps * scale]
