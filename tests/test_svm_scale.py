@@ -46,8 +46,8 @@ def test_default_tolerance_agrees_with_scikit_learn_on_psd_kernels():
         sizes.append(model.objective_)
         svr = IndefiniteSVR(kernel="precomputed", C=C).fit(K, target)
         svr_reference = SVR(kernel="precomputed", C=C, tol=1e-8).fit(K, target)
-        # a relative gap of 1e-3 leaves ‖w − w*‖ = O(√gap): up to 4.9 % of std(y) on these problems
-        assert np.max(np.abs(svr.predict(K_test) - svr_reference.predict(K_test))) <= 6e-2 * np.std(target)
+        # from the ρ → ∞ start (libsvm's SVR) at most 0.5 % of std(y) here (4.9 % from β = 0 at tol 1e-3)
+        assert np.max(np.abs(svr.predict(K_test) - svr_reference.predict(K_test))) <= 1e-2 * np.std(target)
         nu = 0.1
         one_class = IndefiniteOneClassSVM(kernel="precomputed", nu=nu).fit(K)
         decision = one_class.decision_function(K)

@@ -15,7 +15,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.svm import SVC
+from sklearn.svm import SVC, SVR, OneClassSVM
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
@@ -123,7 +123,7 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
                 verbose=self.verbose,
             )
 
-        # From the ρ → ∞ solution (IndefiniteSVC) with a tenth of max_iter, then from the paper's β = 0:
+        # From the ρ → ∞ solution with a tenth of max_iter, then from the paper's β = 0:
         # at a ρ far from "auto" (1e12, where steps from a near-optimal start drown in rounding, or
         # one so small that the limit is far) the second start serves.
         limit_start = start is None and self.solver == "projected_gradient" and self.learning_rate == "auto"
@@ -169,8 +169,24 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
         }
 
     def _large_rho_start(self, problem):
-        """A start for projected gradient (None: β = 0, the paper's start), see :class:`IndefiniteSVC`."""
-        return None
+        """The solution of the ρ → ∞ limit of (7) as a start for projected gradient.
+
+        As ρ → ∞ the proxy kernel tends to ``(K̃₀)₊`` and the problem to the plain SVM dual on the
+        clipped kernel ``Ω⁻¹(K̃₀)₊Ω⁻¹`` (Sec. 2.3), which libsvm solves in a fraction of an
+        eigendecomposition; at ``rho="auto"`` it is within the gap of the optimum of (7), so a few
+        iterations are left (against some 40 from β = 0 on DTW kernels).
+        """
+        spectrum = problem.spectrum
+        if spectrum.psd:
+            clipped = spectrum.K
+        else:
+            positive = spectrum.values > 0
+            basis = spectrum.vectors[:, positive]
+            clipped = (basis * spectrum.values[positive]) @ basis.T
+        inverse = 1.0 / spectrum.omega
+        # in units of κ, so that libsvm's absolute tolerance means the same at every kernel scale
+        kernel = clipped * (inverse[:, None] / spectrum.scale) * inverse[None, :]
+        return self._limit_solution(kernel, problem, spectrum.scale)
 
     def _store(self, problems, results, single):
         pick = (lambda values: values[0]) if single else np.asarray
@@ -332,27 +348,12 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
             spectrum, self.rho, np.ones(n), np.arange(n), labels, labels, self._cost(spectrum) * weights, 0.0
         )
 
-    def _large_rho_start(self, problem):
-        """The ρ → ∞ limit's solution: libsvm on ``Ω⁻¹(K̃₀)₊Ω⁻¹`` with the per-sample bounds ``u``.
-
-        As ρ → ∞ problem (7) becomes the SVM dual on the clipped kernel (Sec. 2.3), which libsvm
-        solves in a fraction of an eigendecomposition; at ``rho="auto"`` it is within the gap of the
-        optimum of (7) (a few iterations are left, against some 40 from α = 0 on DTW kernels).
-        """
-        spectrum = problem.spectrum
-        if spectrum.psd:
-            clipped = spectrum.K
-        else:
-            positive = spectrum.values > 0
-            basis = spectrum.vectors[:, positive]
-            clipped = (basis * spectrum.values[positive]) @ basis.T
-        inverse = 1.0 / spectrum.omega
+    def _limit_solution(self, kernel, problem, scale):
+        """α: libsvm's SVC on the limit kernel over ``scale`` with the bounds ``scale·u``, over ``scale``."""
         labels = problem.signs
-        limit = SVC(kernel="precomputed", C=1.0).fit(
-            clipped * inverse[:, None] * inverse[None, :], labels, sample_weight=problem.upper
-        )
+        limit = SVC(kernel="precomputed", C=scale).fit(kernel, labels, sample_weight=problem.upper)
         alpha = np.zeros(labels.size)
-        alpha[limit.support_] = np.abs(limit.dual_coef_[0])
+        alpha[limit.support_] = np.abs(limit.dual_coef_[0]) / scale
         return alpha
 
     def decision_function(self, X):
@@ -427,6 +428,18 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
             spectrum, self.rho, linear, index, coef, coef, np.full(2 * n, self._cost(spectrum)), 0.0
         )
 
+    def _limit_solution(self, kernel, problem, scale):
+        """``(a, b)`` from libsvm's SVR on the limit kernel over ``scale`` with the bounds ``scale·u``
+        (its ``dual_coef_`` over ``scale`` is ``a − b``, and ``ab = 0``)."""
+        n = kernel.shape[0]
+        targets = problem.linear[:n] + self.epsilon  # linear = (y − ε, −y − ε)
+        limit = SVR(kernel="precomputed", C=scale, epsilon=self.epsilon).fit(
+            kernel, targets, sample_weight=problem.upper[:n]
+        )
+        difference = np.zeros(n)
+        difference[limit.support_] = limit.dual_coef_[0] / scale
+        return np.concatenate([np.maximum(difference, 0.0), np.maximum(-difference, 0.0)])
+
     def predict(self, X):
         return self._raw_decision(X)[:, 0]
 
@@ -486,6 +499,14 @@ class IndefiniteOneClassSVM(OutlierMixin, _ProxyKernelEstimator):
         return ProxyKernelProblem(
             spectrum, self.rho, np.zeros(n), np.arange(n), ones, ones, np.full(n, 1.0 / (self.nu * n)), 1.0
         )
+
+    def _limit_solution(self, kernel, problem, scale):
+        """α of libsvm's one-class SVM on the limit kernel (bounds 1, sum νn: divided by νn; the
+        kernel's ``scale`` does not change α)."""
+        limit = OneClassSVM(kernel="precomputed", nu=self.nu).fit(kernel)
+        alpha = np.zeros(kernel.shape[0])
+        alpha[limit.support_] = limit.dual_coef_[0] / limit.dual_coef_[0].sum()
+        return alpha
 
     def _fit_prepared(self, prepared, starts):
         solutions = super()._fit_prepared(prepared, starts)
