@@ -123,10 +123,16 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
                 verbose=self.verbose,
             )
 
-        # From the ρ → ∞ solution with a tenth of max_iter, then from the paper's β = 0:
-        # at a ρ far from "auto" (1e12, where steps from a near-optimal start drown in rounding, or
-        # one so small that the limit is far) the second start serves.
-        limit_start = start is None and self.solver == "projected_gradient" and self.learning_rate == "auto"
+        # From the ρ → ∞ solution with a tenth of max_iter where the proxy kernel stays within κ of
+        # (K̃₀)₊, then from the paper's β = 0: at a ρ far from "auto" (1e12, where steps from a
+        # near-optimal start drown in rounding, or one so small that the limit is far) the second
+        # start serves.
+        limit_start = (
+            start is None
+            and self.solver == "projected_gradient"
+            and self.learning_rate == "auto"
+            and problem.relative_perturbation() <= 1.0
+        )
         limit = self._large_rho_start(problem) if limit_start else None
         if limit is not None:
             solution = solve(limit, max(self.max_iter // 10, 1))
@@ -273,7 +279,8 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
         (PerturbSVM), "chosen separately for each data set". With ``"auto"`` (and no warm start of
         :meth:`fit_path`) the iteration starts from the solution of the ρ → ∞ limit, the SVM on the
         clipped kernel (Sec. 2.3, solved by libsvm), for at most ``max_iter // 10`` iterations, and
-        from ``α₀ = 0`` if that does not reach ``tol``.
+        from ``α₀ = 0`` if that does not reach ``tol``; where ρ is so small that the rank-one term can
+        exceed the kernel scale κ, from ``α₀ = 0`` at once.
     smoothing : float, default=0.0
         ε ≥ 0 of the Moreau–Yosida smoothing of Sec. 3 ("Smoothing"), applied to the eigenvalue
         clipping: ``max(0, t)`` becomes ``φ_ε(t) = max_{0≤v≤1}(vt − εv²/2)`` (0, t²/2ε, t − ε/2 for

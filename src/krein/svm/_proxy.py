@@ -228,6 +228,13 @@ class ProxyKernelProblem:
         self.signs, self.upper, self.rhs = signs, upper, rhs
         self.n = spectrum.K.shape[0]
 
+    def relative_perturbation(self):
+        """Bound on ``‖z̃z̃ᵀ/4ρ‖/κ`` over the feasible set, ``Σⱼ(z̃-coefficientⱼ uⱼ)²/(4ρκ)``: how far
+        the proxy kernel can move from ``(K̃₀)₊`` in units of the kernel scale (``rho="auto"``:
+        ``AUTO_PERTURBATION``)."""
+        bound = float(np.sum((self.z_coef * self.upper) ** 2))
+        return bound / (4 * self.rho * self.spectrum.scale)
+
     def scaled_z(self, beta):
         return np.bincount(self.z_index, weights=self.z_coef * beta, minlength=self.n)
 
