@@ -60,7 +60,8 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
 
         The kernel's eigendecomposition (the one O(n³) step) is computed once; each setting is
         then solved from the previous setting's solution projected on its feasible set (in the
-        order given: e.g. increasing ``C`` or ``rho``, a continuation), which usually leaves a few
+        order given: e.g. increasing ``C`` or ``rho``, a continuation), or from the ρ → ∞ solution
+        where that has the larger objective (see ``learning_rate``), which usually leaves a few
         iterations per setting.
 
         Parameters
@@ -124,16 +125,19 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
             )
 
         # From the ρ → ∞ solution with a tenth of max_iter where the proxy kernel stays within κ of
-        # (K̃₀)₊, then from the paper's β = 0: at a ρ far from "auto" (1e12, where steps from a
-        # near-optimal start drown in rounding, or one so small that the limit is far) the second
-        # start serves.
-        limit_start = (
-            start is None
-            and self.solver == "projected_gradient"
+        # (K̃₀)₊ (and it beats fit_path's warm start), then from the given start (β = 0, the paper's,
+        # without one): at a ρ far from "auto" (1e12, where steps from a near-optimal start drown in
+        # rounding, or one so small that the limit is far) the second start serves.
+        limit = None
+        if (
+            self.solver == "projected_gradient"
             and self.learning_rate == "auto"
             and problem.relative_perturbation() <= 1.0
-        )
-        limit = self._large_rho_start(problem) if limit_start else None
+        ):
+            limit = problem.project(self._large_rho_start(problem))
+            value = problem.evaluate(limit)[0]
+            if start is not None and problem.evaluate(problem.project(start))[0] >= value:
+                limit = None
         if limit is not None:
             solution = solve(limit, max(self.max_iter // 10, 1))
         if limit is None or not solution.converged:
