@@ -137,13 +137,22 @@ def test_multiclass_shares_one_eigendecomposition_and_n_jobs_gives_the_same_mode
 
 def test_relative_gap_and_zero_optimum():
     """The stopping measure is relative to the objective; an optimum at f₀ (value 0) is measured
-    against ½κ‖z̃‖² instead of never certified."""
+    against the size of the objective (½z̃ᵀ|K̃₀|z̃ here) instead of never certified."""
     assert krein.svm._proxy.relative_gap(1e-3, 1.001e-3) == pytest.approx(1e-3 / 1.001, rel=1e-9)
     assert krein.svm._proxy.relative_gap(-1e-10, 1e-12, scale=1e-2) == pytest.approx(1.01e-8)
+    # the floor is the size of the objective, not more: at C = 100 on a DTW kernel ½κ‖z̃‖² was 45 times
+    # the objective (and ½z̃ᵀ|K̃₀|z̃ 25 times), which loosened the stopping rule as much
     assert krein.svm._proxy.relative_gap(0.0, 0.0) == 0.0
     rng = np.random.default_rng(0)
     X = rng.standard_normal((20, 3))
     K = Sigmoid(eta=1.0)(X)  # the one-class optimum here is f₀: some α ≥ 0 has (K₀)₊α = 0
+    for C in [1.0, 100.0]:  # SVC: the floor eᵀα is within [1, 2] times f − f₀ at the optimum
+        svc = IndefiniteSVC(kernel="precomputed", C=C, rho=10.0)
+        spectrum, tasks = svc._prepare(K, np.where(X[:, 0] > 0, 1, -1))
+        problem = svc._problem(spectrum, tasks[0])
+        solution = solve_proxy_problem(problem, solver="projected_gradient", max_iter=5000, tol=1e-8)
+        value = solution.value - problem.constant()
+        assert value <= problem.magnitude(solution.beta) <= 2 * value * (1 + 1e-6)
     for solver in ["projected_gradient", "accpm"]:
         model = IndefiniteOneClassSVM(kernel="precomputed", rho=0.5, tol=1e-6, solver=solver).fit(K)
         assert model.gap_history_[-1] <= 1e-6

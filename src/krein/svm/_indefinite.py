@@ -224,10 +224,11 @@ _ATTRIBUTES_DOC = """
     proxy_kernel_ : ndarray of shape (n_train, n_train) or (n_tasks, n_train, n_train)
         The learned proxy kernel ``K*`` of Theorem 1 (Theorem 3 with penalty weights).
     gap_history_ : ndarray (or list of ndarrays, one per task)
-        Relative duality gaps ``(upper − f)/max(|f − f₀|, |upper − f₀|, ½κ‖z‖²)`` of the unsmoothed
+        Relative duality gaps ``(upper − f)/max(|f − f₀|, |upper − f₀|, m)`` of the unsmoothed
         problem (7) at each iterate (``f₀ = ρ‖(K₀)₋‖²_F``, the value of ``f`` at α = 0; ``upper`` the
-        best certified upper bound ``f(β) + max_{β′}∇f(β)ᵀ(β′ − β)`` so far; κ the kernel scale
-        mean |λᵢ(K₀)|; see :mod:`krein.svm._proxy`); ≥ 0.
+        best certified upper bound ``f(β) + max_{β′}∇f(β)ᵀ(β′ − β)`` so far; ``m`` the size of the
+        objective, ``eᵀα`` for SVC, ``½αᵀ|K₀|α`` for the one-class SVM; see :mod:`krein.svm._proxy`);
+        ≥ 0.
     objective_ : float or ndarray
         Objective value of (7) at the solution (the unsmoothed one, also with ``smoothing > 0``),
         evaluated without cancellation for any ρ (:mod:`krein.svm._proxy`).
