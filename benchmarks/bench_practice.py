@@ -18,8 +18,10 @@ on the official train/test split where the set has one, otherwise on repeated st
 objects. Fit times are measured with BLAS pinned to one thread, and the ratio of ``KreinClassifierCV``'s
 fit to the clip+SVC grid search on the same training data is printed per set and over all sets.
 
-Run: ``python benchmarks/bench_practice.py [--quick] [--out DIR]``; writes ``practice.json``,
-``practice.md`` and ``practice.png`` to ``DIR`` (default ``benchmarks/results``).
+Run: ``python benchmarks/bench_practice.py [--quick] [--out DIR] [--guide docs/guide.md]``; writes
+``practice.json``, ``practice.md`` and ``practice.png`` to ``DIR`` (default ``docs/results/practice``)
+and, with ``--guide``, the table between the guide's ``practice table`` markers
+(``tests/test_practice_results.py`` checks that the guide's table is this JSON's).
 """
 
 import argparse
@@ -209,6 +211,29 @@ def table(rows):
     return "\n".join(lines)
 
 
+GUIDE_START = "<!-- practice table: generated from docs/results/practice/practice.json by benchmarks/bench_practice.py -->"
+GUIDE_END = "<!-- end practice table -->"
+
+
+def report(result):
+    """The table and the summary lines, as printed and as the guide shows them."""
+    s = result["summary"]
+    return (
+        table(result["rows"])
+        + "\n\ntest error (%); time×: KreinClassifierCV fit / clip+SVC grid search fit\n"
+        + f"KreinClassifierCV ≤ 1-NN on {s['not_worse_than_1nn']} of {s['distance_sets']} distance sets;\n"
+        + f"mean error {s['mean_error_krein']:.2f} against {s['mean_error_better_svc']:.2f} for the better of\n"
+        + f"clip+SVC and flip+SVC; fit time {s['time_ratio_total']:.2f}× clip+SVC over all sets\n"
+        + f"(worst set {s['time_ratio_worst']:.2f}×)"
+    )
+
+
+def write_guide(path, result):
+    text = path.read_text()
+    start, end = text.index(GUIDE_START) + len(GUIDE_START), text.index(GUIDE_END)
+    path.write_text(text[:start] + "\n```text\n" + report(result) + "\n```\n" + text[end:])
+
+
 def summary(rows):
     on_distance = [r for r in rows if r["distance"]]
     not_worse_1nn = sum(r["error"]["KreinClassifierCV"] <= r["error"]["1-NN"] + 1e-9 for r in on_distance)
@@ -254,7 +279,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help=f"only {', '.join(QUICK)}")
     parser.add_argument("--max-train", type=int, default=400, help="training objects per set at most")
-    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
+    parser.add_argument("--out", type=Path, default=Path(__file__).parents[1] / "docs" / "results" / "practice")
+    parser.add_argument("--guide", type=Path, help="write the table into this guide (docs/guide.md)")
     parser.add_argument("--only", nargs="*", help="task names (prefixes) to run")
     args = parser.parse_args()
     tasks = [t for t in TASKS if not args.quick or t.name in QUICK]
@@ -269,17 +295,12 @@ def main():
             print(table(rows[-1:]).splitlines()[-1], flush=True)
     result = {"rows": rows, "summary": summary(rows), "max_train": args.max_train, "seed": SEED}
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "practice.json").write_text(json.dumps(result, indent=1))
-    text = table(rows)
-    s = result["summary"]
-    text += (
-        f"\n\ntest error (%); time×: KreinClassifierCV fit / clip+SVC grid search fit\n"
-        f"KreinClassifierCV ≤ 1-NN on {s['not_worse_than_1nn']} of {s['distance_sets']} distance sets; "
-        f"mean error {s['mean_error_krein']:.2f} vs better of clip/flip+SVC {s['mean_error_better_svc']:.2f}; "
-        f"fit time {s['time_ratio_total']:.2f}× clip+SVC over all sets (worst set {s['time_ratio_worst']:.2f}×)"
-    )
-    (args.out / "practice.md").write_text("```\n" + text + "\n```\n")
+    (args.out / "practice.json").write_text(json.dumps(result, indent=1) + "\n")
+    text = report(result)
+    (args.out / "practice.md").write_text("```text\n" + text + "\n```\n")
     plot(rows, args.out / "practice.png")
+    if args.guide is not None:
+        write_guide(args.guide, result)
     print(text)
 
 

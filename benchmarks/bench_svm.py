@@ -10,6 +10,11 @@
    by the level method (the default) and plain (the paper's), versus projected gradient on the
    paper's Fig. 2 problem (Simpson kernel on USPS 3 vs 5, C = 10) at n = 200 for several ρ (ratio;
    target ≤ 20).
+4. ``IndefiniteSVC`` at default settings on the shipped distance data (DTW, edit and tangent
+   distances, double-centred, as a user gets them: no rescaling), binary and multiclass, versus
+   ``KreinSVC`` (flip + out-of-sample) and clip + ``SVC`` on one stratified 80/20 split: the kernel
+   scale, fit time in eigendecomposition-equivalents per binary task and as a ratio to ``KreinSVC``
+   (targets ≤ 10 and ≤ 5), the largest relative duality gap, ``ConvergenceWarning``s and test errors.
 
 Run: ``python benchmarks/bench_svm.py [--quick]``.
 """
@@ -191,10 +196,90 @@ def exchange_vs_projected_gradient(n, rhos, max_iter):
     print("    cuts: exchange iterations (one QCLP each); ratio: exchange time / PG time")
 
 
+#: (data set, distance, objects kept): the shipped distance data of issue #29.
+DISTANCE_SETS = [
+    ("gunpoint", "dtw", 200),
+    ("arrowhead", "dtw", 211),
+    ("italypowerdemand", "dtw", 300),
+    ("splice-strings", "edit", 300),
+    ("digits-3v5", "tangent", 365),
+    ("usps-3v5", "tangent", 300),
+]
+
+
+def _distance_task(name, distance, size, seed=0):
+    from sklearn.model_selection import train_test_split
+
+    from krein.datasets import load_dataset
+    from krein.dissimilarity import dtw_distances, edit_distances, tangent_distances
+
+    bunch = load_dataset(name)
+    y = np.asarray(bunch.target)
+    index = np.arange(y.size)
+    if y.size > size:
+        index, _ = train_test_split(index, train_size=size, stratify=y, random_state=seed)
+    data = np.asarray(bunch.data, dtype=object if distance == "edit" else float)[index]
+    if distance == "edit":
+        D = edit_distances(list(data))
+    elif distance == "dtw":
+        D = dtw_distances(data)
+    else:
+        D = tangent_distances(data.reshape(len(index), -1) if data.ndim == 2 else data)
+    return 0.5 * (D + D.T), y[index]
+
+
+def distance_sets(sets):
+    """IndefiniteSVC at its defaults on double-centred distances (module docstring, part 4)."""
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.model_selection import train_test_split
+
+    from krein.dissimilarity import DoubleCentering
+    from krein.svm import KreinSVC
+
+    print("[4] IndefiniteSVC at default settings on double-centred distances, one 80/20 split")
+    print(
+        "    set               n    cls  mean|l|   max|l|    eig-eq/task  x KreinSVC  max gap   warn  "
+        "err: Indef  Krein  clip+SVC"
+    )
+    for name, distance, size in sets:
+        D, y = _distance_task(name, distance, size)
+        train, test = train_test_split(np.arange(y.size), test_size=0.2, stratify=y, random_state=0)
+        centering = DoubleCentering().fit(D[np.ix_(train, train)])
+        K, K_test = centering.transform(D[np.ix_(train, train)]), centering.transform(D[np.ix_(test, train)])
+        values = np.linalg.eigvalsh(K)
+        t_eigh = best_of(lambda: scipy.linalg.eigh(K))  # noqa: B023
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ConvergenceWarning)
+            model = IndefiniteSVC(kernel="precomputed").fit(K, y[train])
+        n_warn = sum(issubclass(w.category, ConvergenceWarning) for w in caught)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            t_fit = best_of(lambda: IndefiniteSVC(kernel="precomputed").fit(K, y[train]))  # noqa: B023
+        krein_svc = KreinSVC(kernel="precomputed").fit(K, y[train])
+        t_krein = best_of(lambda: KreinSVC(kernel="precomputed").fit(K, y[train]))  # noqa: B023
+        clip = SpectrumTransformer("clip").fit(K)
+        clip_svc = SVC(kernel="precomputed", C=float(getattr(model, "C_", model.C))).fit(
+            clip.transform(K), y[train]
+        )
+        histories = model.gap_history_ if isinstance(model.gap_history_, list) else [model.gap_history_]
+        n_tasks = len(histories)
+        errors = [np.mean(estimator.predict(K_test) != y[test]) for estimator in (model, krein_svc)] + [
+            np.mean(clip_svc.predict(clip.transform(K_test)) != y[test])
+        ]
+        print(
+            f"    {name:<17} {train.size:<4} {np.unique(y).size:<4} {np.abs(values).mean():8.3g} "
+            f"{np.abs(values).max():8.3g}  {t_fit / t_eigh / n_tasks:10.1f}  {t_fit / t_krein:9.1f}  "
+            f"{max(h[-1] for h in histories):7.1e}  {n_warn:4d}  "
+            f"{errors[0]:9.3f}  {errors[1]:5.3f}  {errors[2]:8.3f}",
+            flush=True,
+        )
+    print("    eig-eq/task: fit / one scipy.linalg.eigh of K / one-vs-rest tasks; x KreinSVC: fit-time ratio")
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--part", type=int, choices=[1, 2, 3], help="run one part only")
+    parser.add_argument("--part", type=int, choices=[1, 2, 3, 4], help="run one part only")
     parser.add_argument("--sizes", type=int, nargs="+", help="n of part 2 (default 250 1000 2000)")
     args = parser.parse_args()
     if args.part in (None, 1):
@@ -210,3 +295,5 @@ if __name__ == "__main__":
                 exchange_vs_projected_gradient(100, [100.0, 1000.0], max_iter=300)
             else:
                 exchange_vs_projected_gradient(200, [1.0, 10.0, 100.0, 1000.0], max_iter=1000)
+    if args.part in (None, 4):
+        distance_sets(DISTANCE_SETS[:2] if args.quick else DISTANCE_SETS)

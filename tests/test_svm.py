@@ -162,8 +162,10 @@ def test_smoothed_svr_and_one_class_certify_and_smoothing_zero_is_default():
     kwargs = {"kernel": "precomputed", "rho": 0.5, "tol": 1e-5, "max_iter": 3000}
     svr = IndefiniteSVR(smoothing=1e-7, **kwargs).fit(K, X[:, 0])
     assert svr.gap_history_[-1] <= 1e-5
+    # K + eeᵀ: on K itself the one-class optimum is f₀ exactly (α with (K₀)₊α = 0 exists), a value of
+    # 0 that no relative gap certifies from ACCPM's interior centers (projected gradient lands on it)
     for solver in ["projected_gradient", "accpm"]:
-        fits = [IndefiniteOneClassSVM(solver=solver, smoothing=e, **kwargs).fit(K) for e in [0.0, 1e-7]]
+        fits = [IndefiniteOneClassSVM(solver=solver, smoothing=e, **kwargs).fit(K + 1) for e in [0.0, 1e-7]]
         assert fits[1].gap_history_[-1] <= 1e-5
         assert fits[1].objective_ == pytest.approx(fits[0].objective_, rel=2e-5)
     # smoothing=0.0 is the default method (same iterates); a PSD kernel (PerturbSVM (22)) is not smoothed.
@@ -212,7 +214,7 @@ def test_svr_gap_certifies_optimum_and_one_class_solvers_agree():
     assert svr.gap_history_[-1] <= 1e-6  # upper bound from an SVR solve on the proxy kernel (Sec. 4.1)
     assert np.corrcoef(svr.predict(K), X[:, 0])[0, 1] > 0.5
     fits = [
-        IndefiniteOneClassSVM(kernel="precomputed", rho=0.5, tol=1e-6, solver=s, max_iter=3000).fit(K)
+        IndefiniteOneClassSVM(kernel="precomputed", rho=0.5, tol=1e-6, solver=s, max_iter=3000).fit(K + 1)
         for s in ["projected_gradient", "accpm"]
     ]
     assert fits[0].objective_ == pytest.approx(fits[1].objective_, rel=1e-5)
@@ -236,7 +238,7 @@ def test_proxy_kernel_tends_to_clipped_kernel():
 def test_large_rho_matches_denoise_svm():
     """ρ → ∞: Indefinite SVM = SVM on the clipped kernel (Sec. 2.3)."""
     X, y, K = _data()
-    model = IndefiniteSVC(kernel="precomputed", rho=1e7, tol=1e-8).fit(K, y)
+    model = IndefiniteSVC(kernel="precomputed", C=1.0, rho=1e7, tol=1e-8).fit(K, y)
     reference = make_pipeline(SpectrumTransformer("clip"), SVC(kernel="precomputed", tol=1e-8)).fit(K, y)
     np.testing.assert_allclose(model.decision_function(K), reference.decision_function(K), atol=1e-4)
 
@@ -259,10 +261,10 @@ def test_perturb_svm_objective_is_problem_22():
 def test_constant_penalty_weights_rescale_rho():
     """Theorem 3 with H = c² eeᵀ is Theorem 1 with ρ c²."""
     X, y, K = _data()
-    weighted = IndefiniteSVC(kernel="precomputed", rho=0.5, tol=1e-8).fit(
+    weighted = IndefiniteSVC(kernel="precomputed", C=1.0, rho=0.5, tol=1e-8).fit(
         K, y, penalty_weights=np.full(y.size, 2.0)
     )
-    plain = IndefiniteSVC(kernel="precomputed", rho=2.0, tol=1e-8).fit(K, y)
+    plain = IndefiniteSVC(kernel="precomputed", C=1.0, rho=2.0, tol=1e-8).fit(K, y)
     assert weighted.objective_ == pytest.approx(plain.objective_, rel=1e-6)
     np.testing.assert_allclose(weighted.proxy_kernel_, plain.proxy_kernel_, atol=1e-4)
 
@@ -428,13 +430,20 @@ def test_fit_path_matches_independent_fits_with_fewer_iterations():
         scale = max(1.0, abs(independent.objective_ - setting["rho"] * _negative_norm(K)))
         assert abs(warm.objective_ - independent.objective_) <= 2e-6 * scale
         np.testing.assert_allclose(warm.decision_function(K), independent.decision_function(K), atol=1e-2)
-    assert sum(m.n_iter_ for m in path) < sum(m.n_iter_ for m in cold)
+    # fewer than independent fits from the paper's start β = 0 (a fit starts from the ρ → ∞ solution)
+    assert sum(m.n_iter_ for m in path) < sum(_iterations_from_zero(m, K, y) for m in cold)
     with pytest.raises(ValueError, match="fit_path can only vary"):
         template.fit_path(K, y, [{"kernel": "gaussian"}])
     svr = IndefiniteSVR(kernel="precomputed", tol=1e-6).fit_path(K, X[:, 0], [{"epsilon": 0.1}, {"C": 2.0}])
     assert svr[1].C == 2.0 and svr[1].epsilon == 0.1 and svr[1].gap_history_[-1] <= 1e-6
-    one_class = IndefiniteOneClassSVM(kernel="precomputed", tol=1e-6).fit_path(K, None, [{"nu": 0.3}])
+    one_class = IndefiniteOneClassSVM(kernel="precomputed", tol=1e-6).fit_path(K + 1, None, [{"nu": 0.3}])
     assert one_class[0].nu == 0.3 and one_class[0].gap_history_[-1] <= 1e-6
+
+
+def _iterations_from_zero(model, K, y):
+    spectrum, tasks = model._prepare(K, y)
+    problem = model._problem(spectrum, tasks[0])
+    return solve_proxy_problem(problem, solver="projected_gradient", max_iter=model.max_iter, tol=model.tol).n_iter
 
 
 def _negative_norm(K):

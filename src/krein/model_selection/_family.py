@@ -156,7 +156,7 @@ class _Family:
 
     name: str
     make: object  # () -> estimator
-    grid: dict
+    grid: dict | list  # a ParameterGrid
     path: bool = False
     spectrum: str | None = None
     on_distance: bool = False
@@ -184,9 +184,9 @@ def _classifier_families():
             path=True,
         ),
         _Family(
-            "SH-SVM",
+            "SH-SVM",  # a Newton solve per task and setting (O(r³) a step): two settings, λ₊ = λ₋
             lambda: KreinSquaredHingeSVC(kernel="precomputed"),
-            {"lambda_plus": [1e-2, 1e-4], "lambda_minus": [1e-2, 1e-4]},
+            [{"lambda_plus": [lam], "lambda_minus": [lam]} for lam in (1e-2, 1e-4)],
         ),
         _Family(
             "IKLR",

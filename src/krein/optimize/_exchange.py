@@ -58,14 +58,14 @@ generic conic solver called through cvxpy before did the same with far more over
 
 **Inexact subproblems (plain Algorithm 3).** The QCLP at iteration k is solved until its certified
 gap is at most
-``max(tol·max(1, |U_{k−1}|)/10, ¾(U_{k−1} − f_best))``: while the exchange gap is large the
+``max(tol·|U_{k−1}|/10, ¾(U_{k−1} − f_best))``: while the exchange gap is large the
 interior-point method stops on the central path, away from the edge of the cut model, and (as the
 analytic centres of ACCPM do) this steadies the cutting kernels: on a Simpson kernel of binarized
 digits 3 vs 5 (C = 10, n = 50, ρ = 1) it needs 103 cuts where exact QCLP solves need 397 (the
 factor ¾ was chosen on that problem and n = 100; factors ≥ 1 can stall). Algorithm 3 is otherwise
 unchanged, and the accuracy tightens with the gap, so the method still stops only at
 ``f(β_k) ≥ U − tol`` (step 2). The level method needs no such steadying and solves every QCLP to
-``tol·max(1, |U_{k−1}|)/10``: its level is then that of the true model maximum (on the USPS problem
+``tol·|U_{k−1}|/10``: its level is then that of the true model maximum (on the USPS problem
 above 13, 8, 5 cuts instead of 16, 12, 8 at ρ = 10, 100, 1000 and 17 both at ρ = 1; the time is
 shorter at ρ ≥ 10, longer at ρ = 1, about the same in sum).
 
@@ -388,8 +388,10 @@ def exchange_maximize(
         ``gap(β, g) = max_{β′ in the feasible set} gᵀ(β′ − β)``.
     max_iter : int
     tol : float
-        Stop when ``U − f(β) ≤ tol · max(1, |f(β)|)`` for the certified QCLP bound ``U`` (values
-        relative to the constant ``f₀`` of :mod:`krein.svm._proxy`, which ``c`` leaves out).
+        Stop when ``U − f(β) ≤ tol · max(|U|, |f(β)|)`` for the certified QCLP bound ``U`` (values
+        relative to the constant ``f₀`` of :mod:`krein.svm._proxy`, which ``c`` leaves out): a
+        relative gap, the same on an objective of any size. Each QCLP after the first is solved to
+        ``tol·|U|/10`` of the previous bound ``U``.
     callback : callable
         ``callback(iteration, β_best, f_best, upper_bound) -> bool``; ``True`` stops.
     stabilization : {"level", None}, default="level"
@@ -426,7 +428,7 @@ def exchange_maximize(
         )
         qclp = solve_qclp(*cuts.arrays(), linear, signs, upper, rhs, gap, tol=accuracy, start=warm)
         gap_now = qclp.upper - f_best
-        scale = max(1.0, abs(qclp.upper))
+        scale = max(abs(qclp.upper), np.finfo(float).tiny)
         keep = qclp.weights > _PRUNE * qclp.weights.max()
         if best_cut is not None:
             # the level set must keep the cut through β̂: without it β̂ lies in the level set, the
@@ -449,6 +451,6 @@ def exchange_maximize(
             best_cut = cuts.count - 1 if stabilization == "level" else None
         if callback(iteration, beta_best, f_best, qclp.upper):
             break
-        if qclp.upper - f_best <= tol * max(1.0, min(abs(qclp.upper), abs(f_best))):
+        if qclp.upper - f_best <= tol * max(abs(qclp.upper), abs(f_best)):
             break
     return beta_best, f_best, iteration

@@ -12,8 +12,10 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
+from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import SVC, SVR, OneClassSVM
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
@@ -21,13 +23,13 @@ from sklearn.utils.validation import check_is_fitted
 from .._base import KernelEstimatorMixin, decision_to_labels, fit_path_clones, one_vs_rest_targets
 from .._parameters import store_parameters
 from .._validation import LIBSVM_MAX_KERNEL
-from ._proxy import KernelSpectrum, ProxyKernelProblem, solve_proxy_problem
+from ._proxy import KernelSpectrum, ProxyKernelProblem, default_cost, solve_proxy_problem
 
 __all__ = ["IndefiniteOneClassSVM", "IndefiniteSVC", "IndefiniteSVR"]
 
 _COMMON_CONSTRAINTS = {
     "kernel": [str, object],
-    "rho": [Interval(Real, 0, None, closed="neither")],
+    "rho": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
     "solver": [StrOptions({"projected_gradient", "accpm", "exchange"})],
     "max_iter": [Interval(Integral, 1, None, closed="left")],
     "tol": [Interval(Real, 0, None, closed="neither")],
@@ -35,6 +37,7 @@ _COMMON_CONSTRAINTS = {
     "smoothing": [Interval(Real, 0, None, closed="left")],
     "verbose": ["verbose"],
 }
+_COST_CONSTRAINT = [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")]
 
 
 class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
@@ -57,7 +60,8 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
 
         The kernel's eigendecomposition (the one O(n³) step) is computed once; each setting is
         then solved from the previous setting's solution projected on its feasible set (in the
-        order given: e.g. increasing ``C`` or ``rho``, a continuation), which usually leaves a few
+        order given: e.g. increasing ``C`` or ``rho``, a continuation), or from the ρ → ∞ solution
+        where that has the larger objective (see ``learning_rate``), which usually leaves a few
         iterations per setting.
 
         Parameters
@@ -82,27 +86,65 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
             lambda model, prepared, starts: model._fit_prepared(prepared, starts),
         )
 
+    def _cost(self, spectrum):
+        """The ``C`` in force: ``1/κ`` for ``"auto"`` (:func:`~krein.svm._proxy.default_cost`)."""
+        return default_cost(spectrum) if self.C == "auto" else float(self.C)
+
     def _fit_prepared(self, prepared, starts):
-        """Solve every task of ``prepared`` (warm-started from ``starts``); store; return the solutions."""
+        """Solve every task of ``prepared`` (warm-started from ``starts``); store; return the solutions.
+
+        The one-vs-rest tasks share ``prepared``'s spectrum (one eigendecomposition of K₀) and run on
+        ``n_jobs`` threads (the rank-one updates and matrix products release the GIL).
+        """
         spectrum, tasks = prepared
-        results = []
-        for i, task in enumerate(tasks):
-            problem = self._problem(spectrum, task)
-            results.append(self._solve(problem, None if starts is None else starts[i]))
-        self._store(results, single=len(tasks) == 1)
+        problems = [self._problem(spectrum, task) for task in tasks]
+        n_jobs = 1 if len(tasks) == 1 else self.n_jobs  # several tasks: IndefiniteSVC only
+        results = Parallel(n_jobs=n_jobs, prefer="threads")(
+            delayed(self._solve)(problem, None if starts is None else starts[i])
+            for i, problem in enumerate(problems)
+        )
+        for result in results:  # warned here: a worker thread's warning would not point at the caller
+            if result["warning"] is not None:
+                warnings.warn(result["warning"], ConvergenceWarning, stacklevel=3)
+        if "C" in self._path_parameters:
+            self.C_ = self._cost(spectrum)
+        self._store(problems, results, single=len(tasks) == 1)
         return [r["solution"].beta for r in results]
 
     def _solve(self, problem, start):
-        solution = solve_proxy_problem(
-            problem,
-            solver=self.solver,
-            max_iter=self.max_iter,
-            tol=self.tol,
-            learning_rate=self.learning_rate,
-            smoothing=self.smoothing,
-            start=start,
-            verbose=self.verbose,
-        )
+        def solve(start, max_iter=self.max_iter):
+            return solve_proxy_problem(
+                problem,
+                solver=self.solver,
+                max_iter=max_iter,
+                tol=self.tol,
+                learning_rate=self.learning_rate,
+                smoothing=self.smoothing,
+                start=start,
+                verbose=self.verbose,
+            )
+
+        # From the ρ → ∞ solution with a tenth of max_iter where the proxy kernel stays within κ of
+        # (K̃₀)₊ (and it beats fit_path's warm start), then from the given start (β = 0, the paper's,
+        # without one): at a ρ far from "auto" (1e12, where steps from a near-optimal start drown in
+        # rounding, or one so small that the limit is far) the second start serves.
+        limit = None
+        if (
+            self.solver == "projected_gradient"
+            and self.learning_rate == "auto"
+            and problem.relative_perturbation() <= 1.0
+        ):
+            limit = problem.project(self._large_rho_start(problem))
+            value = problem.evaluate(limit)[0]
+            if start is not None and problem.evaluate(problem.project(start))[0] >= value:
+                limit = None
+        if limit is not None:
+            solution = solve(limit, max(self.max_iter // 10, 1))
+        if limit is None or not solution.converged:
+            spent = 0 if limit is None else solution.n_iter
+            solution = solve(start)
+            solution.n_iter += spent
+        message = None
         if not solution.converged:
             note = ""
             if solution.smoothing_excess > 0:
@@ -116,24 +158,49 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
                     " The iterates stopped moving at rounding level before max_iter: tol is below what "
                     "double precision certifies on this problem."
                 )
-            warnings.warn(
+            else:
+                note += (
+                    f" Raise max_iter, or leave rho='auto' (here rho={problem.rho:.3g}): the large-rho "
+                    "regime converges in a few iterations."
+                )
+            message = (
                 f"{type(self).__name__} ({self.solver}) stopped after {solution.n_iter} iterations "
                 f"(max_iter={self.max_iter}) "
-                f"with relative duality gap {solution.gap_history[-1]:.3g} > tol={self.tol}.{note}",
-                ConvergenceWarning,
-                stacklevel=4,
+                f"with relative duality gap {solution.gap_history[-1]:.3g} > tol={self.tol}.{note}"
             )
-        K_scaled, _ = problem.proxy(solution.beta)
+        K_scaled, basis = problem.proxy(solution.beta)
         omega = problem.spectrum.omega
         return {
             "solution": solution,
-            "dual_coef": problem.dual_coef(solution.beta),
+            "dual_coef": problem.dual_coef(solution.beta, basis),
             "intercept": problem.intercept(solution.beta),
             "proxy_kernel": K_scaled / omega[:, None] / omega[None, :],
+            "warning": message,
         }
 
-    def _store(self, results, single):
+    def _large_rho_start(self, problem):
+        """The solution of the ρ → ∞ limit of (7) as a start for projected gradient.
+
+        As ρ → ∞ the proxy kernel tends to ``(K̃₀)₊`` and the problem to the plain SVM dual on the
+        clipped kernel ``Ω⁻¹(K̃₀)₊Ω⁻¹`` (Sec. 2.3), which libsvm solves in a fraction of an
+        eigendecomposition; at ``rho="auto"`` it is within the gap of the optimum of (7), so a few
+        iterations are left (against some 40 from β = 0 on DTW kernels).
+        """
+        spectrum = problem.spectrum
+        if spectrum.psd:
+            clipped = spectrum.K
+        else:
+            positive = spectrum.values > 0
+            basis = spectrum.vectors[:, positive]
+            clipped = (basis * spectrum.values[positive]) @ basis.T
+        inverse = 1.0 / spectrum.omega
+        # in units of κ, so that libsvm's absolute tolerance means the same at every kernel scale
+        kernel = clipped * (inverse[:, None] / spectrum.scale) * inverse[None, :]
+        return self._limit_solution(kernel, problem, spectrum.scale)
+
+    def _store(self, problems, results, single):
         pick = (lambda values: values[0]) if single else np.asarray
+        self.rho_ = pick([problem.rho for problem in problems])
         self.dual_coef_ = np.array([r["dual_coef"] for r in results])
         self.intercept_ = np.array([r["intercept"] for r in results])
         self.proxy_kernel_ = pick([r["proxy_kernel"] for r in results])
@@ -157,14 +224,20 @@ _ATTRIBUTES_DOC = """
     proxy_kernel_ : ndarray of shape (n_train, n_train) or (n_tasks, n_train, n_train)
         The learned proxy kernel ``K*`` of Theorem 1 (Theorem 3 with penalty weights).
     gap_history_ : ndarray (or list of ndarrays, one per task)
-        Relative duality gaps ``(upper − f)/max(1, |f − f₀|)`` of the unsmoothed problem (7) at each
-        iterate (``f₀ = ρ‖(K₀)₋‖²_F``, the value of ``f`` at α = 0; ``upper`` the best certified
-        upper bound ``f(β) + max_{β′}∇f(β)ᵀ(β′ − β)`` so far; see :mod:`krein.svm._proxy`); ≥ 0.
+        Relative duality gaps ``(upper − f)/max(|f − f₀|, |upper − f₀|, m)`` of the unsmoothed
+        problem (7) at each iterate (``f₀ = ρ‖(K₀)₋‖²_F``, the value of ``f`` at α = 0; ``upper`` the
+        best certified upper bound ``f(β) + max_{β′}∇f(β)ᵀ(β′ − β)`` so far; ``m`` the size of the
+        objective, ``eᵀα`` for SVC, ``½αᵀ|K₀|α`` for the one-class SVM; see :mod:`krein.svm._proxy`);
+        ≥ 0.
     objective_ : float or ndarray
         Objective value of (7) at the solution (the unsmoothed one, also with ``smoothing > 0``),
         evaluated without cancellation for any ρ (:mod:`krein.svm._proxy`).
     n_iter_ : int or ndarray
         Iterations of the solver.
+    rho_ : float or ndarray of shape (n_tasks,)
+        The ρ in force (``rho`` resolved, see ``rho="auto"``).
+    C_ : float
+        The ``C`` in force (``IndefiniteSVC``, ``IndefiniteSVR``; ``C`` resolved, see ``C="auto"``).
     kernel_ : Kernel or "precomputed"
     n_features_in_ : int
 """
@@ -182,10 +255,17 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
     Parameters
     ----------
     kernel : Kernel, str or "precomputed", default="gaussian"
-    C : float, default=1.0
-        Misclassification penalty.
-    rho : float, default=10.0
-        Penalty on ``‖K − K₀‖²_F``.
+    C : float or "auto", default="auto"
+        Misclassification penalty. ``"auto"``: ``C = 1/κ``, ``κ = mean |λᵢ(K₀)|`` the kernel scale
+        (``tr K₀/n`` for a PSD kernel: scikit-learn's ``C = 1`` on a kernel with unit diagonal), so
+        the model is the same for the kernel multiplied by any ``s > 0`` (the fitted ``C_``). A float
+        is absolute, as in scikit-learn (then scaling the kernel by ``s`` calls for ``C/s``).
+    rho : float or "auto", default="auto"
+        Penalty on ``‖K − K₀‖²_F``. ``"auto"``: ``ρ = Σⱼ(yⱼCⱼ)²/(4·10⁻³·κ)``, which keeps the rank-one
+        label term ``(Yα)(Yα)ᵀ/4ρ`` of the proxy kernel below 10⁻³κ for every feasible α (the fitted
+        ``rho_``): the large-ρ regime, where the test rows (which lack that term, Sec. 2.3) see the
+        trained model; it follows the kernel's scale as ``C`` does. A float is absolute (scaling
+        the kernel by ``s`` and ``C`` by ``1/s`` calls for ``ρ/s³``).
     solver : {{"projected_gradient", "accpm", "exchange"}}, default="projected_gradient"
         Algorithm 1 (O(n²) per iteration by rank-one eigen-updates), Algorithm 2 (ACCPM) or
         Algorithm 3 (exchange method of Chen & Ye: a sequence of QCLPs (13) on cutting kernels, each
@@ -201,7 +281,11 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
         trial one O(n²) eigen-update). A float ``t``: the paper's rule (Sec. 3.2),
         ``α_{{k+1}} = P_A(α_k + (t/k) ∇f(α_k))`` with ``k`` the iteration number, from ``α₀ = 0`` and
         without line search; the paper's experiments use ``t = 5`` (IndefiniteSVM) and ``t = 10``
-        (PerturbSVM), "chosen separately for each data set".
+        (PerturbSVM), "chosen separately for each data set". With ``"auto"`` (and no warm start of
+        :meth:`fit_path`) the iteration starts from the solution of the ρ → ∞ limit, the SVM on the
+        clipped kernel (Sec. 2.3, solved by libsvm), for at most ``max_iter // 10`` iterations, and
+        from ``α₀ = 0`` if that does not reach ``tol``; where ρ is so small that the rank-one term can
+        exceed the kernel scale κ, from ``α₀ = 0`` at once.
     smoothing : float, default=0.0
         ε ≥ 0 of the Moreau–Yosida smoothing of Sec. 3 ("Smoothing"), applied to the eigenvalue
         clipping: ``max(0, t)`` becomes ``φ_ε(t) = max_{{0≤v≤1}}(vt − εv²/2)`` (0, t²/2ε, t − ε/2 for
@@ -217,6 +301,9 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
     class_weight : dict, "balanced" or None, default=None
         Per-class multipliers of ``C`` (per-sample upper bounds of α).
     verbose : int, default=0
+    n_jobs : int or None, default=None
+        Threads for the one-vs-rest tasks of a multiclass problem (joblib's convention), which
+        share one eigendecomposition of ``K₀``.
     {_ATTRIBUTES_DOC}
     See Also
     --------
@@ -242,16 +329,17 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
 
     _parameter_constraints = {
         **_COMMON_CONSTRAINTS,
-        "C": [Interval(Real, 0, None, closed="neither")],
+        "C": _COST_CONSTRAINT,
         "class_weight": [dict, StrOptions({"balanced"}), None],
+        "n_jobs": [Integral, None],
     }
 
     def __init__(
         self,
         kernel="gaussian",
         *,
-        C=1.0,
-        rho=10.0,
+        C="auto",
+        rho="auto",
         solver="projected_gradient",
         max_iter=1000,
         tol=1e-3,
@@ -259,6 +347,7 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
         smoothing=0.0,
         class_weight=None,
         verbose=0,
+        n_jobs=None,
     ):
         store_parameters(self, locals())
 
@@ -289,8 +378,16 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
         labels, weights = task
         n = labels.size
         return ProxyKernelProblem(
-            spectrum, self.rho, np.ones(n), np.arange(n), labels, labels, self.C * weights, 0.0
+            spectrum, self.rho, np.ones(n), np.arange(n), labels, labels, self._cost(spectrum) * weights, 0.0
         )
+
+    def _limit_solution(self, kernel, problem, scale):
+        """α: libsvm's SVC on the limit kernel over ``scale`` with the bounds ``scale·u``, over ``scale``."""
+        labels = problem.signs
+        limit = SVC(kernel="precomputed", C=scale).fit(kernel, labels, sample_weight=problem.upper)
+        alpha = np.zeros(labels.size)
+        alpha[limit.support_] = np.abs(limit.dual_coef_[0]) / scale
+        return alpha
 
     def decision_function(self, X):
         """Signed distances ``k(x, X) c + b`` (one column per class for multiclass)."""
@@ -310,10 +407,13 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
     Parameters
     ----------
     kernel : Kernel, str or "precomputed", default="gaussian"
-    C : float, default=1.0
+    C : float or "auto", default="auto"
+        As in :class:`IndefiniteSVC` (``"auto"``: ``1/κ``).
     epsilon : float, default=0.1
-        Width of the insensitive tube.
-    rho, solver, max_iter, tol, learning_rate, smoothing, verbose
+        Width of the insensitive tube (in the units of ``y``).
+    rho : float or "auto", default="auto"
+        As in :class:`IndefiniteSVC`, with ``‖a − b‖² ≤ 2nC²`` (``"auto"``: ``ρ = 2nC²/(4·10⁻³·κ)``).
+    solver, max_iter, tol, learning_rate, smoothing, verbose
         As in :class:`IndefiniteSVC`.
     {_ATTRIBUTES_DOC}
     See Also
@@ -331,12 +431,12 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
     >>> y = np.sin(X[:, 0]) + 0.5 * X[:, 1]
     >>> model = IndefiniteSVR(kernel="sigmoid").fit(X[:60], y[:60])
     >>> print(round(model.score(X[60:], y[60:]), 2))  # R² on the held-out points
-    0.81
+    0.83
     """
 
     _parameter_constraints = {
         **_COMMON_CONSTRAINTS,
-        "C": [Interval(Real, 0, None, closed="neither")],
+        "C": _COST_CONSTRAINT,
         "epsilon": [Interval(Real, 0, None, closed="left")],
     }
 
@@ -344,9 +444,9 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
         self,
         kernel="gaussian",
         *,
-        C=1.0,
+        C="auto",
         epsilon=0.1,
-        rho=10.0,
+        rho="auto",
         solver="projected_gradient",
         max_iter=1000,
         tol=1e-3,
@@ -375,8 +475,20 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
         coef = np.concatenate([np.ones(n), -np.ones(n)])
         linear = np.concatenate([y - self.epsilon, -y - self.epsilon])
         return ProxyKernelProblem(
-            spectrum, self.rho, linear, index, coef, coef, np.full(2 * n, float(self.C)), 0.0
+            spectrum, self.rho, linear, index, coef, coef, np.full(2 * n, self._cost(spectrum)), 0.0
         )
+
+    def _limit_solution(self, kernel, problem, scale):
+        """``(a, b)`` from libsvm's SVR on the limit kernel over ``scale`` with the bounds ``scale·u``
+        (its ``dual_coef_`` over ``scale`` is ``a − b``, and ``ab = 0``)."""
+        n = kernel.shape[0]
+        targets = problem.linear[:n] + self.epsilon  # linear = (y − ε, −y − ε)
+        limit = SVR(kernel="precomputed", C=scale, epsilon=self.epsilon).fit(
+            kernel, targets, sample_weight=problem.upper[:n]
+        )
+        difference = np.zeros(n)
+        difference[limit.support_] = limit.dual_coef_[0] / scale
+        return np.concatenate([np.maximum(difference, 0.0), np.maximum(-difference, 0.0)])
 
     def predict(self, X):
         return self._raw_decision(X)[:, 0]
@@ -393,7 +505,10 @@ class IndefiniteOneClassSVM(OutlierMixin, _ProxyKernelEstimator):
     kernel : Kernel, str or "precomputed", default="gaussian"
     nu : float in (0, 1], default=0.5
         Upper bound on the fraction of training errors.
-    rho, solver, max_iter, tol, learning_rate, smoothing, verbose
+    rho : float or "auto", default="auto"
+        As in :class:`IndefiniteSVC`, with ``‖α‖² ≤ n(1/νn)²`` (``"auto"``: ``ρ = 1/(ν²n·4·10⁻³·κ)``,
+        which scales as ``1/s`` with the kernel, as the one-class problem does).
+    solver, max_iter, tol, learning_rate, smoothing, verbose
         As in :class:`IndefiniteSVC`.
     {_ATTRIBUTES_DOC}
     See Also
@@ -409,7 +524,7 @@ class IndefiniteOneClassSVM(OutlierMixin, _ProxyKernelEstimator):
     >>> X = rng.normal(size=(60, 2))
     >>> model = IndefiniteOneClassSVM(kernel="gaussian", nu=0.1).fit(X)
     >>> print(round(np.mean(model.predict(X) == 1), 2))  # the share of training points taken as inliers
-    0.82
+    0.88
     """
 
     _parameter_constraints = {
@@ -422,7 +537,7 @@ class IndefiniteOneClassSVM(OutlierMixin, _ProxyKernelEstimator):
         kernel="gaussian",
         *,
         nu=0.5,
-        rho=10.0,
+        rho="auto",
         solver="projected_gradient",
         max_iter=1000,
         tol=1e-3,
@@ -449,6 +564,14 @@ class IndefiniteOneClassSVM(OutlierMixin, _ProxyKernelEstimator):
         return ProxyKernelProblem(
             spectrum, self.rho, np.zeros(n), np.arange(n), ones, ones, np.full(n, 1.0 / (self.nu * n)), 1.0
         )
+
+    def _limit_solution(self, kernel, problem, scale):
+        """α of libsvm's one-class SVM on the limit kernel (bounds 1, sum νn: divided by νn; the
+        kernel's ``scale`` does not change α)."""
+        limit = OneClassSVM(kernel="precomputed", nu=self.nu).fit(kernel)
+        alpha = np.zeros(kernel.shape[0])
+        alpha[limit.support_] = limit.dual_coef_[0] / limit.dual_coef_[0].sum()
+        return alpha
 
     def _fit_prepared(self, prepared, starts):
         solutions = super()._fit_prepared(prepared, starts)

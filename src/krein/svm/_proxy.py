@@ -84,11 +84,15 @@ from ..optimize import (
 from ..spectral import eigendecompose
 
 __all__ = [
+    "AUTO_PERTURBATION",
     "KernelSpectrum",
     "ProxyKernelProblem",
     "ProxySolution",
+    "default_cost",
+    "default_rho",
     "kkt_intercept",
     "linear_maximum_gap",
+    "relative_gap",
     "solve_proxy_problem",
 ]
 
@@ -107,6 +111,8 @@ class KernelSpectrum:
     """The scaled training kernel ``K̃₀ = ΩK₀Ω``, its eigendecomposition (if indefinite) and ``‖(K̃₀)₋‖²``.
 
     Built once and shared by every one-vs-rest task, every iteration and every (C, ρ) of a path.
+    ``scale`` is the kernel scale ``κ = mean |λᵢ(K̃₀)|`` (``tr K̃₀ / n`` when PSD: 1 for a Gaussian
+    kernel), the unit of the default ``C`` and ``ρ`` (:func:`default_cost`, :func:`default_rho`).
     """
 
     def __init__(self, K, penalty_weights=None):
@@ -126,20 +132,30 @@ class KernelSpectrum:
             self.values = self.vectors = None
             self.negative_norm_squared = 0.0
             self.curvature = float(np.trace(self.K))  # ≥ λ_max(K̃₀)
+            self.scale = self.curvature / n
         else:
             self.values, self.vectors = eigendecompose(self.K)
             negative = np.minimum(self.values, 0.0)
             self.negative_norm_squared = float(negative @ negative)
             self.curvature = float(np.max(np.abs(self.values)))
+            self.scale = float(np.mean(np.abs(self.values)))
+        if not self.scale > 0:
+            raise ValueError("The training kernel is zero: the proxy-kernel SVM has nothing to learn from.")
 
 
 def linear_maximum_gap(gradient, beta, signs, upper, rhs):
-    """``max_{β′∈A} gᵀβ′ − gᵀβ`` over ``A = {sᵀβ′ = r, 0 ≤ β′ ≤ u}`` (s = ±1), and the maximizing ν.
+    """``max_{β′∈A} gᵀβ′ − gᵀβ`` over ``A = {sᵀβ′ = r, 0 ≤ β′ ≤ u}`` (s = ±1), and the minimizing ν.
 
     The LP's dual is ``min_ν h(ν) = νr + Σᵢ uᵢ(gᵢ − νsᵢ)₊``, convex and piecewise linear with
     breakpoints ``gᵢsᵢ``: all are evaluated at once from sorted prefix sums (O(n log n)). The gap
     ``h(ν) − gᵀβ`` is summed as ``Σᵢ[(uᵢ − βᵢ)(tᵢ)₊ + βᵢ(tᵢ)₋] + ν(r − sᵀβ)`` with ``tᵢ = gᵢ − νsᵢ``:
     non-negative terms for β in the box, and a residual of the equality at rounding level.
+
+    ``ν`` is the model's intercept: with ``g = ∇f(β)`` the LP dual is the SVM primal (hinge,
+    ε-insensitive or one-class loss) of the primal point ``w(β)`` as a function of its intercept, so the
+    minimizing ν is the best intercept for ``w(β)``, the one whose primal value the gap certifies.
+    Where ``h`` is flat on an interval of minimizers (no free variable), its midpoint is returned, as
+    libsvm does.
     """
     breaks = gradient * signs
     order = np.argsort(breaks, kind="stable")
@@ -152,10 +168,41 @@ def linear_maximum_gap(gradient, beta, signs, upper, rhs):
     prefix_u = np.cumsum(minus_u)
     prefix_ua = np.cumsum(minus_u * a)
     values = a * rhs + (suffix_ua - a * suffix_u) + (a * prefix_u - prefix_ua)
-    nu = float(a[int(np.argmin(values))])
-    t = gradient - nu * signs
-    gap = np.sum((upper - beta) * np.maximum(t, 0.0) - beta * np.minimum(t, 0.0)) + nu * (rhs - signs @ beta)
+    best = int(np.argmin(values))
+    t = gradient - a[best] * signs
+    gap = np.sum((upper - beta) * np.maximum(t, 0.0) - beta * np.minimum(t, 0.0))
+    gap += a[best] * (rhs - signs @ beta)
+    # h is minimal on an interval [a_lo, a_hi] of breakpoints; ν is its midpoint (flat to rounding)
+    scale = float(weights @ np.abs(a)) + abs(rhs) * float(np.abs(a).max())
+    flat = a[values <= values[best] + 16 * np.finfo(float).eps * scale]
+    nu = 0.5 * float(flat.min() + flat.max())
     return max(float(gap), 0.0), nu
+
+
+#: Largest spectral norm of the rank-one term ``z̃z̃ᵀ/4ρ`` of the proxy kernel that ``rho="auto"``
+#: allows, as a fraction of the kernel scale κ (:func:`default_rho`).
+AUTO_PERTURBATION = 1e-3
+
+
+def default_cost(spectrum):
+    """``C = 1/κ`` (``C="auto"``): scikit-learn's ``C = 1`` on a kernel with unit diagonal.
+
+    Scaling the kernel by ``s`` and ``C`` by ``1/s`` scales the SVM dual solution by ``1/s`` and leaves
+    its predictions unchanged; ``1/κ`` does exactly that.
+    """
+    return 1.0 / spectrum.scale
+
+
+def default_rho(spectrum, z_coef, upper):
+    """``ρ = max‖z̃‖²/(4·AUTO_PERTURBATION·κ)`` (``rho="auto"``), ``max‖z̃‖² ≤ Σⱼ (z̃-coefficientⱼ uⱼ)²``.
+
+    The proxy kernel differs from ``(K̃₀)₊`` by at most ``‖z̃‖²/4ρ`` in spectral norm (Theorem 1), so
+    this ρ keeps it within 0.1 % of κ for every feasible β: the regime of large ρ where the test rows,
+    which lack the rank-one label term, see the model that was trained (Sec. 2.3). It scales as
+    ``1/s³`` with the kernel when ``C`` scales as ``1/s`` (and as ``1/s`` for the one-class SVM), which is
+    how (4) keeps its solution up to the factor of the dual variables.
+    """
+    return float(np.sum((z_coef * upper) ** 2)) / (4 * AUTO_PERTURBATION * spectrum.scale)
 
 
 class ProxyKernelProblem:
@@ -164,8 +211,8 @@ class ProxyKernelProblem:
     Parameters
     ----------
     spectrum : KernelSpectrum
-    rho : float
-        Penalty ρ > 0.
+    rho : float or "auto"
+        Penalty ρ > 0; ``"auto"``: :func:`default_rho`.
     linear : ndarray of shape (n_var,)
         ``p``.
     z_index, z_coef : ndarray of shape (n_var,)
@@ -175,11 +222,31 @@ class ProxyKernelProblem:
     """
 
     def __init__(self, spectrum, rho, linear, z_index, z_coef, signs, upper, rhs):
-        self.spectrum, self.rho = spectrum, float(rho)
-        self.linear, self.z_index = linear, z_index
+        self.spectrum, self.linear, self.z_index = spectrum, linear, z_index
         self.z_coef = z_coef / spectrum.omega[z_index]  # maps β to z̃ = Ω⁻¹z
+        self.rho = default_rho(spectrum, self.z_coef, upper) if rho == "auto" else float(rho)
         self.signs, self.upper, self.rhs = signs, upper, rhs
         self.n = spectrum.K.shape[0]
+
+    def relative_perturbation(self):
+        """Bound on ``‖z̃z̃ᵀ/4ρ‖/κ`` over the feasible set, ``Σⱼ(z̃-coefficientⱼ uⱼ)²/(4ρκ)``: how far
+        the proxy kernel can move from ``(K̃₀)₊`` in units of the kernel scale (``rho="auto"``:
+        ``AUTO_PERTURBATION``)."""
+        bound = float(np.sum((self.z_coef * self.upper) ** 2))
+        return bound / (4 * self.rho * self.spectrum.scale)
+
+    def magnitude(self, beta):
+        """The size of ``f − f₀`` at β, positive for β ≠ 0 even where ``f − f₀`` vanishes
+        (:func:`relative_gap`): ``|pᵀβ|`` (SVC, SVR: at a maximizer ``½pᵀβ ≤ f − f₀ ≤ pᵀβ``, the SVM
+        dual's KKT conditions), or ``½z̃ᵀ|K̃₀|z̃`` (``|K̃₀|`` the flipped kernel, one n×n product) where
+        ``p = 0`` (one-class SVM)."""
+        if np.any(self.linear):
+            return abs(float(self.linear @ beta))
+        z = self.scaled_z(beta)
+        if self.spectrum.psd:
+            return 0.5 * float(z @ (self.spectrum.K @ z))
+        coordinates = self.spectrum.vectors.T @ z
+        return 0.5 * float(np.abs(self.spectrum.values) @ coordinates**2)
 
     def scaled_z(self, beta):
         return np.bincount(self.z_index, weights=self.z_coef * beta, minlength=self.n)
@@ -273,22 +340,31 @@ class ProxyKernelProblem:
         return M
 
     def intercept(self, beta):
-        """The intercept of the model: the multiplier of ``sᵀβ = r`` (see :func:`kkt_intercept`)."""
-        _, _, gradient = self.evaluate(beta)
-        return kkt_intercept(gradient, beta, self.signs, self.upper)
+        """The intercept of the model: the minimizing ν of :func:`linear_maximum_gap` at ``∇f(β)``.
 
-    def dual_coef(self, beta):
+        It is the multiplier of ``sᵀβ = r`` at a maximizer, and at any other β the best intercept for
+        the primal point ``w(β)``, the one the certified gap speaks for. (The average of ``∇fⱼ/sⱼ``
+        over the variables strictly inside the box, :func:`kkt_intercept`, needs an exact solution:
+        at ACCPM's analytic centers and the exchange method's interior-point solutions every
+        variable is inside the box.)
+        """
+        _, _, gradient = self.evaluate(beta)
+        return linear_maximum_gap(gradient, beta, self.signs, self.upper, self.rhs)[1]
+
+    def dual_coef(self, beta, basis=None):
         """Coefficients ``c`` of the decision function ``f(x) = k(x, X) c + b``.
 
         For an indefinite ``K₀`` the test rows go through the linear form of the heuristic of
         Sec. 2.3: the positive-part projector ``P̃₊`` of ``K̃₀ + z̃z̃ᵀ/4ρ`` (Chen et al. 2009), so
         ``c = Ω P̃₊ z̃``; for a PSD ``K₀`` only the support vectors are perturbed and ``c = z``.
+        ``basis``: the range basis :meth:`proxy` returned at β, if the caller has it.
         """
         z = self.scaled_z(beta)
         omega = self.spectrum.omega
         if self.spectrum.psd:
             return omega * z
-        _, basis = self.proxy(beta)
+        if basis is None:
+            _, basis = self.proxy(beta)
         return omega * (basis @ (basis.T @ z))
 
 
@@ -314,6 +390,20 @@ def kkt_intercept(gradient, beta, signs, upper):
     return float((low + high) / 2)
 
 
+def relative_gap(lower, upper, scale=0.0):
+    """``(upper − lower)/max(|lower|, |upper|, scale)`` (0 when all three are 0): the proxy SVMs'
+    stopping measure.
+
+    Invariant under scaling the objective (a kernel and ``C`` scaled together, or ``C`` alone in the
+    limit of a large ρ), so one ``tol`` means the same on an objective of size 1e-3 or 1e3.
+    ``scale`` (:meth:`ProxyKernelProblem.magnitude` at the iterate, which scales as the objective
+    does and is of its size) keeps the measure finite where the optimum is ``f₀`` itself
+    (``f − f₀ = 0``), as for a one-class SVM whose α can lie where ``(K̃₀)₊α = 0``.
+    """
+    denominator = max(abs(lower), abs(upper), scale)
+    return 0.0 if denominator == 0 else (upper - lower) / denominator
+
+
 @dataclass
 class ProxySolution:
     """Result of :func:`solve_proxy_problem` (values of ``f``, not ``f − f₀``)."""
@@ -330,8 +420,12 @@ class ProxySolution:
 class _Certificate:
     """Best point and best upper bound ``min f(β) + gap(β)`` over the points seen (values ``f − f₀``).
 
-    The relative gap ``(upper − f)/max(1, |f − f₀|)`` is recorded at every check: ``f`` carries the
-    constant ``f₀ = ρ‖(K̃₀)₋‖²``, which can dwarf the SVM terms and make any gap look small.
+    The relative gap ``(upper − f)/max(|f − f₀|, |upper − f₀|, m(β))`` (:func:`relative_gap`; ``m``
+    :meth:`ProxyKernelProblem.magnitude`) is
+    recorded at every check: ``f`` carries the constant ``f₀ = ρ‖(K̃₀)₋‖²``, which can dwarf the SVM terms and
+    make any gap look small, and the SVM terms have the scale of the kernel times ``C``, so no
+    absolute floor (such as 1) is scale-free: with ``max(1, ·)`` a one-class SVM whose objective is
+    0.06 stopped at 43 % training outliers for ν = 0.05.
     """
 
     def __init__(self, problem, tol, smoothing, verbose, label):
@@ -347,7 +441,7 @@ class _Certificate:
         if value > self.value:
             self.beta, self.value = beta, value
         self.upper = min(self.upper, value + self.problem.gap(beta, gradient), extra_upper)
-        gap = (self.upper - self.value) / max(1.0, abs(self.value))
+        gap = relative_gap(self.value, self.upper, self.problem.magnitude(beta))
         self.history.append(gap)
         if self.verbose:
             print(f"[{self.label}] f - f0 = {self.value:.8g}, upper = {self.upper:.8g}, gap = {gap:.3g}")
@@ -359,9 +453,9 @@ def solve_proxy_problem(
 ):
     """Maximize ``f`` by projected gradient, ACCPM or the exchange method.
 
-    The duality gap ``min(upper bounds) − max f`` (relative to ``max(1, |f − f₀|)``, where
-    ``f₀ = ρ‖(K̃₀)₋‖²`` is the constant part of ``f``, its value at z = 0) is certified at every
-    iterate (module docstring) and recorded; the method stops once it is ≤ ``tol``.
+    The duality gap ``min(upper bounds) − max f``, relative to ``max(|f − f₀|, |upper − f₀|, m(β))``
+    (:func:`relative_gap`; ``f₀ = ρ‖(K̃₀)₋‖²`` is the constant part of ``f``, its value at z = 0), is
+    certified at every iterate (module docstring) and recorded; the method stops once it is ≤ ``tol``.
 
     Parameters
     ----------

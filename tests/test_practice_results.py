@@ -1,0 +1,29 @@
+"""The guide's "which method?" table is the committed run of benchmarks/bench_practice.py."""
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULT = ROOT / "docs" / "results" / "practice" / "practice.json"
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location("bench_practice", ROOT / "benchmarks" / "bench_practice.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.skipif(not RESULT.is_file(), reason="no committed run of bench_practice.py")
+def test_guide_table_is_the_committed_run():
+    bench = _bench()
+    result = json.loads(RESULT.read_text())
+    guide = (ROOT / "docs" / "guide.md").read_text()
+    block = guide[guide.index(bench.GUIDE_START) + len(bench.GUIDE_START) : guide.index(bench.GUIDE_END)]
+    assert bench.report(result) in block
+    assert result["summary"] == bench.summary(result["rows"])  # the summary is the rows'
+    assert max(len(line) for line in bench.report(result).splitlines()) <= 80
+    assert {r["task"] for r in result["rows"]} == {t.name for t in bench.TASKS}
