@@ -38,9 +38,16 @@ HOMOGENEOUS_REGRESSORS = [
 ]
 
 
-def slow_dca(subjects):
-    """``subjects`` with DCASVC's cases marked slow (its DC iterations take seconds per example)."""
-    return [pytest.param(s, marks=pytest.mark.slow) if s.cls.__name__ == "DCASVC" else s for s in subjects]
+#: Estimators whose property tests take many seconds per case: DCASVC's DC iterations, and the
+#: family searches, which cross-validate every method of the family on every example.
+SLOW_SUBJECTS = {"DCASVC", "KreinClassifierCV", "KreinRegressorCV"}
+
+
+def mark_slow(subjects):
+    """``subjects`` with the cases of :data:`SLOW_SUBJECTS` marked slow."""
+    return [
+        pytest.param(s, marks=pytest.mark.slow) if s.cls.__name__ in SLOW_SUBJECTS else s for s in subjects
+    ]
 
 
 def scores(estimator, X):
@@ -101,7 +108,7 @@ def permute(subject, X, X_test, order):
 
 @pytest.mark.parametrize(
     "subject",
-    slow_dca([s for s in SUPERVISED if s.cls.__name__ not in ORDER_DEPENDENT]),
+    mark_slow([s for s in SUPERVISED if s.cls.__name__ not in ORDER_DEPENDENT]),
     ids=lambda s: s.name,
 )
 @PER_ESTIMATOR
@@ -129,7 +136,7 @@ def test_scaling_y_scales_regression_predictions(subject, seed, factor):
     assert_close(fit(subject, train, factor * y).predict(test), factor * reference, rtol=1e-7)
 
 
-@pytest.mark.parametrize("subject", slow_dca(CLASSIFIERS), ids=lambda s: s.name)
+@pytest.mark.parametrize("subject", mark_slow(CLASSIFIERS), ids=lambda s: s.name)
 @PER_ESTIMATOR
 @given(seed=seeds, n_classes=st.sampled_from([2, 3]), data_=st.data())
 def test_relabelling_classes_relabels_predictions(subject, seed, n_classes, data_):

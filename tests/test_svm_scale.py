@@ -57,6 +57,7 @@ def test_default_tolerance_agrees_with_scikit_learn_on_psd_kernels():
     assert min(sizes) < 1e-2 and max(sizes) > 1e3
 
 
+@pytest.mark.slow
 def test_one_class_nu_property_on_the_issue_example():
     """nu=0.05, Gaussian kernel, 200 N(0, I₂) points: 43 % (projected gradient), 70 % (ACCPM, exchange) of
     training outliers before the fix; scikit-learn's OneClassSVM puts its margin support vectors at
