@@ -125,7 +125,7 @@ def streamed_krein_ridge(n, d, m, lambda_plus=1e-3, lambda_minus=1e-3):
         working_memory=WORKING_MEMORY,
     ).fit(X, y)
     seconds = time.perf_counter() - start
-    assert model.representation_.vectors is None  # streamed: no n×r array was held
+    assert model.representation_._vectors is None  # streamed: no n×r array was held
     return seconds, _rss_mib() - base, "KreinRidge(n_components=1000, working_memory=...).fit"
 
 

@@ -31,10 +31,9 @@ class IndefiniteNystroem(
       the number of leading eigenpairs that minimizes the error estimated on held-out kernel columns
       (the near-zero eigenvalues of the landmark block of an indefinite kernel are not noise, and
       inverting them can make ``K̃`` worse than zero), then its one-shot eigendecomposition truncated
-      to the smallest rank whose estimated error is within one standard error (over the held-out
-      columns) of the least, or to the largest smaller rank whose estimated error is certified within
-      2× of ``K̃``'s own Eckart–Young tail at that rank (:mod:`krein.nystroem._error`; features as for
-      ``rank=k``).
+      to the smallest rank of least estimated error (:mod:`krein.nystroem._error`; features as for
+      ``rank=k``). On a positive definite kernel both keep everything: the default is then the plain
+      Eq. (3), i.e. scikit-learn's ``Nystroem`` on the same landmarks.
     * ``rank=k``: the one-shot eigendecomposition ``K̃ = Ũ Λ Ũᵀ`` of Sec. 2.2 on the training data,
       truncated to the k eigenvalues of largest magnitude (the best rank-k approximation of ``K̃``);
       ``N = E |Λ|^{1/2}`` with ``Ũ = K_XZ E`` and ``s = sign(Λ)``.
@@ -82,9 +81,10 @@ class IndefiniteNystroem(
         Signed eigenvalues Λ of the one-shot eigendecomposition, or the kept eigenvalues of ``K_ZZ``
         (``rank=None`` with ``landmark_rank="full"``).
     approximation_error_ : float
-        Estimated ``‖K − K̃‖_F / ‖K‖_F`` on the training data, from the landmark columns and 64
-        held-out kernel columns (:func:`krein.nystroem.probe_error`; O(n m) beyond the fit). Above
-        0.3 a warning names what to change.
+        Estimated ``‖K − K̃‖_F / ‖K‖_F`` on the training data (``‖H(K − K̃)H‖_F / ‖HKH‖_F`` with
+        ``center=True``), from the landmark columns and 64 held-out kernel columns
+        (:func:`krein.nystroem.probe_error`; O(n m) beyond the fit). Above 0.3 a warning names what
+        to change.
     kernel_ : Kernel or "precomputed"
     n_features_in_ : int
     """
