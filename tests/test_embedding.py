@@ -324,3 +324,13 @@ def test_clusterers_name_their_bad_input():
         KreinKMeans(6, kernel="precomputed").fit(K)
     with pytest.raises(ValueError, match="X has 5 samples .* fewer than n_clusters=6"):
         KreinSpectralClustering(6, kernel="precomputed", rank=2).fit(K)
+
+
+def test_one_sample_is_named_not_called_a_zero_kernel():
+    """Issue 31: one sample with center=True was reported as "the training kernel is numerically zero"."""
+    from krein.least_squares import KreinRidge
+
+    X = np.ones((1, 2))
+    for estimator in (KreinPCA(Gaussian()), KreinRidge(Gaussian())):
+        with pytest.raises(ValueError, match="center=True needs at least 2 samples, got n_samples=1"):
+            estimator.fit(X, [1.0]) if isinstance(estimator, KreinRidge) else estimator.fit(X)

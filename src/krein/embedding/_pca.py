@@ -14,7 +14,7 @@ from sklearn.utils.validation import _check_feature_names_in, check_is_fitted, v
 
 from .._base import KernelEstimatorMixin, is_precomputed
 from .._parameters import store_parameters
-from .._validation import check_precomputed_test_kernel
+from .._validation import check_centring_samples, check_precomputed_test_kernel
 from ..dissimilarity import DoubleCentering
 from ..kernels import Kernel, make_kernel
 from ..nystroem import LANDMARK_METHODS, clamp_n_components, nystroem_representation
@@ -207,6 +207,7 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
         """Eigenpairs of the (centred) training kernel."""
         K = self._training_kernel(X)
         self.landmark_indices_ = None
+        check_centring_samples(self.center and not self.dissimilarity, K.shape[0])
         if self.center:
             K, self._column_means = center_kernel(K)
         name = f"The {'centred ' if self.center else ''}training kernel of X (n_samples={K.shape[0]})"

@@ -23,6 +23,7 @@ import warnings
 import numpy as np
 from sklearn.utils import check_random_state
 
+from .._validation import check_centring_samples
 from ..kernels import block_rows
 from ..spectral import SpectralRepresentation
 from ._approximation import eigen_from_gram, landmark_factor
@@ -392,8 +393,7 @@ def one_shot(
     least estimated error when ``error_controlled`` (:func:`parsimonious_rank`). Returns the representation and the number of eigenpairs of
     ``K_ZZ`` above the ``rcond`` cutoff (before the validated truncation).
     """
-    if center and columns.n < 2:
-        raise ValueError(f"center=True needs at least 2 samples, got n_samples={columns.n}.")
+    check_centring_samples(center, columns.n)
     K_ZZ = columns.landmark_block(indices)
     factor = landmark_factor(K_ZZ, rcond=rcond)
     sample = draw_probes(columns, indices, factor, rng)
