@@ -241,7 +241,9 @@ def test_max_samples_zero_means_no_subsampling(tmp_path, capsys):
     assert "aural-sonar (n=100)" in capsys.readouterr().out
     assert main(["embed", "--dataset", "aural-sonar", "--max-samples", "0", "--out", str(tmp_path)]) == 0
     capsys.readouterr()
-    _assert_user_error(capsys, ["spectrum", "--dataset", "aural-sonar", "--max-samples", "1"], "--max-samples")
+    _assert_user_error(
+        capsys, ["spectrum", "--dataset", "aural-sonar", "--max-samples", "1"], "--max-samples"
+    )
 
 
 def test_kernel_aliases_build_the_same_kernel(tmp_path, capsys):

@@ -325,7 +325,9 @@ SCALE_FREE = [
 
 
 @pytest.mark.parametrize("scale", [1e-170, 1e-160, 1e155, 1e160, 1e300])
-@pytest.mark.parametrize("make", SCALE_FREE, ids=["gauss", "rl-gauss", "delta-gauss", "epanechnikov", "rl-sigmoid"])
+@pytest.mark.parametrize(
+    "make", SCALE_FREE, ids=["gauss", "rl-gauss", "delta-gauss", "epanechnikov", "rl-sigmoid"]
+)
 def test_kernels_of_scaled_differences_at_the_edges_of_floating_point(make, scale):
     """Issue 31: data and bandwidths near 1e±160 (distances whose squares leave the floating-point
     range, η² that underflows) gave NaN, a ZeroDivisionError or an OverflowError. ``k(sX, sY; sη)``
@@ -356,9 +358,17 @@ def test_distances_beyond_the_range_of_their_squares(scale):
 @pytest.mark.parametrize(
     ("kernel", "error", "message"),
     [
-        (lambda: Gaussian(eta=[1.0, 2.0]), ValueError, r"eta of Gaussian must be a positive number.*ARDGaussian"),
+        (
+            lambda: Gaussian(eta=[1.0, 2.0]),
+            ValueError,
+            r"eta of Gaussian must be a positive number.*ARDGaussian",
+        ),
         (lambda: Sigmoid(eta=[1.0]), ValueError, r"eta of Sigmoid must be a positive number.*ARDSigmoid"),
-        (lambda: DeltaGaussian(eta1=[1.0, 2.0]), ValueError, "eta1 of DeltaGaussian must be a positive number"),
+        (
+            lambda: DeltaGaussian(eta1=[1.0, 2.0]),
+            ValueError,
+            "eta1 of DeltaGaussian must be a positive number",
+        ),
         (lambda: Gaussian(eta="a"), TypeError, "eta must be a positive number, got 'a'"),
         (lambda: ARDGaussian(eta=["a", "b"]), TypeError, "eta must be a positive number or a 1-D array"),
         (lambda: Polynomial(gamma="a"), TypeError, "gamma must be a real number"),

@@ -49,7 +49,6 @@ def _console():
 
 def cmd_info(args):
     """Versions of krein and its dependencies, BLAS libraries and thread counts."""
-    import os
 
     from rich.table import Table
     from threadpoolctl import threadpool_info
@@ -185,7 +184,6 @@ def cmd_embed(args):
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     from rich.table import Table
 
     from .datasets import natural_kernel
@@ -334,8 +332,8 @@ def _results_folder(directory):
         if not isinstance(stored, dict) or (cell and not {"seed", "quick", "value"} <= stored.keys()):
             raise UsageError(
                 f"{path}: not a result {'cell' if cell else 'file'} of krein (a JSON "
-                f"{'record with seed, quick and value' if cell else 'object'} expected); the file is foreign: "
-                "recompute it (krein reproduce NAME --resume) or remove it."
+                f"{'record with seed, quick and value' if cell else 'object'} expected); the file is "
+                "foreign: recompute it (krein reproduce NAME --resume) or remove it."
             )
     return results
 
@@ -388,7 +386,8 @@ def _write_output(path, data, argument="--out"):
         return write_atomic(path, data)
     except OSError as error:
         raise UsageError(
-            f"{argument}: cannot write {path} ({error.strerror or error}); give a folder where it can be written."
+            f"{argument}: cannot write {path} ({error.strerror or error}); give a folder where it can be "
+            "written."
         ) from error
 
 
@@ -432,7 +431,9 @@ def build_parser():
         "dissimilarity or kernel",
     )
     spectrum.add_argument("--npy", help="a kernel matrix saved with numpy.save")
-    spectrum.add_argument("--max-samples", type=int, default=2000, help="subsample larger datasets (0: no subsampling)")
+    spectrum.add_argument(
+        "--max-samples", type=int, default=2000, help="subsample larger datasets (0: no subsampling)"
+    )
     spectrum.add_argument("--seed", type=int, default=0)
     spectrum.add_argument("--out", default="krein-results", help="folder for the PNG plot")
     spectrum.set_defaults(func=cmd_spectrum)
@@ -442,7 +443,9 @@ def build_parser():
     embed.add_argument(
         "--method", help="the dataset's (dis)similarity, e.g. edit, dtw, tangent, simpson (default: natural)"
     )
-    embed.add_argument("--max-samples", type=int, default=1000, help="subsample larger datasets (0: no subsampling)")
+    embed.add_argument(
+        "--max-samples", type=int, default=1000, help="subsample larger datasets (0: no subsampling)"
+    )
     embed.add_argument("--seed", type=int, default=0)
     embed.add_argument("--out", default="krein-results", help="folder for the PNG plot")
     embed.set_defaults(func=cmd_embed)

@@ -323,7 +323,10 @@ class KreinSpectralClustering(KernelEstimatorMixin, ClusterMixin, BaseEstimator)
     """
 
     _parameter_constraints = {
-        **{name: KreinPCA._parameter_constraints[name] for name in ("kernel", "center", "landmarks", "random_state")},
+        **{
+            name: KreinPCA._parameter_constraints[name]
+            for name in ("kernel", "center", "landmarks", "random_state")
+        },
         # this estimator's rank is KreinPCA's n_components, its n_components KreinPCA's n_landmarks
         "rank": KreinPCA._parameter_constraints["n_components"],
         "n_components": KreinPCA._parameter_constraints["n_landmarks"],

@@ -171,7 +171,9 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
         n_samples = vectors.shape[0]
         rank = order.size
         if self.n_components is not None:
-            rank = clamp_n_components(self.n_components, n_samples, using="n_samples coordinates", stacklevel=3)
+            rank = clamp_n_components(
+                self.n_components, n_samples, using="n_samples coordinates", stacklevel=3
+            )
         if rank > order.size:
             warnings.warn(
                 f"n_components={rank} exceeds the {order.size} non-zero eigenvalues of the training "

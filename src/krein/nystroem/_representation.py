@@ -390,8 +390,9 @@ def one_shot(
 
     Draws the probe columns from ``rng``. With ``landmark_rank="validated"``, ``rank=None``, no
     centring and probe columns, the one-shot eigendecomposition is truncated to the smallest rank of
-    least estimated error when ``error_controlled`` (:func:`parsimonious_rank`). Returns the representation and the number of eigenpairs of
-    ``K_ZZ`` above the ``rcond`` cutoff (before the validated truncation).
+    least estimated error when ``error_controlled`` (:func:`parsimonious_rank`). Returns the
+    representation and the number of eigenpairs of ``K_ZZ`` above the ``rcond`` cutoff (before the
+    validated truncation).
     """
     check_centring_samples(center, columns.n)
     K_ZZ = columns.landmark_block(indices)
