@@ -64,13 +64,17 @@ and the truncations to ``m/8, m/4, m/2, m``.
 
 **Centred approximations.** With ``center=True`` the approximation is ``H K̃ H`` of ``H K H``
 (``H = I − 11ᵀ/n``), and its error is ``‖H M H‖_F / ‖H K H‖_F`` with ``M = K − K_XZ F K_ZX``. For the
-columns ``c_j`` of ``M``, ``‖H M H‖² = Σ_j ‖H c_j‖² − ‖H Σ_j c_j‖² / n`` (:func:`centred_probe_error`): the
-first sum is estimated as above, from the column-centred landmark and probe columns, and the column sum
-``Σ_j c_j`` by the landmark columns plus the Hansen–Hurwitz total of the probe columns, whose squared norm
-is estimated without the bias of squaring by the U-statistic over pairs of distinct draws (it needs the
-probe columns' Gram matrix ``K_XVᵀ K_XV`` and sums, ``n m'²`` more flops in the pass). The uncentred
-estimate of the same core is not a substitute: a kernel with a large mean has ``‖K‖ ≫ ‖H K H‖``
-(issue 31: 0.107 reported against a true 0.224 at m = 100, and 0 against 0.20 at m = n with ``rank=``).
+columns ``c_j`` of ``M`` and their mean ``μ``, ``‖H M H‖² = Σ_j ‖H (c_j − μ)‖²``
+(:func:`centred_probe_error`): the landmark columns count once and the probe columns with their
+Hansen–Hurwitz weights ``W_j``, and ``μ`` is their weighted mean ``Σ_j W_j c_j / Σ_j W_j``, so that
+``Σ_j W_j ‖H(c_j − μ)‖² = Σ_j W_j ‖H c_j‖² − ‖H Σ_j W_j c_j‖² / Σ_j W_j``. Removing the weighted mean
+(self-normalized, not divided by n) takes out the part that every column shares — the large mean of
+the kernel, which the centred core does not model — before the sum is estimated; dividing by n instead
+left the estimate at the mercy of the draw's total weight (0 against a true 0.009, DELTA-GAUSS, m = 400,
+``rank=100``). It needs the probe columns' Gram matrix ``K_XVᵀ K_XV`` and sums (``n m'²`` more flops in
+the pass). The uncentred estimate of the same core is not a substitute: a kernel with a large mean has
+``‖K‖ ≫ ‖H K H‖`` (issue 31: 0.107 reported against a true 0.224 at m = 100, and 0 against 0.20 at
+m = n with ``rank=``).
 """
 
 from __future__ import annotations
@@ -218,13 +222,14 @@ def probe_error(core, moments, K_ZZ, K_ZV, probes):
 
 def _centred_square(core, moments, K_ZZ, K_ZV, sample):
     """Estimated ``‖H (K − K_XZ F K_ZX) H‖²_F`` (module docstring, centred approximations)."""
-    n = moments.count
     scatter = moments.scatter  # (H K_XZ)ᵀ (H K_XZ)
     landmark = np.eye(K_ZZ.shape[0]) - core @ K_ZZ  # c_Z = K_XZ (I − F K_ZZ)
     landmark_sum = landmark.sum(axis=1)
     total = np.sum(landmark * (scatter @ landmark))
     column_sum = landmark_sum @ scatter @ landmark_sum
+    count = float(K_ZZ.shape[0])
     if K_ZV.shape[1]:
+        n = moments.count
         probe_mean = moments.probe_sum / n
         cross = moments.probe_cross - n * np.outer(probe_mean, moments.mean)  # (H K_XV)ᵀ (H K_XZ)
         B = core @ K_ZV
@@ -232,15 +237,9 @@ def _centred_square(core, moments, K_ZZ, K_ZV, sample):
         Q = moments.probe_gram - n * np.outer(probe_mean, probe_mean) - crossB - crossB.T + B.T @ scatter @ B
         weights = sample.weights
         total += np.diag(Q) @ weights
-        column_sum += 2.0 * (landmark_sum @ (cross.T - scatter @ B)) @ weights
-        if sample.census:
-            column_sum += weights @ Q @ weights
-        else:  # the U-statistic over pairs of distinct draws: unbiased for the squared total
-            draws = sample.counts.sum()
-            u = sample.counts * sample.scale
-            pairs = u @ Q @ u - np.diag(Q) @ (sample.counts * sample.scale**2)
-            column_sum += pairs / (draws * (draws - 1.0))
-    return total - column_sum / n
+        column_sum += 2.0 * (landmark_sum @ (cross.T - scatter @ B)) @ weights + weights @ Q @ weights
+        count += weights.sum()
+    return total - column_sum / count
 
 
 def centred_probe_error(core, moments, K_ZZ, K_ZV, probes):
