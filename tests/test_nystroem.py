@@ -532,3 +532,17 @@ def test_error_estimate_for_every_rank_centring_and_sampler(center, rank, landma
                 assert np.isclose(nystroem.approximation_error_, true, rtol=1e-6)
             else:
                 assert 1 / 1.5 < nystroem.approximation_error_ / true < 1.5, (type(kernel), m, true)
+
+
+def test_rank_and_rcond_beyond_what_the_landmarks_give_are_named():
+    """A ``rank`` above the eigenpairs that m landmarks resolve was silently reduced; ``rcond ≥ 1``
+    dropped every eigenvalue and was reported as "K_ZZ is numerically zero; choose other landmarks"."""
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    X = np.random.default_rng(0).standard_normal((50, 3))
+    kernel = DeltaGaussian(1.0, 2.0)
+    with pytest.warns(UserWarning, match=r"rank=30 exceeds the \d+ eigenpairs .* n_components=10"):
+        model = IndefiniteNystroem(kernel, n_components=10, rank=30, random_state=0).fit(X)
+    assert model.signature_.size <= 10
+    with pytest.raises(InvalidParameterError, match="rcond"):
+        IndefiniteNystroem(kernel, n_components=10, rcond=2.0).fit(X)

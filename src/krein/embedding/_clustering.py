@@ -364,9 +364,14 @@ class KreinSpectralClustering(KernelEstimatorMixin, ClusterMixin, BaseEstimator)
         n_landmarks = self.n_components
         if n_landmarks is not None:  # clamped here, so that the warning names this estimator's argument
             n_landmarks = clamp_n_components(n_landmarks, X.shape[0], stacklevel=2)
+        rank = self.n_clusters if self.rank is None else self.rank
+        if self.rank is not None:  # clamped here, so that the warning names this estimator's argument
+            rank = clamp_n_components(
+                rank, X.shape[0], name="rank", using="n_samples coordinates", stacklevel=2
+            )
         self.pca_ = KreinPCA(
             self.kernel,
-            n_components=self.n_clusters if self.rank is None else self.rank,
+            n_components=rank,
             center=self.center,
             n_landmarks=n_landmarks,
             landmarks=self.landmarks,

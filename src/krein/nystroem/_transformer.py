@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
@@ -54,8 +55,9 @@ class IndefiniteNystroem(
         Landmark sampler (Sec. 2.3).
     sketch_size : int, default=None
         Size of the uniform sketch for the leverage and K-means++ samplers (default m).
-    rcond : float, default=None
-        Relative cutoff of the landmark block's eigenvalues (default ``m · ε``).
+    rcond : float in [0, 1), default=None
+        Relative cutoff of the landmark block's eigenvalues (default ``m · ε``; 1 or more would drop
+        every eigenvalue).
     landmark_rank : {"validated", "full"}, default="validated"
         Eigenpairs of ``K_ZZ`` kept: the validated truncation, or all above ``rcond`` (Eq. 3).
     center : bool, default=False
@@ -94,7 +96,7 @@ class IndefiniteNystroem(
         "n_components": [Interval(numbers.Integral, 1, None, closed="left")],
         "rank": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "sketch_size": [Interval(numbers.Integral, 1, None, closed="left"), None],
-        "rcond": [Interval(numbers.Real, 0, None, closed="left"), None],
+        "rcond": [Interval(numbers.Real, 0, 1, closed="left"), None],
     }
 
     def __init__(
@@ -124,6 +126,14 @@ class IndefiniteNystroem(
             "error_controlled": True,
         }
         representation, _ = self._fit_representation(X, producer=producer)
+        if self.rank is not None and representation.values.size < self.rank:
+            warnings.warn(
+                f"rank={self.rank} exceeds the {representation.values.size} eigenpairs the Nyström "
+                f"approximation resolves with n_components={self.n_components} landmarks; using "
+                f"rank={representation.values.size}.",
+                UserWarning,
+                stacklevel=2,
+            )
         indices = self.landmark_indices_
         if self.rank is None and self.landmark_rank == "full":
             factor = representation.landmark_factor
