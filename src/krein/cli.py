@@ -116,8 +116,7 @@ def _named_kernel(name, X, seed):
     """The kernel ``--kernel NAME`` builds on the data ``X``: every alias of a kernel class builds the
     same kernel (``gaussian``, ``rbf`` and ``GAUSS`` alike), with the hyperparameters drawn by Appendix
     E.1 of Oglic & Gärtner (2018) for the kernels of Appendix D and the defaults otherwise."""
-    from .kernels import make_kernel
-    from .kernels._initialization import APPENDIX_D_CLASSES, initial_kernel
+    from .kernels import APPENDIX_D_CLASSES, initial_kernel, make_kernel
 
     try:
         kernel = make_kernel(name)
