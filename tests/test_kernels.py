@@ -394,3 +394,24 @@ def test_an_overflowing_kernel_is_not_called_a_precomputed_one():
     assert "precomputed" not in str(caught.value)
     with pytest.raises(ValueError, match="X contains infinity"):
         KreinRidge("precomputed").fit(np.full((3, 3), np.inf), np.arange(3.0))
+
+
+@pytest.mark.parametrize(
+    ("kernel", "error", "message"),
+    [
+        (lambda: Gaussian(eta=-1), ValueError, r"eta must be finite and strictly positive, got -1\."),
+        (lambda: ARDGaussian(eta=[1.0, -2.0, 3.0]), ValueError, r"got \[1\.0, -2\.0, 3\.0\]"),
+        (lambda: Polynomial(gamma=-1), ValueError, r"gamma must be .* got -1\."),
+        (lambda: Gaussian(eta="a"), TypeError, "eta must be a positive number, got 'a'"),
+    ],
+)
+def test_an_estimator_reports_the_users_hyperparameter_not_its_log_space_copy(kernel, error, message):
+    """Issue 31: an estimator copies its kernel through ``theta = log(h)``, so ``eta=-1`` was reported
+    as "got nan" (and a string as numpy's "could not convert string to float")."""
+    from krein.least_squares import KreinRidge
+    from krein.nystroem import IndefiniteNystroem
+
+    X = np.random.default_rng(5).standard_normal((20, 3))
+    for estimator in (KreinRidge(kernel()), IndefiniteNystroem(kernel(), n_components=5)):
+        with pytest.raises(error, match=message):
+            estimator.fit(X, X[:, 0])

@@ -216,7 +216,8 @@ class Kernel:
         return np.vstack(parts) if parts else np.empty((0, 2))
 
     def _check_hyperparameters(self, n_features):
-        """Raise a clear error for a non-positive or wrongly sized hyperparameter."""
+        """Raise a clear error for a non-positive or wrongly sized hyperparameter (the size against
+        the data's ``n_features`` only when it is given)."""
         for name in self._hyperparameters:
             value = getattr(self, name)
             if value is None:
@@ -232,7 +233,7 @@ class Kernel:
                 raise ValueError(f"{name} of {type(self).__name__} must be {kind}, got {value!r}{hint}.")
             if not np.all(np.isfinite(array)) or np.any(array <= 0):
                 raise ValueError(f"{name} must be finite and strictly positive, got {value!r}.")
-            if array.ndim == 1 and array.size not in (1, n_features):
+            if n_features is not None and array.ndim == 1 and array.size not in (1, n_features):
                 raise ValueError(f"{name} has {array.size} elements but the data have {n_features} features.")
 
     # ------------------------------------------------------------------ evaluation
