@@ -119,6 +119,8 @@ def _bad_arguments(tmp_path):
         (["embed"], "--dataset"),
         (["embed", "--dataset", "no-such-data"], "--dataset"),
         (["embed", "--dataset", "haberman", "--max-samples", "-2"], "--max-samples"),
+        (["embed", "--dataset", "aural-sonar", "--method", "no-such-method"], "--method"),
+        (["spectrum", "--dataset", "haberman", "--seed", str(2**40)], "--seed"),
         (["embed", "--dataset", "haberman", "--out", str(a_file)], "--out"),
         (["bench", "no-such-benchmark"], "no-such-benchmark"),
         (["info", "extra"], "extra"),

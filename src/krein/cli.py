@@ -192,9 +192,14 @@ def cmd_embed(args):
     _check_dataset(args.dataset)
     _check_sampling(args)
     out = _output_folder(args.out)
-    K, y, description = natural_kernel(
-        args.dataset, method=args.method, max_samples=args.max_samples, random_state=args.seed
-    )
+    try:
+        K, y, description = natural_kernel(
+            args.dataset, method=args.method, max_samples=args.max_samples, random_state=args.seed
+        )
+    except ValueError as error:
+        if args.method is None or "method" not in str(error):
+            raise
+        raise UsageError(f"--method {args.method}: {error}") from error
     pca = KreinPCA("precomputed").fit(K)
     table = Table(title=f"Kreĭn embedding of {description}")
     for column in ("n", "p", "q", "ι", "shown: pos 1+2", "shown: neg 1"):
@@ -362,8 +367,8 @@ def _check_dataset(name):
 
 
 def _check_seed(seed):
-    if seed < 0:
-        raise UsageError(f"--seed must be a non-negative integer, got {seed}.")
+    if not 0 <= seed < 2**32:
+        raise UsageError(f"--seed must be an integer from 0 to 2**32 - 1, got {seed}.")
 
 
 def _check_sampling(args):
