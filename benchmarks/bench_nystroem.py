@@ -17,9 +17,10 @@
    (``W = C_S⁺ K_SS C_S⁺ᵀ``), the pseudo-inverse truncated to the K_ZZ rank of least held-out error
    ("K_ZZ min", the default before the error-controlled truncation), and the default
    (``landmark_rank="validated"``: that, then the one-shot eigendecomposition truncated to the
-   largest rank, at most the smallest one within one standard error of the least held-out error,
-   whose estimated error is within 2× of the Eckart–Young error of ``K̃`` at that rank; probe
-   columns drawn by importance sampling from the diagonal residual). The default is then shown
+   smallest rank of least held-out error (issue 31; before it, the largest rank within one standard
+   error whose error was certified within 2× of the Eckart–Young error of ``K̃``, which case 4's
+   ratio ≤ 2 was written for); probe columns drawn by importance sampling from the diagonal
+   residual). The default is then shown
    in detail: its rank, error, estimate, its error over the least error of any approximation of that
    rank with range in the span of the landmark columns (what the treatment of K_ZZ can reach; the
    rest of the ratio to Eckart–Young is the landmarks'), and over the error of "K_ZZ min" (the price
