@@ -512,7 +512,7 @@ def test_default_on_a_positive_definite_gaussian_is_scikit_learns_nystroem():
 def test_error_estimate_for_every_rank_centring_and_sampler(center, rank, landmarks):
     """Issue 31: with ``rank=`` and ``center=True`` the estimate was of the untruncated uncentred core
     (0.107 against a true 0.224 at m = 100; 0 against 0.20 at m = n). The estimate of a centred model
-    is of ``‖H(K − K̃)H‖ / ‖HKH‖`` (the U-statistic for the column sum) and of the delivered rank;
+    is of ``‖H(K − K̃)H‖ / ‖HKH‖`` (the weighted mean column removed before the sum) and of the delivered rank;
     within 1.5× of the true error with m < n, and equal to it when every point is a landmark."""
     from krein.kernels import Gaussian
 
