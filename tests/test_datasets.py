@@ -332,6 +332,7 @@ SHARED = Path(os.environ.get("KREIN_SHARED_DATA", Path(__file__).resolve().paren
         ("monk-2", "monks2"),
         ("monk-3", "monks3"),
         ("pm10", "pm10"),
+        ("yacht", "yacht"),
         ("fertility", "fertility"),
     ],
 )

@@ -87,6 +87,16 @@ def test_versus_paper_binomial_errors():
     assert versus_paper([row])[1]["paper_se"] == pytest.approx(100 * np.sqrt(0.945 * 0.055 / 150), abs=0.005)
 
 
+def test_versus_paper_counts_a_difference_equal_to_the_se_as_inside():
+    # USPS-4-6-TD1 average: 99.36 against 99.54 ± 0.18; in floats |99.36 − 99.54| = 0.18000000000000682
+    row = {"task": "USPS-4-6-TD1", "method": "Flip", "accuracy": 99.0, "recall": 99.0, "average": 99.36}
+    for measure in ("accuracy", "recall", "average"):
+        row[f"paper {measure}"] = PAPER_TABLE2["USPS-4-6-TD1"][measure][0]
+    (average,) = [c for c in versus_paper([row]) if c["measure"] == "average"]
+    assert (average["paper"], average["paper_se"]) == (99.54, 0.18) and abs(99.36 - 99.54) > 0.18
+    assert average["inside"] == "yes"
+
+
 def test_paper_split_has_the_papers_sizes():
     data, train, test = paper_split("pima", 384, 0)
     assert train.size == test.size == 384 and not np.intersect1d(train, test).size
