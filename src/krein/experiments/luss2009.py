@@ -659,3 +659,175 @@ def run_figure2(ctx):
         "figure2_time",
         f"Luss & d'Aspremont Figure 2 — mean CPU time over {repeats} subsets, C = 10, gap tolerance 0.1",
     )
+
+
+class _IndependentProxySVC:
+    """Problem (7) of Luss & d'Aspremont for the SVC, written out anew (not through ``krein.svm``):
+
+    ``f(α) = 1ᵀα − ½ zᵀK*z + ρ‖K* − K₀‖²_F``, ``z = y ∘ α``, ``K* = (K₀ + zzᵀ/4ρ)₊`` (Theorem 1), on
+    ``A = {yᵀα = 0, 0 ≤ α ≤ C}``, with ``∇f = 1 − y ∘ (K* z)`` (Danskin), a dense ``eigh`` per
+    evaluation, and the certified bound ``f* ≤ f(α) + max_{α′∈A} ∇f(α)ᵀ(α′ − α)`` (concavity) from
+    scipy's HiGHS linear programming. The relative gap is krein's definition (``luss2009-figure1``):
+    ``(upper − f)/max(1, |f − ρ‖(K₀)₋‖²|)`` with the best bound and value so far.
+    """
+
+    def __init__(self, K, y, C, rho):
+        self.K, self.y, self.C, self.rho = K, y.astype(float), C, rho
+        values = np.linalg.eigvalsh(K)
+        self.f0 = rho * float(np.sum(np.minimum(values, 0) ** 2))
+
+    def __call__(self, alpha):
+        z = self.y * alpha
+        values, vectors = np.linalg.eigh(self.K + np.outer(z, z) / (4 * self.rho))
+        K_star = (vectors * np.maximum(values, 0)) @ vectors.T
+        value = alpha.sum() - 0.5 * z @ K_star @ z + self.rho * np.sum((K_star - self.K) ** 2)
+        return float(value), 1.0 - self.y * (K_star @ z)
+
+    def bound(self, alpha, gradient):
+        from scipy.optimize import linprog
+
+        n = alpha.size
+        best = linprog(-gradient, A_eq=self.y[None, :], b_eq=[0.0], bounds=[(0, self.C)] * n, method="highs")
+        return float(-best.fun - gradient @ alpha)
+
+    def gaps(self, values, bounds):
+        """Relative gap after each evaluation, from the best value and the best bound so far."""
+        best_value = np.maximum.accumulate(values)
+        upper = np.minimum.accumulate(np.asarray(values) + np.asarray(bounds))
+        return (upper - best_value) / np.maximum(1.0, np.abs(best_value - self.f0))
+
+
+def analytic_center(C, y, cuts, offsets):
+    """The analytic center of ``{0 ≤ x ≤ C, yᵀx = 0, cuts x ≥ offsets}`` by cvxpy (a generic conic
+    solver): ``argmax Σ log x + Σ log(C − x) + Σ log(cuts x − offsets)``."""
+    import cvxpy as cp
+
+    x = cp.Variable(y.size)
+    barrier = cp.sum(cp.log(x)) + cp.sum(cp.log(C - x))
+    if len(offsets):  # unit normals: the same center (log(a·s) = log a + log s), better conditioned
+        norms = np.linalg.norm(cuts, axis=1)
+        barrier += cp.sum(cp.log((cuts / norms[:, None]) @ x - offsets / norms))
+    cp.Problem(cp.Maximize(barrier), [y @ x == 0]).solve(solver=cp.CLARABEL)
+    return np.asarray(x.value)
+
+
+def _barrier(x, C, cuts, offsets):
+    slacks = np.concatenate([x, C - x, cuts @ x - offsets])
+    return -float(np.sum(np.log(slacks))) if np.all(slacks > 0) else np.inf
+
+
+def independent_accpm(problem, iterations, initial_cuts=()):
+    """Algorithm 2 (ACCPM) written out with cvxpy's analytic centers: query the center of the
+    localization set, add the cut ``∇f(α_k)ᵀ(α − α_k) ≥ 0``, repeat (no pruning: fewer than 3n cuts).
+    ``initial_cuts``: points whose cuts start the localization set (a warm start). Returns the values
+    and certified bounds of the queried centers."""
+    n = problem.y.size
+    cuts, offsets, values, bounds = np.empty((0, n)), np.empty(0), [], []
+    for point in initial_cuts:
+        _, gradient = problem(point)
+        cuts, offsets = np.vstack([cuts, gradient]), np.append(offsets, gradient @ point)
+    for _ in range(iterations):
+        alpha = analytic_center(problem.C, problem.y, cuts, offsets)
+        value, gradient = problem(alpha)
+        values.append(value)
+        bounds.append(problem.bound(alpha, gradient))
+        cuts, offsets = np.vstack([cuts, gradient]), np.append(offsets, gradient @ alpha)
+    return values, bounds
+
+
+#: The ACCPM check, (quick, full): subset size, iterations, and the iterates whose centers are checked.
+ACCPM_CHECK_FORMS = Forms(n=(40, 200), iterations=(30, 300), checked=((5, 15, 30), (10, 130, 300)))
+
+
+@experiment(
+    "luss2009-figure1-accpm",
+    description="krein's ACCPM (Figure 1) against an independent ACCPM with cvxpy's analytic centers, its "
+    "centers checked by cvxpy, and warm starts (needs cvxpy)",
+    paper=PAPER + ", Figure 1 (ACCPM check)",
+    quick_minutes=1,
+    full_minutes=20,
+)
+def run_figure1_accpm(ctx):
+    """On the first subset of ``luss2009-figure1`` (C = 10, ρ = 1): (a) krein's ``accpm_maximize`` on an
+    independently written oracle of problem (7), its gap beside the one ``IndefiniteSVC(solver="accpm")``
+    records; (b) at three iterates, krein's center against cvxpy's analytic center of the same
+    localization set (rebuilt from the queried points and their gradients); (c) the same ACCPM written
+    with cvxpy's centers, from the feasible set (the paper's P₀) and from two warm starts, a first cut at
+    the SVM solution on the clipped and on the flipped kernel; (d) the optimum, certified by krein's
+    default solver and the independent bound."""
+    from ..optimize import accpm_maximize
+
+    settings = ACCPM_CHECK_FORMS.of(ctx)
+    C, rho = 10.0, 1.0
+    K, y = next(_simpson_subsets(settings.n, 1, ctx.random_state))
+    problem = _IndependentProxySVC(K, y, C, rho)
+    queried = []
+
+    def oracle(alpha):
+        value, gradient = problem(alpha)
+        queried.append((alpha.copy(), value, gradient, problem.bound(alpha, gradient)))
+        return value, gradient
+
+    accpm_maximize(oracle, y.astype(float), np.full(y.size, C), 0.0, max_iter=settings.iterations,
+                   callback=lambda *args: False)  # fmt: skip
+    points = np.array([q[0] for q in queried])
+    gradients = np.array([q[2] for q in queried])
+    krein_gaps = problem.gaps([q[1] for q in queried], [q[3] for q in queried])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        svc = IndefiniteSVC(kernel="precomputed", C=C, rho=rho, solver="accpm", tol=1e-12,
+                            max_iter=settings.iterations).fit(K, y)  # fmt: skip
+        best = IndefiniteSVC(kernel="precomputed", C=C, rho=rho, tol=1e-12, max_iter=1000).fit(K, y)
+    centers = []
+    for k in settings.checked:  # the k-th query is the center of the set cut at queries 1, ..., k − 1
+        cuts, offsets = gradients[: k - 1], np.einsum("ij,ij->i", gradients[: k - 1], points[: k - 1])
+        reference = analytic_center(C, y, cuts, offsets)
+        centers.append(
+            {
+                "iteration": k,
+                "cuts": k - 1,
+                "relative distance": float(
+                    np.linalg.norm(points[k - 1] - reference) / np.linalg.norm(reference)
+                ),
+                "barrier krein − cvxpy": _barrier(points[k - 1], C, cuts, offsets)
+                - _barrier(reference, C, cuts, offsets),
+                "gap (independent)": float(krein_gaps[k - 1]),
+                "gap (IndefiniteSVC)": float(svc.gap_history_[min(k, svc.gap_history_.size - 1)]),
+            }
+        )
+    ctx.report_rows(centers, "accpm_centers", "krein's ACCPM centers against cvxpy's analytic centers")
+    starts = {"feasible set (P₀)": ()}
+    for name, method in (("cut at the clip-SVM solution", "clip"), ("cut at the flip-SVM solution", "flip")):
+        proxy = SpectrumTransformer(method).fit_transform(K)
+        svm = SVC(kernel="precomputed", C=C).fit(proxy, y)
+        alpha = np.zeros(y.size)
+        alpha[svm.support_] = np.abs(svm.dual_coef_[0])
+        starts[name] = (alpha,)
+    curves = {"krein accpm_maximize": krein_gaps.tolist()}
+    for name, initial in starts.items():
+        values, bounds = independent_accpm(problem, settings.iterations, initial)
+        curves[f"cvxpy ACCPM, {name}"] = problem.gaps(values, bounds).tolist()
+    alpha_best = y * np.ravel(best.dual_coef_)  # dual_coef_ = y ∘ α
+    value_best, gradient_best = problem(alpha_best)
+    (gap_best,) = problem.gaps([value_best], [problem.bound(alpha_best, gradient_best)])
+    ctx.write_json(
+        {
+            "n": int(y.size),
+            "C": C,
+            "rho": rho,
+            "iterations": settings.iterations,
+            "gaps": curves,
+            "gap_indefinite_svc_accpm": svc.gap_history_.tolist(),
+            "accpm_best_value": max(q[1] for q in queried),
+            "default_solver_value": value_best,
+            "default_solver_gap": float(gap_best),
+            "default_solver_gap_krein": float(best.gap_history_[-1]),
+            "f0": problem.f0,
+        },
+        "accpm_check",
+    )
+    summary = [
+        {"curve": name, **{f"gap after {k}": float(gaps[k - 1]) for k in settings.checked}}
+        for name, gaps in curves.items()
+    ]
+    ctx.report_rows(summary, "accpm_gaps", "Relative duality gap of ACCPM, krein's and independent, by start")
