@@ -831,3 +831,118 @@ def run_figure1_accpm(ctx):
         for name, gaps in curves.items()
     ]
     ctx.report_rows(summary, "accpm_gaps", "Relative duality gap of ACCPM, krein's and independent, by start")
+
+
+def plain_exchange(problem, tol, max_iter, stabilization):
+    """krein's ``exchange_maximize`` (Algorithm 3) on the independently written problem (7):
+    ``stabilization=None`` is the paper's plain method, ``"level"`` krein's default. Returns the number
+    of cuts, the CPU seconds and the certified relative gap at the end (the best of the method's QCLP
+    bound and the concavity bound, as ``IndefiniteSVC`` certifies it)."""
+    from ..optimize import exchange_maximize
+
+    n = problem.y.size
+
+    def constraint_at(alpha):  # K* = LLᵀ and c = ρ‖K* − K₀‖² − f₀ (krein.optimize.exchange_maximize)
+        z = problem.y * alpha
+        values, vectors = np.linalg.eigh(problem.K + np.outer(z, z) / (4 * problem.rho))
+        keep = values > 0
+        L = vectors[:, keep] * np.sqrt(values[keep])
+        value, _ = problem(alpha)
+        return L, value - problem.f0 - alpha.sum() + 0.5 * float(np.sum((L.T @ z) ** 2))
+
+    bounds = [np.inf]  # the QCLP bound U of the last cut (values relative to f₀)
+
+    def callback(iteration, alpha, value, upper):
+        bounds.append(upper)
+        return False
+
+    start = time.process_time()
+    alpha, _, n_iter = exchange_maximize(
+        np.ones(n), np.diag(problem.y), problem.y, np.full(n, problem.C), 0.0, constraint_at,
+        problem.bound, max_iter=max_iter, tol=tol, callback=callback, stabilization=stabilization,
+    )  # fmt: skip
+    seconds = time.process_time() - start
+    value, gradient = problem(alpha)  # the certified gap: the better of U and the concavity bound
+    upper = min(bounds[-1] + problem.f0, value + problem.bound(alpha, gradient))
+    return n_iter, seconds, float((upper - value) / max(1.0, abs(value - problem.f0)))
+
+
+#: The Figure 2 check, (quick, full): ρ, sizes and subsets of the plain exchange method, its cap on cuts,
+#: and the sizes of the ACCPM fits beyond the figure's n = 200 (ρ = 1, one subset each).
+FIGURE2_CHECK_FORMS = Forms(
+    rhos=([0.1, 10.0], [0.1, 1.0, 10.0]),
+    sizes=([40], [100, 200, 300]),
+    repeats=(2, 5),
+    max_cuts=(100, 300),
+    accpm_sizes=([60], [300, 500]),
+)
+
+
+@experiment(
+    "luss2009-figure2-plain",
+    description="The paper's plain exchange method (Algorithm 3, no stabilization) beside krein's level-"
+    "stabilized one against ρ, and ACCPM fits beyond n = 200 (Figure 2)",
+    paper=PAPER + ", Figure 2 (plain Algorithm 3, ACCPM at larger n)",
+    quick_minutes=0.5,
+    full_minutes=30,
+)
+def run_figure2_plain(ctx):
+    """Figure 2's setting (USPS 3-vs-5 Simpson subsets, C = 10, relative gap 0.1): cuts and CPU time of
+    the exchange method with ``stabilization=None`` (the paper's Algorithm 3) and ``"level"`` (krein's)
+    for each ρ and n, on an independently written problem (7); and one ACCPM fit
+    (``IndefiniteSVC(solver="accpm")``) at ρ = 1 for each n of ``accpm_sizes``."""
+    settings = FIGURE2_CHECK_FORMS.of(ctx)
+    rows = []
+    for n in settings.sizes:
+        for index, (K, y) in enumerate(_simpson_subsets(n, settings.repeats, ctx.random_state)):
+            for rho in settings.rhos:
+                problem = _IndependentProxySVC(K, y, 10.0, rho)
+                for stabilization in (None, "level"):
+                    cuts, seconds, gap = plain_exchange(problem, 0.1, settings.max_cuts, stabilization)
+                    rows.append(
+                        {
+                            "method": "plain (paper)" if stabilization is None else "level (krein)",
+                            "rho": rho,
+                            "n": n,
+                            "subset": index,
+                            "cuts": cuts,
+                            "seconds": seconds,
+                            "final gap": gap,
+                        }
+                    )
+    ctx.report_rows(rows, "exchange_runs", "Exchange method, plain and level-stabilized: cuts, CPU s, gap")
+    summary = []
+    for method, rho, n in dict.fromkeys((r["method"], r["rho"], r["n"]) for r in rows):
+        mine = [r for r in rows if (r["method"], r["rho"], r["n"]) == (method, rho, n)]
+        summary.append(
+            {
+                "method": method,
+                "rho": rho,
+                "n": n,
+                "cuts": float(np.mean([r["cuts"] for r in mine])),
+                "seconds": float(np.mean([r["seconds"] for r in mine])),
+                "reached 0.1": sum(r["final gap"] <= 0.1 for r in mine),
+                "of": len(mine),
+            }
+        )
+    ctx.report_rows(
+        summary, "exchange", "Exchange method: mean cuts and CPU s over the subsets, and fits at gap 0.1"
+    )
+    accpm = []
+    for n in settings.accpm_sizes:
+        K, y = next(_simpson_subsets(n, 1, ctx.random_state))
+        model = IndefiniteSVC(kernel="precomputed", C=10.0, rho=1.0, tol=0.1, solver="accpm", max_iter=5000)
+        start = time.process_time()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model.fit(K, y)
+        accpm.append(
+            {
+                "n": n,
+                "rho": 1.0,
+                "seconds": time.process_time() - start,
+                "iterations": int(model.n_iter_),
+                "final gap": float(model.gap_history_[-1]),
+            }
+        )
+    ctx.report_rows(accpm, "accpm", "ACCPM beyond n = 200 (ρ = 1, one subset each): CPU s, iterations, gap")
