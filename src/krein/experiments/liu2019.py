@@ -44,7 +44,7 @@ GRID = (1e-4, 1e-3, 1e-2, 0.1, 1.0, 5.0, 10.0)
 QUICK_GRID = (1e-3, 1e-2, 0.1, 1.0)
 #: What every experiment here shares, (quick, full): the CV grid and the random half/half splits.
 FORMS = Forms(grid=(QUICK_GRID, GRID), repetitions=(2, 10))
-#: The Table III data sets in the paper's order (breast = wisconsin; monks2 = monk-2, all 432 instances).
+#: The Table III data sets in the paper's order (breast = wisconsin; monks1-3 = monk-1, monk-2, monk-3).
 TABLE3_DATASETS = (
     "australian", "wisconsin", "climate", "diabetic", "fertility", "haberman", "heart", "ionosphere",
     "monk-1", "monk-2", "monk-3", "parkinsons", "sonar", "spect", "splice", "transfusion",
@@ -141,8 +141,8 @@ def load_scaled(name, max_samples=None, random_state=0):
 
 def load_table3(name, max_samples=None, random_state=0):
     """The data of Table III: :func:`load_scaled`, but only the training file where the data set has an
-    official split (Table II: monks1 n = 124, SPECT n = 80; the spectra it lists are those of a random
-    half of that file)."""
+    official split (Table II: monks1 n = 124, monks2 n = 169, SPECT n = 80; the spectra it lists are
+    those of a random half of that file)."""
     X, y, split = load_scaled_split(name, max_samples, random_state)
     if split is None:
         return X, y
