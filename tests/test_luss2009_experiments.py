@@ -138,3 +138,19 @@ def test_simpson_subsets_are_usps_3v5():
     np.testing.assert_allclose(np.diag(K), 1.0)
     with pytest.raises(ValueError, match="exceeds the 1540"):
         next(_simpson_subsets(2000, 1, 0))
+
+
+def test_krein_accpm_agrees_with_an_independent_one(tmp_path):
+    """luss2009-figure1-accpm (quick): krein's ACCPM centres are cvxpy's analytic centres of the same
+    localization sets, IndefiniteSVC certifies the same gaps as the independent oracle, and the ACCPM
+    written with cvxpy's centres follows krein's from the same start."""
+    pytest.importorskip("cvxpy")
+    get_experiment("luss2009-figure1-accpm").run(RunContext(quick=True, out=tmp_path, show_progress=False))
+    centers = json.loads((tmp_path / "accpm_centers.json").read_text())["rows"]
+    assert [row["iteration"] for row in centers] == [5, 15, 30]
+    for row in centers:
+        assert row["relative distance"] < 1e-3 and abs(row["barrier krein − cvxpy"]) < 1e-4
+        assert row["gap (independent)"] == pytest.approx(row["gap (IndefiniteSVC)"], rel=1e-6)
+    gaps = json.loads((tmp_path / "accpm_check.json").read_text())["gaps"]
+    ours, theirs = np.array(gaps["krein accpm_maximize"]), np.array(gaps["cvxpy ACCPM, feasible set (P₀)"])
+    assert np.allclose(ours[:15], theirs[:15], rtol=1e-3)

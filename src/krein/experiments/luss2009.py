@@ -792,7 +792,7 @@ def run_figure1_accpm(ctx):
                 "barrier krein − cvxpy": _barrier(points[k - 1], C, cuts, offsets)
                 - _barrier(reference, C, cuts, offsets),
                 "gap (independent)": float(krein_gaps[k - 1]),
-                "gap (IndefiniteSVC)": float(svc.gap_history_[min(k, svc.gap_history_.size - 1)]),
+                "gap (IndefiniteSVC)": float(svc.gap_history_[min(k, svc.gap_history_.size) - 1]),
             }
         )
     ctx.report_rows(centers, "accpm_centers", "krein's ACCPM centers against cvxpy's analytic centers")
