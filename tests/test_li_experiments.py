@@ -261,6 +261,8 @@ def test_li_tables_notes_match_the_json():
     for run in (folder, folder / "paper-grid"):
         for table in ("cv_rmse", "test_rmse", "test_error"):
             known |= {f"{r['mean']:.3f}" for r in json.loads((run / f"{table}.json").read_text())["summary"]}
+    unif = json.loads((folder / "unif" / "unif.json").read_text())["rows"]  # li-tables-unif
+    known |= {f"{r['test RMSE']:.3f}" for r in unif}
     assert set(re.findall(r"\b\d\.\d{3}\b", notes)) <= known
     chosen = {k: v.get("radius") for k, v in results["selected_parameters"].items() if "radius" in v}
     assert {k for k, v in chosen.items() if v != 1.0} == {"ionosphere/PGD d=1", "ionosphere/IIA d=1"}

@@ -704,9 +704,12 @@ def analytic_center(C, y, cuts, offsets):
 
     x = cp.Variable(y.size)
     barrier = cp.sum(cp.log(x)) + cp.sum(cp.log(C - x))
-    if len(offsets):  # unit normals: the same center (log(a·s) = log a + log s), better conditioned
-        norms = np.linalg.norm(cuts, axis=1)
-        barrier += cp.sum(cp.log((cuts / norms[:, None]) @ x - offsets / norms))
+    if len(offsets):
+        # The same set, better conditioned for the solver: each normal projected on the hyperplane
+        # (aᵀx = (a − y yᵀa/‖y‖²)ᵀx when yᵀx = 0) and scaled to unit length (log(c·s) = log c + log s).
+        normals = cuts - np.outer(cuts @ y, y) / (y @ y)
+        norms = np.linalg.norm(normals, axis=1)
+        barrier += cp.sum(cp.log((normals / norms[:, None]) @ x - offsets / norms))
     cp.Problem(cp.Maximize(barrier), [y @ x == 0]).solve(solver=cp.CLARABEL)
     return np.asarray(x.value)
 
