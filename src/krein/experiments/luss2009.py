@@ -871,13 +871,15 @@ def plain_exchange(problem, tol, max_iter, stabilization):
 
 
 #: The Figure 2 check, (quick, full): ρ, sizes and subsets of the plain exchange method, its cap on cuts,
-#: and the sizes of the ACCPM fits beyond the figure's n = 200 (ρ = 1, one subset each).
+#: and the sizes of the ACCPM fits beyond the figure's n = 200 (ρ = 1, one subset each) with their cap
+#: on iterations.
 FIGURE2_CHECK_FORMS = Forms(
     rhos=([0.1, 10.0], [0.1, 1.0, 10.0]),
     sizes=([40], [100, 200, 300]),
     repeats=(2, 5),
     max_cuts=(100, 300),
     accpm_sizes=([60], [300, 500]),
+    accpm_max_iter=(200, 1500),
 )
 
 
@@ -934,7 +936,9 @@ def run_figure2_plain(ctx):
     accpm = []
     for n in settings.accpm_sizes:
         K, y = next(_simpson_subsets(n, 1, ctx.random_state))
-        model = IndefiniteSVC(kernel="precomputed", C=10.0, rho=1.0, tol=0.1, solver="accpm", max_iter=5000)
+        model = IndefiniteSVC(
+            kernel="precomputed", C=10.0, rho=1.0, tol=0.1, solver="accpm", max_iter=settings.accpm_max_iter
+        )
         start = time.process_time()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
