@@ -594,6 +594,7 @@ def figure2_row(label, rho, n, record, tol=0.1):
     paper=PAPER + ", Figure 2",
     quick_minutes=0.5,
     full_minutes=25,
+    differs=("ACCPM only to n = 200", "exchange method level-stabilized"),
 )
 def run_figure2(ctx):
     """Sec. 5.3: 10 random subsets per size, C = 10, duality-gap tolerance 0.1; ρ varied over
