@@ -24,8 +24,9 @@ The data and the verdict are judgements, written once in the NOTES.md::
 - every protocol change that an experiment's registration declares (``@experiment(differs=...)``) is
   named in the ``differs:`` line of its NOTES.md when the run on record is the full form;
 - every decimal number that a NOTES.md says is the paper's (``(paper 0.846 ± 0.027)``, ``the
-  paper's 9.04``, ``paper: 97.6``) is one of the experiment's paper data: the ``PAPER*`` constants of
-  its module, the paper columns of its ``*vs-paper.json`` and the paper cells of its markers.
+  paper's 9.04``, ``paper: 97.6``) is one of the experiment's paper data (as written, or as a
+  percentage of a fraction there): the ``PAPER*`` constants of its module, the paper columns and
+  paper rows of the JSON beside the notes and the paper cells of its markers (:func:`paper_numbers`).
 """
 
 from __future__ import annotations
@@ -48,7 +49,16 @@ PAPERS = {
     "li": "Li, Venturi & Xu",
 }
 _BLOCK = re.compile(r"<!--fidelity\s*\n(?P<body>.*?)-->", re.S)
-_COLUMNS = ("paper", "item", "experiment", "form", "data", "differs from the paper", "within ± 1 std / compared", "verdict")
+_COLUMNS = (
+    "paper",
+    "item",
+    "experiment",
+    "form",
+    "data",
+    "differs from the paper",
+    "within ± 1 std / compared",
+    "verdict",
+)
 # "the paper's 9.04", "(paper 0.846 ± 0.027)", "paper: 97.6": the clause after the word (not a code name
 # such as step="paper"), up to a ';', '.', ':', parenthesis, line end, or a comma before words
 _SAID_PAPER = re.compile(
@@ -163,15 +173,17 @@ def _numbers(value):
 
 def paper_numbers(folder, experiment=None):
     """The experiment's paper data: every number of the ``PAPER*`` constants of its module (when
-    ``experiment`` is a registered :class:`~krein.experiments._framework.Experiment`), of the paper
-    columns of ``folder``'s ``*vs-paper.json`` and of the paper cells of its NOTES.md markers."""
+    ``experiment`` is a registered :class:`~krein.experiments._framework.Experiment`; of every
+    experiment module for one that belongs to no single paper, the showcase), of the JSON files in
+    ``folder`` (the values of keys that start with "paper" and of rows whose ``source`` is "paper")
+    and of the paper cells of its NOTES.md markers."""
     from ._framework import list_experiments
 
     folder = Path(folder)
     values = []
     if experiment is not None:
         modules = [sys.modules[experiment.run.__module__]]
-        if not any(experiment.name.startswith(prefix) for prefix in PAPERS):  # the showcase quotes them all
+        if not any(experiment.name.startswith(prefix) for prefix in PAPERS):  # the showcase: all papers
             modules = [sys.modules[e.run.__module__] for e in list_experiments()]
         for module in modules:
             values += [x for key, v in vars(module).items() if key.startswith("PAPER") for x in _numbers(v)]
@@ -179,9 +191,8 @@ def paper_numbers(folder, experiment=None):
         rows = json.loads(path.read_text()).get("rows", [])
         for row in rows if isinstance(rows, list) else []:
             paper_row = row.get("source") == "paper"
-            values += [
-                x for key, v in row.items() if paper_row or key.lower().startswith("paper") for x in _numbers(v)
-            ]
+            paper = [v for key, v in row.items() if paper_row or key.lower().startswith("paper")]
+            values += _numbers(paper)
     if (folder / "NOTES.md").is_file():
         values += [x for _, mean, std in paper_cells(folder / "NOTES.md") for x in (mean, std)]
     return values
@@ -189,8 +200,9 @@ def paper_numbers(folder, experiment=None):
 
 def said_paper_numbers(text):
     """``[(line, number as written), ...]``: the decimal numbers that ``text`` says are the paper's, in
-    the clause after "paper" or "paper's" (to the next ``;``, ``.``, parenthesis or line end), without
-    a marker (a marked number is ours)."""
+    the clause after the word "paper" or "paper's" (not a code name such as ``step="paper"``) up to the
+    next ``;``, ``.``, ``:``, parenthesis, line end or a comma followed by a word, without a marker (a
+    marked number is ours)."""
     said = []
     for match in _SAID_PAPER.finditer(text):
         clause_start = match.start("clause")
@@ -202,7 +214,9 @@ def said_paper_numbers(text):
 
 def _is_paper_number(text, values):
     number, tolerance = quoted_value(text)
-    return any(abs(number - v) <= tolerance * (1 + 1e-9) or abs(number - 100 * v) <= tolerance for v in values)
+    return any(
+        abs(number - v) <= tolerance * (1 + 1e-9) or abs(number - 100 * v) <= tolerance for v in values
+    )
 
 
 def fidelity_problems(results):
@@ -225,5 +239,7 @@ def fidelity_problems(results):
         values = paper_numbers(folder, experiment)
         for line, number in said_paper_numbers(text):
             if not _is_paper_number(number, values):
-                problems.append(f"{notes}:{line}: {number} is said to be the paper's but is not in its paper data")
+                problems.append(
+                    f"{notes}:{line}: {number} is called the paper's but is not in its paper data"
+                )
     return problems
