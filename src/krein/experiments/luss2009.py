@@ -700,7 +700,8 @@ class _IndependentProxySVC:
 
 def analytic_center(C, y, cuts, offsets):
     """The analytic center of ``{0 ≤ x ≤ C, yᵀx = 0, cuts x ≥ offsets}`` by cvxpy (a generic conic
-    solver): ``argmax Σ log x + Σ log(C − x) + Σ log(cuts x − offsets)``."""
+    solver, Clarabel, or SCS where Clarabel stalls): ``argmax Σ log x + Σ log(C − x) + Σ log(cuts x −
+    offsets)``."""
     import cvxpy as cp
 
     x = cp.Variable(y.size)
@@ -711,7 +712,11 @@ def analytic_center(C, y, cuts, offsets):
         normals = cuts - np.outer(cuts @ y, y) / (y @ y)
         norms = np.linalg.norm(normals, axis=1)
         barrier += cp.sum(cp.log((normals / norms[:, None]) @ x - offsets / norms))
-    cp.Problem(cp.Maximize(barrier), [y @ x == 0]).solve(solver=cp.CLARABEL)
+    problem = cp.Problem(cp.Maximize(barrier), [y @ x == 0])
+    try:
+        problem.solve(solver=cp.CLARABEL)
+    except cp.error.SolverError:  # Clarabel stalls on some thin sets; SCS to 1e-9 solves them
+        problem.solve(solver=cp.SCS, eps=1e-9, max_iters=200_000)
     return np.asarray(x.value)
 
 
