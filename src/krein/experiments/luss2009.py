@@ -481,6 +481,7 @@ def figure1_summary(gaps):
     paper=PAPER + ", Figure 1",
     quick_minutes=1,
     full_minutes=4,
+    differs=("duality gap bound",),
 )
 def run_figure1(ctx):
     import matplotlib.pyplot as plt
