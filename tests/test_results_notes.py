@@ -193,7 +193,10 @@ def test_full_form_without_a_differs_line_is_reported(folder, monkeypatch):
     text = "differs: CCICP step (majorizer);\n  λ by CV on 1000 points, not all\n"
     (run / "NOTES.md").write_text(block.format(text))
     assert fidelity_problems(folder) == []
-    assert fidelity_rows(folder)[0]["differs from the paper"] == "CCICP step (majorizer); λ by CV on 1000 points, not all"
+    assert (
+        fidelity_rows(folder)[0]["differs from the paper"]
+        == "CCICP step (majorizer); λ by CV on 1000 points, not all"
+    )
     (run / "NOTES.md").write_text(block.format(""))
     (run / "run.json").write_text(json.dumps({"provenance": {"quick": True}, "rows": []}))
     assert fidelity_problems(folder) == []  # a quick form is reduced by definition

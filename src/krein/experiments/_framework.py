@@ -84,7 +84,7 @@ class Experiment:
 
 
 def experiment(name, *, description, paper, quick_minutes, full_minutes, selectable=False, differs=()):
-    """Decorator registering ``run(ctx)`` as the experiment ``name`` (``differs``: see :class:`Experiment`)."""
+    """Decorator registering ``run(ctx)`` as the experiment ``name`` (``differs``: :class:`Experiment`)."""
 
     def register(run):
         if name in _REGISTRY and _REGISTRY[name].run is not run:
