@@ -280,10 +280,11 @@ def cmd_reproduce(args):
 
 def cmd_results(args):
     """Check every NOTES.md's marked numbers against its JSON (after rewriting them from it with
-    ``--refresh``) and print (or write) the fidelity table."""
+    ``--refresh``), its paper numbers against the paper data and its ``differs:`` line against the
+    experiment's declared protocol changes, and print (or write) the fidelity table."""
     from rich.table import Table
 
-    from .experiments import check_notes, fidelity_markdown, fidelity_rows, refresh_notes
+    from .experiments import check_notes, fidelity_markdown, fidelity_problems, fidelity_rows, refresh_notes
 
     console = _console()
     results = _results_folder(args.dir)
@@ -292,6 +293,7 @@ def cmd_results(args):
             for line, old, new in refresh_notes(notes):
                 console.print(f"{notes}:{line}: {old} → {new} (read the sentence again)")
     problems = [p for notes in sorted(results.glob("**/NOTES.md")) for p in check_notes(notes)]
+    problems += fidelity_problems(results)
     rows = fidelity_rows(results)
     table = Table(title=f"reproduced results ({results})")
     for column in ("experiment", "form", "within ± 1 std / compared", "verdict"):
@@ -469,7 +471,9 @@ def build_parser():
     reproduce.add_argument("--only", nargs="+", metavar="TASK", help="run only these tasks (data sets)")
     reproduce.set_defaults(func=cmd_reproduce)
 
-    results = sub.add_parser("results", help="check the NOTES.md numbers and show the fidelity table")
+    results = sub.add_parser(
+        "results", help="check the NOTES.md numbers and protocol changes and show the fidelity table"
+    )
     results.add_argument("--dir", default="docs/results", help="the results folder of a source checkout")
     results.add_argument("--write", action="store_true", help="(re)write DIR/fidelity.md")
     results.add_argument(
