@@ -3,7 +3,7 @@
 * ``KreinPCA`` (exact) vs its floor, one ``scipy.linalg.eigh`` of the n×n kernel, and vs
   scikit-learn's ``KernelPCA(kernel="precomputed", eigen_solver="dense")``, which refuses the
   indefinite kernel ("significant negative eigenvalues") and is timed on the clipped one;
-* ``KreinPCA(n_components=m)`` (one-shot Nyström) vs the same floor;
+* ``KreinPCA(n_landmarks=m)`` (one-shot Nyström) vs the same floor;
 * ``KreinKMeans`` (Hartigan moves on the Kreĭn objective, one start) vs scikit-learn's ``KMeans``
   (Lloyd, one start) on the flip coordinates ``U |Λ|^{1/2}`` (kernel k-means of the flipped kernel).
 
@@ -50,7 +50,7 @@ def main(n=2000, landmarks=200, clusters=8):
         ),
         (
             f"KreinPCA, Nyström m = {landmarks}",
-            timed(lambda: KreinPCA(TruncatedL1(), n_components=landmarks, random_state=0).fit(X))[0],
+            timed(lambda: KreinPCA(TruncatedL1(), n_landmarks=landmarks, random_state=0).fit(X))[0],
         ),
     ]
     print(f"\nembedding of a TL1 kernel, n = {n}")

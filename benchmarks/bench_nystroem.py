@@ -17,9 +17,10 @@
    (``W = C_S⁺ K_SS C_S⁺ᵀ``), the pseudo-inverse truncated to the K_ZZ rank of least held-out error
    ("K_ZZ min", the default before the error-controlled truncation), and the default
    (``landmark_rank="validated"``: that, then the one-shot eigendecomposition truncated to the
-   largest rank, at most the smallest one within one standard error of the least held-out error,
-   whose estimated error is within 2× of the Eckart–Young error of ``K̃`` at that rank; probe
-   columns drawn by importance sampling from the diagonal residual). The default is then shown
+   smallest rank of least held-out error (issue 31; before it, the largest rank within one standard
+   error whose error was certified within 2× of the Eckart–Young error of ``K̃``, which case 4's
+   ratio ≤ 2 was written for); probe columns drawn by importance sampling from the diagonal
+   residual). The default is then shown
    in detail: its rank, error, estimate, its error over the least error of any approximation of that
    rank with range in the span of the landmark columns (what the treatment of K_ZZ can reach; the
    rest of the ratio to Eckart–Young is the landmarks'), and over the error of "K_ZZ min" (the price
@@ -35,10 +36,20 @@
    truncation) against the same fit without the truncation (the validated rank alone). Case 5 times
    CPU seconds of the (single-threaded) measuring process, robust to other jobs on a shared machine.
 
+6. Issue 31, the default never worse than the plain formula: on GAUSS, SIGMOID, DELTA-GAUSS and TL1
+   (MAGIC, as in case 4) and a Gaussian on N(0, I₆), the default's error over the least of Eq. (3)
+   (``landmark_rank="full"``) and the truncations ``rank ∈ {m/8, m/4, m/2, m}`` on the same landmarks
+   (target ≤ 1.02, error never above 1), over scikit-learn's ``Nystroem`` on the same landmarks on the
+   positive definite Gaussians (target ≤ 1); then ``approximation_error_`` over the true error for
+   every combination of ``rank ∈ {None, m/4}``, ``center`` and sampler (target within 1.5×; with
+   ``center=True`` the error is that of ``H K H``). Median (ratios) and worst cell over the seeds.
+
 Every measurement of cases 1–3 and 5 runs in a fresh process so that its peak resident memory
 (``ru_maxrss``) is its own; memory is reported beyond the resident size once the data are generated.
 
-Usage: ``python benchmarks/bench_nystroem.py [--scale 0.1] [--cases 1 2 3 4 5] [--repeat 3] [--blas-threads 1]``.
+Usage: ``python benchmarks/bench_nystroem.py [--scale 0.1] [--cases 1 2 3 4 5 6] [--repeat 3] [--blas-threads 1]
+[--landmarks 500]`` (``--landmarks``: m of cases 1 and 5; issue 30 measures case 1 with
+``--scale 0.2 --landmarks 500``).
 """
 
 from __future__ import annotations
@@ -125,8 +136,8 @@ def streamed_krein_ridge(n, d, m, lambda_plus=1e-3, lambda_minus=1e-3):
         working_memory=WORKING_MEMORY,
     ).fit(X, y)
     seconds = time.perf_counter() - start
-    assert model.representation_.vectors is None  # streamed: no n×r array was held
-    return seconds, _rss_mib() - base, "KreinRidge(n_components=1000, working_memory=...).fit"
+    assert model.representation_._vectors is None  # streamed: no n×r array was held
+    return seconds, _rss_mib() - base, f"KreinRidge(n_components={m}, working_memory=...).fit"
 
 
 # --------------------------------------------------------------------------- case 2
@@ -350,6 +361,101 @@ def landmark_block_comparison(n, seeds, workers):
         )
 
 
+# --------------------------------------------------------------------------- case 6
+def _issue31_kernels(n):
+    """The kernels of case 6: GAUSS, SIGMOID, DELTA-GAUSS and TL1 of case 4, and a Gaussian on N(0, I₆)."""
+    from krein.kernels import Gaussian
+
+    chosen = [c for c in comparison_kernels(n) if c[0] in ("GAUSS", "SIGMOID", "DELTA-GAUSS", "TL1")]
+    return chosen + [("GAUSS N(0,I)", Gaussian(), np.random.default_rng(0).standard_normal((n, 6)))]
+
+
+def _issue31_rows(case):
+    """Case-6 lines of one kernel (in a worker process)."""
+    import warnings
+
+    from sklearn.kernel_approximation import Nystroem
+
+    from krein.nystroem import IndefiniteNystroem
+
+    name, kernel, X, seeds = case
+    K = kernel(X)
+    norm = np.linalg.norm(K)
+    n = K.shape[0]
+    centred = K - K.mean(axis=0) - K.mean(axis=1)[:, None] + K.mean()
+    positive = np.linalg.eigvalsh(K)[0] > -1e-10 * np.abs(K).max()
+    defaults, estimates = [], []
+    for m in LANDMARK_COUNTS:
+        if m >= n:
+            continue
+        ratios, errors, peers, quotients = [], [], [], []
+        for seed in range(seeds):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                fitted = {
+                    label: IndefiniteNystroem(kernel, n_components=m, random_state=seed, **options).fit(X)
+                    for label, options in [
+                        ("default", {}),
+                        ("Eq. (3)", {"landmark_rank": "full"}),
+                        *[(f"rank {k}", {"rank": k}) for k in (m // 8, m // 4, m // 2, m)],
+                    ]
+                }
+                for rank in (None, m // 4):
+                    for center in (False, True):
+                        for sampler in ("uniform", "leverage", "kmeans++"):
+                            model = IndefiniteNystroem(
+                                kernel,
+                                n_components=m,
+                                rank=rank,
+                                center=center,
+                                landmarks=sampler,
+                                random_state=seed,
+                            ).fit(X)
+                            target = centred if center else K
+                            true = np.linalg.norm(target - model.approximate_kernel(X)) / np.linalg.norm(
+                                target
+                            )
+                            quotients.append(model.approximation_error_ / true)
+            error = {
+                label: np.linalg.norm(K - model.approximate_kernel(X)) / norm
+                for label, model in fitted.items()
+            }
+            errors.append(error["default"])
+            ratios.append(error["default"] / min(v for label, v in error.items() if label != "default"))
+            if positive:
+                Z = fitted["default"].component_indices_
+                peer = Nystroem(kernel="precomputed", n_components=m).fit(K[np.ix_(Z, Z)])
+                features = peer.transform(K[:, Z])
+                peers.append(error["default"] / (np.linalg.norm(K - features @ features.T) / norm))
+        peer_cell = f"{np.median(peers):>9.4f}{np.max(peers):>9.4f}" if peers else f"{'—':>9}{'—':>9}"
+        defaults.append(
+            f"    {name:<13}{m:>4}{np.median(errors):>9.3g}{np.median(ratios):>9.4f}{np.max(ratios):>9.4f}"
+            + peer_cell
+        )
+        q = np.array(quotients)
+        estimates.append(f"    {name:<13}{m:>4}{np.median(q):>9.3f}{q.min():>9.3f}{q.max():>9.3f}")
+    return defaults, estimates
+
+
+def default_against_plain(n, seeds, workers):
+    """Print case 6 (issue 31)."""
+    cases = [(name, kernel, X, seeds) for name, kernel, X in _issue31_kernels(n)]
+    with mp.get_context("spawn").Pool(workers) as pool:
+        rows = list(pool.imap(_issue31_rows, cases))
+    print(f"[6] the default against the plain formula and the truncations (median / worst of {seeds} seeds)")
+    print("    error: the default's ‖K − K̃‖/‖K‖ (≤ 1); /best: over the least of Eq. (3) and rank m/8, m/4,")
+    print(
+        "    m/2, m (target ≤ 1.02); /sklearn: over scikit-learn's Nystroem on the same landmarks (PSD only)"
+    )
+    print(f"    {'kernel':<13}{'m':>4}{'error':>9}{'/best':>9}{'worst':>9}{'/sklearn':>9}{'worst':>9}")
+    print("\n".join(line for defaults, _ in rows for line in defaults))
+    print(
+        "    approximation_error_ / true error over rank ∈ {None, m/4} × center × sampler (target 1/1.5–1.5)"
+    )
+    print(f"    {'kernel':<13}{'m':>4}{'median':>9}{'min':>9}{'max':>9}")
+    print("\n".join(line for _, estimates in rows for line in estimates))
+
+
 # --------------------------------------------------------------------------- case 5
 def todays_fit(n, d, m):
     """The low-rank Kreĭn ridge fit before issue 17: plain Eq. (3), ``L = K_XZ R``, ``LᵀL``, ``Lᵀy``
@@ -405,7 +511,8 @@ def nystroem_fit(n, d, m, error_controlled):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every n by this factor")
-    parser.add_argument("--cases", type=int, nargs="*", default=[1, 2, 3, 4, 5])
+    parser.add_argument("--cases", type=int, nargs="*", default=[1, 2, 3, 4, 5, 6])
+    parser.add_argument("--landmarks", type=int, default=1000, help="m of cases 1 and 5")
     parser.add_argument("--seeds", type=int, default=5, help="seeds per cell of case 4")
     parser.add_argument("--workers", type=int, default=2, help="processes for the kernels of case 4")
     parser.add_argument(
@@ -421,7 +528,7 @@ def main():
         help="BLAS threads for both sides (e.g. 1 on a machine shared with other jobs)",
     )
     args = parser.parse_args()
-    d, m = 20, 1000
+    d, m = 20, args.landmarks
     print(
         f"BLAS threads: {args.blas_threads or 'library default'}; fastest of {args.repeat} alternating runs"
     )
@@ -502,6 +609,9 @@ def main():
             f"    IndefiniteNystroem fit: validated K_ZZ rank {plain_s:.1f} s (rank {plain_rank}); with the "
             f"error-controlled truncation {cut_s:.1f} s (rank {cut_rank}); ratio {cut_s / plain_s:.2f}"
         )
+
+    if 6 in args.cases:
+        default_against_plain(int(1000 * min(args.scale, 1.0)), args.seeds, args.workers)
 
 
 if __name__ == "__main__":

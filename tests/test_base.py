@@ -56,3 +56,52 @@ def test_test_points_unrelated_to_every_training_point_are_named():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         model.predict(X[:5])  # each row holds the point's own training column at least
+
+
+def test_memory_guard_reads_the_cgroup_limit(tmp_path):
+    """Issue 31: the guard read only /proc/meminfo, so a container's cgroup limit went unseen. v2:
+    ``memory.max − memory.current`` of the process's cgroup and its ancestors (the least); v1: the
+    memory controller's ``limit_in_bytes − usage_in_bytes``; "max" and v1's 2⁶³ mean no limit."""
+    proc = tmp_path / "cgroup"
+    proc.write_text("0::/box/job\n")
+    job = tmp_path / "box" / "job"
+    job.mkdir(parents=True)
+    (job / "memory.max").write_text("max\n")
+    (tmp_path / "box" / "memory.max").write_text(f"{3 * 2**30}\n")
+    (tmp_path / "box" / "memory.current").write_text(f"{2**30}\n")
+    assert base.cgroup_available_memory(str(proc), str(tmp_path)) == 2 * 2**30
+    (job / "memory.max").write_text(f"{2**29}\n")
+    assert base.cgroup_available_memory(str(proc), str(tmp_path)) == 2**29
+    proc.write_text("4:memory:/box\n3:cpu:/box\n")
+    memory = tmp_path / "memory" / "box"
+    memory.mkdir(parents=True)
+    (memory / "memory.limit_in_bytes").write_text(f"{5 * 2**30}\n")
+    (memory / "memory.usage_in_bytes").write_text(f"{2**30}\n")
+    (tmp_path / "memory" / "memory.limit_in_bytes").write_text("9223372036854771712\n")
+    assert base.cgroup_available_memory(str(proc), str(tmp_path)) == 4 * 2**30
+    (memory / "memory.limit_in_bytes").write_text("9223372036854771712\n")
+    assert base.cgroup_available_memory(str(proc), str(tmp_path)) is None
+    assert base.cgroup_available_memory(str(tmp_path / "missing"), str(tmp_path)) is None
+
+
+def test_memory_guard_reads_rlimit_as():
+    """Issue 31: in a process limited to 1.2 GiB by ``RLIMIT_AS`` an exact fit at n = 9000 (1.8 GiB for
+    the kernel and its factorization) passed the guard and died in numpy ("Unable to allocate"); it now
+    fails before allocating, with the guard's message."""
+    import subprocess
+    import sys
+
+    script = (
+        "import resource, numpy as np\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (int(1.2 * 2**30), resource.getrlimit(resource.RLIMIT_AS)[1]))\n"
+        "from krein.least_squares import KreinRidge\n"
+        "X = np.random.default_rng(0).standard_normal((9000, 2))\n"
+        "try:\n"
+        "    KreinRidge().fit(X, X[:, 0])\n"
+        "except MemoryError as error:\n"
+        "    print('MemoryError:', error)\n"
+    )
+    environment = {**__import__("os").environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=environment)
+    assert "KreinRidge would need" in result.stdout, result.stdout + result.stderr
+    assert "n_components" in result.stdout

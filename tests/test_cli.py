@@ -119,6 +119,8 @@ def _bad_arguments(tmp_path):
         (["embed"], "--dataset"),
         (["embed", "--dataset", "no-such-data"], "--dataset"),
         (["embed", "--dataset", "haberman", "--max-samples", "-2"], "--max-samples"),
+        (["embed", "--dataset", "aural-sonar", "--method", "no-such-method"], "--method"),
+        (["spectrum", "--dataset", "haberman", "--seed", str(2**40)], "--seed"),
         (["embed", "--dataset", "haberman", "--out", str(a_file)], "--out"),
         (["bench", "no-such-benchmark"], "no-such-benchmark"),
         (["info", "extra"], "extra"),
@@ -207,10 +209,6 @@ def test_checkout_commands_outside_a_checkout_say_they_need_one(tmp_path, monkey
     assert "source checkout" in line and "clone of the krein git repository" in line
 
 
-def test_results_refuses_a_missing_dir(tmp_path, capsys):
-    _assert_user_error(capsys, ["results", "--dir", str(tmp_path / "missing")], "--dir")
-
-
 def test_checkout_commands_find_the_checkout_the_package_runs_from(tmp_path, monkeypatch, capsys):
     """From a source checkout (an editable install) the commands read its folders wherever they run."""
     import sys
@@ -232,3 +230,67 @@ def test_checkout_commands_find_the_checkout_the_package_runs_from(tmp_path, mon
     assert main(["bench", "no-such-benchmark"]) == 2
     err = capsys.readouterr().err
     assert str(checkout / "benchmarks") in err and "available: demo" in err
+
+
+def _results_folder(tmp_path):
+    """A copy of one experiment folder of docs/results (NOTES.md and its cells)."""
+    import shutil
+    from pathlib import Path
+
+    source = Path(__file__).resolve().parents[1] / "docs" / "results" / "embeddings"
+    shutil.copytree(source, tmp_path / "results" / "embeddings")
+    return tmp_path / "results"
+
+
+def test_results_refuses_a_folder_without_results(tmp_path, capsys):
+    """Issue 31: a mistyped ``--dir`` printed an empty table and exited 0."""
+    _assert_user_error(capsys, ["results", "--dir", str(tmp_path / "no-such-folder")], "--dir")
+    (tmp_path / "empty").mkdir()
+    _assert_user_error(capsys, ["results", "--dir", str(tmp_path / "empty")], "NOTES.md")
+
+
+def test_results_names_a_torn_or_foreign_cell(tmp_path, capsys):
+    """Issue 31: a torn or foreign cell was reported without its path (or not at all)."""
+    results = _results_folder(tmp_path)
+    assert main(["results", "--dir", str(results)]) == 0
+    capsys.readouterr()
+    cell = results / "embeddings" / "cells" / "arrowhead.json"
+    text = cell.read_text()
+    for content in (text[: len(text) // 2], "[1, 2]", '{"rows": []}'):
+        cell.write_text(content)
+        _assert_user_error(capsys, ["results", "--dir", str(results)], str(cell))
+
+
+def test_write_errors_name_the_users_file_not_a_temporary_one(tmp_path, capsys):
+    """Issue 31: an unwritable target was reported as ``.embedding_x.123.png -> embedding_x.png``, a
+    temporary file the user never named."""
+    results = _results_folder(tmp_path)
+    (results / "fidelity.md").mkdir()
+    line = _assert_user_error(capsys, ["results", "--dir", str(results), "--write"], "fidelity.md")
+    assert ".partial" not in line
+    out = tmp_path / "out"
+    (out / "embedding_aural-sonar.png").mkdir(parents=True)
+    line = _assert_user_error(capsys, ["embed", "--dataset", "aural-sonar", "--out", str(out)], "--out")
+    assert "embedding_aural-sonar.png" in line and "/." not in line
+
+
+def test_max_samples_zero_means_no_subsampling(tmp_path, capsys):
+    """Issue 31: ``--max-samples 0`` is documented as "no subsampling" and was rejected."""
+    assert main(["spectrum", "--dataset", "aural-sonar", "--max-samples", "0", "--out", str(tmp_path)]) == 0
+    assert "aural-sonar (n=100)" in capsys.readouterr().out
+    assert main(["embed", "--dataset", "aural-sonar", "--max-samples", "0", "--out", str(tmp_path)]) == 0
+    capsys.readouterr()
+    _assert_user_error(
+        capsys, ["spectrum", "--dataset", "aural-sonar", "--max-samples", "1"], "--max-samples"
+    )
+
+
+def test_kernel_aliases_build_the_same_kernel(tmp_path, capsys):
+    """Issue 31: ``--kernel GAUSS`` drew the bandwidth of Appendix E.1 and ``--kernel gaussian`` (or
+    ``rbf``) took the default one: aliases of one kernel gave different spectra."""
+    tables = []
+    for name in ("GAUSS", "gaussian", "rbf", "sigmoid", "SIGMOID"):
+        argv = ["spectrum", "--dataset", "guide1-t", "--kernel", name, "--max-samples", "200"]
+        assert main([*argv, "--out", str(tmp_path)]) == 0
+        tables.append(" ".join(capsys.readouterr().out.split(":", 1)[1].split("plot written")[0].split()))
+    assert tables[0] == tables[1] == tables[2] and tables[3] == tables[4]

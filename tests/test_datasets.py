@@ -57,7 +57,7 @@ def no_network(monkeypatch):
 def test_readme_lists_every_dataset():
     names = [d["name"] for d in list_datasets()]
     assert sorted(README) == sorted(names)
-    assert len(names) == 51
+    assert len(names) == 52
     assert {d["name"] for d in list_datasets("regression")} == {"wage", "yacht", "airfoil", "pm10"}
     for d in list_datasets():
         row = README[d["name"]]
@@ -194,7 +194,9 @@ PAPERS = {
     "a1a": ((1605, 123), {"-1": 1210, "1": 395}, None),
     "fourclass": ((862, 2), {"-1": 555, "1": 307}, None),
     "monk-1": ((556, 6), None, ({"0": 62, "1": 62}, {"0": 216, "1": 216})),
+    "monk-2": ((601, 6), None, ({"0": 105, "1": 64}, {"0": 290, "1": 142})),
     "monk-3": ((554, 6), None, ({"0": 62, "1": 60}, {"0": 204, "1": 228})),
+    "breast-cancer": ((286, 16), {"no-recurrence-events": 201, "recurrence-events": 85}, None),
     "spect": ((267, 22), None, ({"0": 40, "1": 40}, {"0": 15, "1": 172})),
     "parkinsons": ((195, 22), {"0": 48, "1": 147}, None),
     "climate": ((540, 18), {"0": 46, "1": 494}, None),
@@ -327,8 +329,10 @@ SHARED = Path(os.environ.get("KREIN_SHARED_DATA", Path(__file__).resolve().paren
         ("yaleb", "yaleb_32x32"),
         ("madelon", "madelon"),
         ("ijcnn1", "ijcnn1"),
+        ("monk-2", "monks2"),
         ("monk-3", "monks3"),
         ("pm10", "pm10"),
+        ("yacht", "yacht"),
         ("fertility", "fertility"),
     ],
 )
@@ -354,6 +358,28 @@ def test_shipped_values_equal_the_shared_copy(name, stem):
     if "train_idx" in src:
         assert np.array_equal(b.train_idx, src["train_idx"])
         assert np.array_equal(b.test_idx, src["test_idx"] if "test_idx" in src else src["valid_idx"])
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="the shared data folder is not beside the repository")
+def test_breast_cancer_encodes_the_raw_categories_without_imputing():
+    """Each shipped column is one raw category (ordered ones by rank); a '?' is all zeros, never a guess."""
+    with np.load(SHARED / "breast-cancer-ljubljana.npz") as z:
+        raw, names, labels = z["X"].astype(str), z["feature_names"].astype(str).tolist(), z["labels"]
+    b = load_dataset("breast-cancer")
+    assert np.array_equal(b.target_names[b.target], labels.astype(str))
+    columns = b.feature_names.tolist()
+    age = raw[:, names.index("age")]
+    assert_allclose(b.data[:, columns.index("age")], [int(a[0]) - 1 for a in age])  # 10-19 → 0, 20-29 → 1
+    assert_allclose(b.data[:, columns.index("deg-malig")], raw[:, names.index("deg-malig")].astype(int) - 1)
+    assert_allclose(b.data[:, columns.index("irradiat")], raw[:, names.index("irradiat")] == "yes")
+    for feature in ("menopause", "node-caps", "breast-quad"):
+        values = raw[:, names.index(feature)]
+        block = [j for j, c in enumerate(columns) if c.startswith(feature + "=")]
+        for j in block:
+            assert_allclose(b.data[:, j], values == columns[j].split("=", 1)[1])
+        missing = values == "?"
+        assert_allclose(b.data[:, block].sum(axis=1), ~missing)  # one category, or none where missing
+    assert (raw == "?").sum() == 9 and b.data[:, [c.startswith("node-caps=") for c in columns]].sum() == 278
 
 
 # ---------------------------------------------------------------- preprocessing

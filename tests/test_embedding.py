@@ -76,8 +76,8 @@ def test_centred_embedding_reproduces_the_centred_kernel_and_has_mean_zero():
 def test_out_of_sample_coordinates_of_training_rows_equal_the_fitted_ones(center, n_components):
     K, _, X, _ = _indefinite()
     for pca, training in [
-        (KreinPCA("precomputed", center=center, n_components=n_components, random_state=0), K),
-        (KreinPCA(TruncatedL1(), center=center, n_components=n_components, random_state=0), X),
+        (KreinPCA("precomputed", center=center, n_landmarks=n_components, random_state=0), K),
+        (KreinPCA(TruncatedL1(), center=center, n_landmarks=n_components, random_state=0), X),
     ]:
         pca.fit(training)
         scale = np.abs(pca.embedding_).max()
@@ -87,7 +87,7 @@ def test_out_of_sample_coordinates_of_training_rows_equal_the_fitted_ones(center
 def test_truncated_embedding_keeps_the_largest_magnitudes_and_its_test_rows():
     K, K_test, _, _ = _indefinite()
     full = KreinPCA("precomputed").fit(K)
-    pca = KreinPCA("precomputed", rank=4).fit(K)
+    pca = KreinPCA("precomputed", n_components=4).fit(K)
     np.testing.assert_allclose(pca.eigenvalues_, full.eigenvalues_[:4])
     np.testing.assert_allclose(
         np.abs(pca.transform(K_test)), np.abs(full.transform(K_test)[:, :4]), atol=1e-10
@@ -95,15 +95,29 @@ def test_truncated_embedding_keeps_the_largest_magnitudes_and_its_test_rows():
     explained = full.explained_ratio_[:4]
     signs = full.signature_[:4]
     np.testing.assert_allclose(pca.explained_, [explained[signs > 0].sum(), explained[signs < 0].sum()])
-    with pytest.warns(UserWarning, match="rank=500 exceeds"):
-        assert KreinPCA("precomputed", rank=500).fit(K).eigenvalues_.size == full.eigenvalues_.size
+    with pytest.warns(UserWarning, match="n_components=500 > n_samples"):
+        assert KreinPCA("precomputed", n_components=500).fit(K).eigenvalues_.size == full.eigenvalues_.size
+
+
+def test_n_components_counts_coordinates_as_in_kernel_pca():
+    """Issue 31: ``KreinPCA(n_components=2)`` meant 2 Nyström landmarks; it means 2 coordinates, as in
+    scikit-learn's ``KernelPCA`` (the landmark count is ``n_landmarks``)."""
+    X = np.random.default_rng(4).standard_normal((80, 3))
+    K = X @ X.T + (1.0 + X[:, :1] @ X[:, :1].T) ** 2
+    ours = KreinPCA("precomputed", n_components=2).fit_transform(K)
+    theirs = KernelPCA(n_components=2, kernel="precomputed").fit_transform(K)
+    assert ours.shape == (80, 2)
+    signs = np.sign(np.sum(ours * theirs, axis=0))
+    np.testing.assert_allclose(ours * signs, theirs, atol=1e-8 * np.abs(theirs).max())
+    low = KreinPCA("precomputed", n_components=2, n_landmarks=80, random_state=0).fit_transform(K)
+    np.testing.assert_allclose(np.abs(low), np.abs(ours), atol=1e-8 * np.abs(theirs).max())
 
 
 def test_positive_definite_kernel_equals_scikit_learn_kernel_pca_up_to_sign():
     rng = np.random.default_rng(1)
     X, X_test = rng.standard_normal((50, 4)), rng.standard_normal((7, 4))
     eta = 1.3
-    ours = KreinPCA(Gaussian(eta), rank=6).fit(X)
+    ours = KreinPCA(Gaussian(eta), n_components=6).fit(X)
     theirs = KernelPCA(6, kernel="rbf", gamma=0.5 / eta**2).fit(X)
     assert ours.n_negative_ == 0
     np.testing.assert_allclose(ours.eigenvalues_, theirs.eigenvalues_, rtol=1e-10)
@@ -116,7 +130,7 @@ def test_positive_definite_kernel_equals_scikit_learn_kernel_pca_up_to_sign():
 def test_low_rank_on_every_landmark_equals_the_exact_embedding():
     K, K_test, _, _ = _indefinite()
     exact = KreinPCA("precomputed").fit(K)
-    low = KreinPCA("precomputed", n_components=K.shape[0], random_state=0).fit(K)
+    low = KreinPCA("precomputed", n_landmarks=K.shape[0], random_state=0).fit(K)
     assert low.landmark_indices_.size == K.shape[0]
     np.testing.assert_allclose(low.eigenvalues_, exact.eigenvalues_, atol=1e-10 * np.abs(K).max())
     # coordinates are unique up to rotations inside eigenspaces: compare their indefinite Gram matrices
@@ -129,8 +143,8 @@ def test_low_rank_embedding_approximates_the_leading_coordinates():
     rng = np.random.default_rng(3)
     X, X_test = rng.standard_normal((300, 2)), rng.standard_normal((10, 2))
     kernel = Gaussian(0.7) - 0.7 * Gaussian(1.5)  # indefinite, fast-decaying spectrum
-    exact = KreinPCA(kernel, rank=5).fit(X)
-    low = KreinPCA(kernel, rank=5, n_components=80, random_state=0).fit(X)
+    exact = KreinPCA(kernel, n_components=5).fit(X)
+    low = KreinPCA(kernel, n_components=5, n_landmarks=80, random_state=0).fit(X)
     assert exact.indefiniteness_ > 0.01 and low.X_fit_.shape == (80, 2)
     np.testing.assert_allclose(low.eigenvalues_, exact.eigenvalues_, rtol=1e-3)
     gram = _gram(exact.transform(X_test), exact.signature_)
@@ -151,7 +165,7 @@ def test_dissimilarities_are_embedded_with_their_distances():
     np.testing.assert_allclose(pca.inverse_transform(Y), D, atol=1e-6)
     np.testing.assert_allclose(pca.transform(D), Y, atol=1e-8 * np.abs(Y).max())  # training rows
     with pytest.warns(UserWarning, match="singular"):  # a double-centred K has the null vector 1
-        low = KreinPCA("precomputed", dissimilarity=True, n_components=30, random_state=0).fit(D)
+        low = KreinPCA("precomputed", dissimilarity=True, n_landmarks=30, random_state=0).fit(D)
     np.testing.assert_allclose(low.eigenvalues_, pca.eigenvalues_, atol=1e-9 * np.abs(pca.eigenvalues_).max())
     np.testing.assert_allclose(low.transform(D), low.embedding_, atol=1e-8 * np.abs(Y).max())
     piped = make_pipeline(DoubleCentering(), KreinPCA("precomputed")).fit(D)
@@ -179,7 +193,7 @@ def test_inverse_transform_gives_kernel_rows_and_warns_when_truncated_distances_
 def test_feature_names_and_pandas_output_carry_the_signature():
     pd = pytest.importorskip("pandas")
     K, _ = _signature_gap_kernel()
-    pca = KreinPCA("precomputed", rank=4).set_output(transform="pandas").fit(K)
+    pca = KreinPCA("precomputed", n_components=4).set_output(transform="pandas").fit(K)
     frame = pca.transform(K[:5])
     assert isinstance(frame, pd.DataFrame)
     expected, counts = [], {1.0: 0, -1.0: 0}
@@ -288,7 +302,7 @@ def test_predict_assigns_training_points_to_their_cluster_on_a_definite_kernel()
 def test_signed_spectral_clustering_uses_the_negative_part():
     """Classes carried by the negative part: found by the signed embedding, lost by clipping."""
     K, y = _signature_gap_kernel()
-    pca = KreinPCA("precomputed", rank=4).fit(K)
+    pca = KreinPCA("precomputed", n_components=4).fit(K)
     assert pca.n_negative_ >= 1
     signed = KreinSpectralClustering(2, kernel="precomputed", rank=4, random_state=0).fit(K)
     assert adjusted_rand_score(y, signed.labels_) > 0.9
@@ -310,3 +324,13 @@ def test_clusterers_name_their_bad_input():
         KreinKMeans(6, kernel="precomputed").fit(K)
     with pytest.raises(ValueError, match="X has 5 samples .* fewer than n_clusters=6"):
         KreinSpectralClustering(6, kernel="precomputed", rank=2).fit(K)
+
+
+def test_one_sample_is_named_not_called_a_zero_kernel():
+    """Issue 31: one sample with center=True was reported as "the training kernel is numerically zero"."""
+    from krein.least_squares import KreinRidge
+
+    X = np.ones((1, 2))
+    for estimator in (KreinPCA(Gaussian()), KreinRidge(Gaussian())):
+        with pytest.raises(ValueError, match="center=True needs at least 2 samples, got n_samples=1"):
+            estimator.fit(X, [1.0]) if isinstance(estimator, KreinRidge) else estimator.fit(X)

@@ -313,3 +313,105 @@ def test_symmetric_evaluation_is_exactly_symmetric_where_the_gemm_rounds_asymmet
     assert np.abs(raw - raw.T).max() > 1e-9
     A = rng.normal(size=(301, 301))
     assert np.array_equal(_average_with_transpose(A.copy(), rows=37), 0.5 * (A + A.T))
+
+
+SCALE_FREE = [
+    lambda s: Gaussian(1.3 * s),
+    lambda s: ARDGaussian([1.0 * s, 2.0 * s, 0.5 * s]),
+    lambda s: DeltaGaussian(1.0 * s, 2.0 * s),
+    lambda s: Epanechnikov(3.0 * s),
+    lambda s: ARDSigmoid([1.0 * s, 2.0 * s, 3.0 * s]),
+]
+
+
+@pytest.mark.parametrize("scale", [1e-170, 1e-160, 1e155, 1e160, 1e300])
+@pytest.mark.parametrize(
+    "make", SCALE_FREE, ids=["gauss", "rl-gauss", "delta-gauss", "epanechnikov", "rl-sigmoid"]
+)
+def test_kernels_of_scaled_differences_at_the_edges_of_floating_point(make, scale):
+    """Issue 31: data and bandwidths near 1e±160 (distances whose squares leave the floating-point
+    range, η² that underflows) gave NaN, a ZeroDivisionError or an OverflowError. ``k(sX, sY; sη)``
+    equals ``k(X, Y; η)`` for these kernels, gradients included."""
+    rng = np.random.default_rng(0)
+    X, Y = rng.standard_normal((6, 3)), rng.standard_normal((4, 3))
+    reference, scaled = make(1.0), make(scale)
+    np.testing.assert_allclose(scaled(X * scale), reference(X), atol=1e-12)
+    np.testing.assert_allclose(scaled(X * scale, Y * scale), reference(X, Y), atol=1e-12)
+    np.testing.assert_allclose(scaled.diag(X * scale), reference.diag(X), atol=1e-12)
+    K, gradient = scaled(X * scale, eval_gradient=True)
+    np.testing.assert_allclose(gradient, reference(X, eval_gradient=True)[1], atol=1e-12)
+
+
+@pytest.mark.parametrize("scale", [1e155, 1e300])
+def test_distances_beyond_the_range_of_their_squares(scale):
+    """Issue 31: a Gaussian of unit bandwidth on points 1e155 apart is the identity (its off-diagonal
+    entries are exp(−10³¹⁰) = 0), not NaN; a Sigmoid whose η matches the data gives tanh(xᵀx'/η²)."""
+    X = np.random.default_rng(1).standard_normal((5, 2)) * scale
+    np.testing.assert_array_equal(Gaussian(1.0)(X), np.eye(5))
+    np.testing.assert_array_equal(Gaussian(1.0)(X, X[:2]), np.eye(5)[:, :2])
+    np.testing.assert_array_equal(DeltaGaussian(1.0, 2.0)(X), np.zeros((5, 5)))
+    unit = X / scale
+    np.testing.assert_allclose(Sigmoid(scale)(X), np.tanh(unit @ unit.T), atol=1e-12)
+    np.testing.assert_allclose(Sigmoid(scale).diag(X), np.tanh(np.sum(unit**2, axis=1)), atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("kernel", "error", "message"),
+    [
+        (
+            lambda: Gaussian(eta=[1.0, 2.0]),
+            ValueError,
+            r"eta of Gaussian must be a positive number.*ARDGaussian",
+        ),
+        (lambda: Sigmoid(eta=[1.0]), ValueError, r"eta of Sigmoid must be a positive number.*ARDSigmoid"),
+        (
+            lambda: DeltaGaussian(eta1=[1.0, 2.0]),
+            ValueError,
+            "eta1 of DeltaGaussian must be a positive number",
+        ),
+        (lambda: Gaussian(eta="a"), TypeError, "eta must be a positive number, got 'a'"),
+        (lambda: ARDGaussian(eta=["a", "b"]), TypeError, "eta must be a positive number or a 1-D array"),
+        (lambda: Polynomial(gamma="a"), TypeError, "gamma must be a real number"),
+        (lambda: Polynomial(coef0=[1.0]), TypeError, "coef0 must be a real number"),
+        (lambda: Gaussian(eta=-1.0), ValueError, r"eta must be finite and strictly positive, got -1\.0"),
+    ],
+)
+def test_hyperparameter_messages_name_the_argument(kernel, error, message):
+    """Issue 31: ``Gaussian(eta=[1, 2])`` and non-numbers ended in numpy's own messages."""
+    X = np.random.default_rng(2).standard_normal((4, 2))
+    with pytest.raises(error, match=message):
+        kernel()(X)
+
+
+def test_an_overflowing_kernel_is_not_called_a_precomputed_one():
+    """Issue 31: a kernel that overflows on the user's data was reported as "a precomputed kernel must
+    be finite", a matrix the user never passed."""
+    from krein.least_squares import KreinRidge
+
+    X = np.random.default_rng(3).standard_normal((10, 2)) * 1e155
+    with pytest.raises(ValueError, match="rescale X") as caught:
+        KreinRidge(Linear()).fit(X, np.arange(10.0))
+    assert "precomputed" not in str(caught.value)
+    with pytest.raises(ValueError, match="X contains infinity"):
+        KreinRidge("precomputed").fit(np.full((3, 3), np.inf), np.arange(3.0))
+
+
+@pytest.mark.parametrize(
+    ("kernel", "error", "message"),
+    [
+        (lambda: Gaussian(eta=-1), ValueError, r"eta must be finite and strictly positive, got -1\."),
+        (lambda: ARDGaussian(eta=[1.0, -2.0, 3.0]), ValueError, r"got \[1\.0, -2\.0, 3\.0\]"),
+        (lambda: Polynomial(gamma=-1), ValueError, r"gamma must be .* got -1\."),
+        (lambda: Gaussian(eta="a"), TypeError, "eta must be a positive number, got 'a'"),
+    ],
+)
+def test_an_estimator_reports_the_users_hyperparameter_not_its_log_space_copy(kernel, error, message):
+    """Issue 31: an estimator copies its kernel through ``theta = log(h)``, so ``eta=-1`` was reported
+    as "got nan" (and a string as numpy's "could not convert string to float")."""
+    from krein.least_squares import KreinRidge
+    from krein.nystroem import IndefiniteNystroem
+
+    X = np.random.default_rng(5).standard_normal((20, 3))
+    for estimator in (KreinRidge(kernel()), IndefiniteNystroem(kernel(), n_components=5)):
+        with pytest.raises(error, match=message):
+            estimator.fit(X, X[:, 0])

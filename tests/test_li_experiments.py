@@ -261,6 +261,8 @@ def test_li_tables_notes_match_the_json():
     for run in (folder, folder / "paper-grid"):
         for table in ("cv_rmse", "test_rmse", "test_error"):
             known |= {f"{r['mean']:.3f}" for r in json.loads((run / f"{table}.json").read_text())["summary"]}
+    unif = json.loads((folder / "unif" / "unif.json").read_text())["rows"]  # li-tables-unif
+    known |= {f"{r['test RMSE']:.3f}" for r in unif}
     assert set(re.findall(r"\b\d\.\d{3}\b", notes)) <= known
     chosen = {k: v.get("radius") for k, v in results["selected_parameters"].items() if "radius" in v}
     assert {k for k, v in chosen.items() if v != 1.0} == {"ionosphere/PGD d=1", "ionosphere/IIA d=1"}
@@ -284,3 +286,14 @@ def test_li_figure_notes_match_the_json(name):
     krr = json.loads((RESULTS / "li-figures" / "trends.json").read_text())["rows"]
     known = {value for row in generated + krr for value in row.values()}
     assert set(re.findall(r"\b\d\.\d{3}\b", notes)) <= known
+
+
+def test_unscaled_base_kernels_differ_only_by_the_polynomial_factors():
+    """li-tables-unif's unscaled stack: the Gaussians as before, the polynomials 4 and 8 times larger."""
+    from krein.experiments.li2024 import base_kernel_stack
+
+    scaled, y = base_kernel_stack("sonar")
+    unscaled, y_unscaled = base_kernel_stack("sonar", normalized=False)
+    assert np.array_equal(y, y_unscaled)
+    np.testing.assert_allclose(unscaled[:, :, :4], scaled[:, :, :4])
+    np.testing.assert_allclose(unscaled[:, :, 4:], scaled[:, :, 4:] * [4.0, 8.0], rtol=1e-12)

@@ -20,13 +20,13 @@ from krein.experiments.liu2019 import (
 
 
 def test_table3_protocol_on_a_subset():
-    X, y = load_scaled("monk-2", max_samples=80)
+    X, y = load_table3("monk-1", max_samples=80)
     methods = [m for m in TABLE3_METHODS if m != "TDCASVM"]  # DCASVC is slow and tested in test_svm
     results = table3_scores(X, y, methods=methods, n_repetitions=1, grid=(1e-2, 1.0))
     assert list(results) == methods
     for accuracies, seconds in results.values():
         assert len(accuracies) == 1 and 0.0 <= accuracies[0] <= 1.0 and seconds[0] > 0
-    assert results["CCICP-GD"][0][0] > 0.6  # monk-2 is learnable with the TL1 kernel
+    assert results["CCICP-GD"][0][0] > 0.6  # monk-1 is learnable with the TL1 kernel
 
 
 def test_splice_is_the_binary_junction_task():
@@ -76,7 +76,7 @@ def test_initialization_runs_on_a_subset():
 
 
 def test_objective_curves_descend():
-    X, y = load_scaled("monk-2", max_samples=120)
+    X, y = load_table3("monk-2", max_samples=120)
     curves = objective_curves(X, y, lam=1e-2, max_outer_iter=8)
     for method in ("CCCP-GD", "CCICP-GD"):
         assert np.all(np.diff(curves[method]) <= 1e-12)
@@ -185,8 +185,10 @@ def test_table3_run_stores_one_cell_per_data_set_and_resumes(tmp_path, monkeypat
 def test_table3_uses_the_training_file_of_an_official_split():
     from krein.experiments.liu2019 import half_splits, load_table3
 
-    # Table II lists monks1 with n = 124 and SPECT with n = 80: their training files
+    # Table II lists monks1 with n = 124, monks2 with n = 169 and SPECT with n = 80: their training files
     assert load_table3("monk-1")[0].shape == (124, 6) and load_table3("spect")[0].shape == (80, 22)
+    X, y = load_table3("monk-2")
+    assert X.shape == (169, 6) and np.bincount(y).tolist() == [105, 64]  # monks-2.train, not all 432
     y = np.repeat([0, 1], 10)
     runs = half_splits(y, 3, 0)  # random stratified halves, all different
     assert len(runs) == 3 and all(
@@ -224,5 +226,5 @@ def test_figure2_quick_run_writes_its_files(tmp_path):
     get_experiment("liu2019-figure2").run(RunContext(quick=True, out=tmp_path, show_progress=False))
     assert (tmp_path / "figure2.png").stat().st_size > 0
     results = json.loads((tmp_path / "figure2.json").read_text())["results"]
-    assert results["guide1"]["n_train"] == 300 and results["guide1"]["n_test"] == 4000
+    assert results["guide1-t"]["n_train"] == 300 and results["guide1-t"]["n_test"] == 2000  # Table VI's split
     assert len(results["monk-1"]["rows"]) == 2 * 7

@@ -87,6 +87,16 @@ def test_versus_paper_binomial_errors():
     assert versus_paper([row])[1]["paper_se"] == pytest.approx(100 * np.sqrt(0.945 * 0.055 / 150), abs=0.005)
 
 
+def test_versus_paper_counts_a_difference_equal_to_the_se_as_inside():
+    # USPS-4-6-TD1 average: 99.36 against 99.54 ± 0.18; in floats |99.36 − 99.54| = 0.18000000000000682
+    row = {"task": "USPS-4-6-TD1", "method": "Flip", "accuracy": 99.0, "recall": 99.0, "average": 99.36}
+    for measure in ("accuracy", "recall", "average"):
+        row[f"paper {measure}"] = PAPER_TABLE2["USPS-4-6-TD1"][measure][0]
+    (average,) = [c for c in versus_paper([row]) if c["measure"] == "average"]
+    assert (average["paper"], average["paper_se"]) == (99.54, 0.18) and abs(99.36 - 99.54) > 0.18
+    assert average["inside"] == "yes"
+
+
 def test_paper_split_has_the_papers_sizes():
     data, train, test = paper_split("pima", 384, 0)
     assert train.size == test.size == 384 and not np.intersect1d(train, test).size
@@ -129,3 +139,19 @@ def test_simpson_subsets_are_usps_3v5():
     np.testing.assert_allclose(np.diag(K), 1.0)
     with pytest.raises(ValueError, match="exceeds the 1540"):
         next(_simpson_subsets(2000, 1, 0))
+
+
+def test_krein_accpm_agrees_with_an_independent_one(tmp_path):
+    """luss2009-figure1-accpm (quick): krein's ACCPM centres are cvxpy's analytic centres of the same
+    localization sets, IndefiniteSVC certifies the same gaps as the independent oracle, and the ACCPM
+    written with cvxpy's centres follows krein's from the same start."""
+    pytest.importorskip("cvxpy")
+    get_experiment("luss2009-figure1-accpm").run(RunContext(quick=True, out=tmp_path, show_progress=False))
+    centers = json.loads((tmp_path / "accpm_centers.json").read_text())["rows"]
+    assert [row["iteration"] for row in centers] == [5, 15, 30]
+    for row in centers:
+        assert row["relative distance"] < 1e-3 and abs(row["barrier krein − cvxpy"]) < 1e-4
+        assert row["gap (independent)"] == pytest.approx(row["gap (IndefiniteSVC)"], rel=1e-6)
+    gaps = json.loads((tmp_path / "accpm_check.json").read_text())["gaps"]
+    ours, theirs = np.array(gaps["krein accpm_maximize"]), np.array(gaps["cvxpy ACCPM, feasible set (P₀)"])
+    assert np.allclose(ours[:15], theirs[:15], rtol=1e-3)

@@ -294,26 +294,24 @@ def test_error_estimate_within_a_factor_1_5_under_heavy_tails():
     carry hundreds of times the mean column error. Uniform probe columns miss them (the median estimate
     was 0.44–0.52 of the true error at n = 1000); the probes drawn by defensive importance sampling
     from the diagonal residual find them, and the Hansen–Hurwitz weights keep the estimate unbiased.
-    The delivered rank is then within 2× of the Eckart–Young optimum (median of the seeds)."""
+    The default is no worse than the plain Eq. (3) on the same landmarks (issue 31; issue 17's bound
+    of 2× the Eckart–Young optimum at the delivered rank took rank 72 at 1.1× the error of Eq. (3))."""
     from krein.experiments.oglic2019 import standardized_sample
     from krein.kernels import initial_kernel
 
     X = standardized_sample("magic", 600, 0)
     kernel = initial_kernel("RL-GAUSS", X, random_state=0)
     K = kernel(X)
-    squares = np.sort(np.linalg.eigvalsh(K) ** 2)
-    ratios = []
     for seed in range(3):
         nystroem = IndefiniteNystroem(kernel, n_components=200, random_state=seed).fit(X)
         residual = K - nystroem.approximate_kernel(X)
-        optimum = np.sqrt(np.sum(squares[: -nystroem.signature_.size]))
-        ratios.append(np.linalg.norm(residual) / optimum)
+        plain = IndefiniteNystroem(kernel, n_components=200, landmark_rank="full", random_state=seed).fit(X)
+        assert np.linalg.norm(residual) <= 1.02 * np.linalg.norm(K - plain.approximate_kernel(X))
         others = np.setdiff1d(np.arange(600), nystroem.component_indices_)
         columns = np.sum(residual[:, others] ** 2, axis=0)
         assert columns.max() > 50 * columns.mean()  # the heavy tail this test is about
         true = np.linalg.norm(residual) / np.linalg.norm(K)
         assert 1 / 1.5 < nystroem.approximation_error_ / true < 1.5, (seed, true)
-    assert np.median(ratios) <= 2.0, ratios  # within 2× of Eckart–Young at the delivered rank
 
 
 def test_probe_columns_census_and_hansen_hurwitz_weights(data):
@@ -383,10 +381,9 @@ def test_sigmoid_regression_no_worse_than_zero_and_warned_with_plain_eq3():
 
 @pytest.mark.filterwarnings("ignore:The Nyström approximation is poor")
 def test_error_controlled_truncation_rank_rule():
-    """IndefiniteNystroem truncates the one-shot eigendecomposition of the validated K̃ to the largest
-    rank, at most the smallest one within one standard error (over the probe columns) of the least
-    estimated squared error, whose squared error plus one standard error is at most 2² times the
-    squared tail of K̃'s eigenvalues (``tail``); ``truncation_errors`` is ``probe_error`` of each
+    """IndefiniteNystroem truncates the one-shot eigendecomposition of the validated K̃ to the smallest
+    rank of least estimated error (issue 31: never worse than the plain formula; the squared tail of
+    K̃'s eigenvalues ``tail`` is still reported); ``truncation_errors`` is ``probe_error`` of each
     truncated core, its spread the standard error of the Hansen–Hurwitz estimate over the draws, and
     the estimate tracks the true error of each rank."""
     from krein.nystroem._error import draw_probes, probe_error, truncation_errors
@@ -413,11 +410,7 @@ def test_error_controlled_truncation_rank_rule():
         untruncated.values, untruncated.extension, moments, K_ZZ, K_ZV, sample
     )
     rank = default.values.size
-    best = np.argmin(errors)
-    within = np.flatnonzero(errors**2 <= errors[best] ** 2 + spread[best])[0] + 1
-    certified = np.flatnonzero(errors[:within] ** 2 + spread[:within] <= 4.0 * tail[:within])
-    assert rank < untruncated.values.size
-    assert rank == (certified[-1] + 1 if certified.size else within)
+    assert rank == np.argmin(errors) + 1 and np.all(errors[: rank - 1] > errors[rank - 1])
     np.testing.assert_allclose(default.values, untruncated.values[:rank])
     assert np.isclose(default.approximation_error, errors[rank - 1], rtol=1e-8)
     draws = np.repeat(np.arange(probes.size), sample.counts.astype(int))  # the 64 draws
@@ -440,8 +433,8 @@ def test_error_controlled_truncation_rank_rule():
         assert np.isclose(errors[k - 1] ** 2, (landmark_part + per_column.mean()) / norm, rtol=1e-8)
         assert np.isclose(spread[k - 1], np.std(per_column, ddof=1) / np.sqrt(64) / norm, rtol=1e-6)
     # a given rank is delivered as asked (no truncation beyond it)
-    ranked = IndefiniteNystroem(kernel, n_components=60, rank=rank + 5, random_state=0).fit(X)
-    assert ranked.signature_.size == rank + 5
+    ranked = IndefiniteNystroem(kernel, n_components=60, rank=rank - 5, random_state=0).fit(X)
+    assert ranked.signature_.size == rank - 5
 
 
 @pytest.mark.filterwarnings("ignore:The Nyström approximation is poor")
@@ -489,3 +482,69 @@ def test_centred_representation_is_that_of_the_centred_nystroem_kernel(data):
     z = y[:, 0] + 5.0  # another target, not centred: one more pass
     np.testing.assert_allclose(rep.project(z), U.T @ z, atol=1e-9)
     np.testing.assert_allclose(rep.column_means, kernel(X, Z).mean(axis=0), atol=1e-14)
+
+
+def test_default_on_a_positive_definite_gaussian_is_scikit_learns_nystroem():
+    """Issue 31: on a Gaussian kernel (2000 N(0, I₆) points, 100 uniform landmarks) the default kept rank
+    10–13 by a one-standard-error rule, error 0.52 against 0.37 for the plain formula, and advised "a
+    larger rank" the user never chose. Now the error decreases in the rank (K − K̃_k is a sum of two PSD
+    matrices), the default keeps every eigenpair and equals scikit-learn's Nystroem on its landmarks."""
+    from krein.kernels import Gaussian
+
+    X = np.random.default_rng(0).standard_normal((2000, 6))
+    kernel = Gaussian()
+    K = kernel(X)
+    for seed in range(2):
+        with pytest.warns(UserWarning, match="poor") as caught:
+            nystroem = IndefiniteNystroem(kernel, n_components=100, random_state=seed).fit(X)
+        assert not any("larger rank" in str(w.message) for w in caught)
+        Z = nystroem.component_indices_
+        peer = Nystroem(kernel="precomputed", n_components=100).fit(K[np.ix_(Z, Z)])
+        features = peer.transform(K[:, Z])
+        ours = relative_error(nystroem.approximate_kernel(X), K)
+        assert ours <= relative_error(features @ features.T, K) * (1 + 1e-9)
+        assert nystroem.signature_.size == 100 and ours < 0.4
+        assert 1 / 1.5 < nystroem.approximation_error_ / ours < 1.5
+
+
+@pytest.mark.parametrize("center", [False, True])
+@pytest.mark.parametrize("rank", [None, 5, 20])
+@pytest.mark.parametrize("landmarks", ["uniform", "leverage", "kmeans++"])
+@pytest.mark.filterwarnings("ignore:The Nyström approximation is poor")
+def test_error_estimate_for_every_rank_centring_and_sampler(center, rank, landmarks):
+    """Issue 31: with ``rank=`` and ``center=True`` the estimate was of the untruncated uncentred core
+    (0.107 against a true 0.224 at m = 100; 0 against 0.20 at m = n). The estimate of a centred model
+    is of ``‖H(K − K̃)H‖ / ‖HKH‖`` (the weighted mean column removed before the sum) and of the delivered rank;
+    within 1.5× of the true error with m < n, and equal to it when every point is a landmark."""
+    from krein.kernels import Gaussian
+
+    X = np.random.default_rng(1).standard_normal((500, 6))
+    n = len(X)
+    for kernel in (Gaussian(), DeltaGaussian(np.sqrt(6), 2 * np.sqrt(6))):
+        K = kernel(X)
+        target = K - K.mean(axis=0) - K.mean(axis=1)[:, None] + K.mean() if center else K
+        for m in (60, n):
+            nystroem = IndefiniteNystroem(
+                kernel, n_components=m, rank=rank, center=center, landmarks=landmarks, random_state=2
+            ).fit(X)
+            true = relative_error(nystroem.approximate_kernel(X), target)
+            if m == n and rank is None:
+                assert nystroem.approximation_error_ < 1e-6 and true < 1e-6
+            elif m == n:
+                assert np.isclose(nystroem.approximation_error_, true, rtol=1e-6)
+            else:
+                assert 1 / 1.5 < nystroem.approximation_error_ / true < 1.5, (type(kernel), m, true)
+
+
+def test_rank_and_rcond_beyond_what_the_landmarks_give_are_named():
+    """A ``rank`` above the eigenpairs that m landmarks resolve was silently reduced; ``rcond ≥ 1``
+    dropped every eigenvalue and was reported as "K_ZZ is numerically zero; choose other landmarks"."""
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    X = np.random.default_rng(0).standard_normal((50, 3))
+    kernel = DeltaGaussian(1.0, 2.0)
+    with pytest.warns(UserWarning, match=r"rank=30 exceeds the \d+ eigenpairs .* n_components=10"):
+        model = IndefiniteNystroem(kernel, n_components=10, rank=30, random_state=0).fit(X)
+    assert model.signature_.size <= 10
+    with pytest.raises(InvalidParameterError, match="rcond"):
+        IndefiniteNystroem(kernel, n_components=10, rcond=2.0).fit(X)

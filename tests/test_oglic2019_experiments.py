@@ -165,6 +165,20 @@ def test_figure_notes_quote_the_committed_json(name):
     assert figure_error_summary(rows) in notes
 
 
+def test_figure1_notes_say_where_kmeans_is_best():
+    """The verdict on K-means++ rests on the counts the notes quote, generated from the run's JSON."""
+    import json
+    from pathlib import Path
+
+    from krein.experiments.oglic2019 import best_sampler_counts
+
+    folder = Path(__file__).resolve().parents[1] / "docs" / "results" / "oglic2019-figure1"
+    rows = json.loads((folder / "figure1.json").read_text())["rows"]
+    sentence = best_sampler_counts(rows)
+    assert sentence in (folder / "NOTES.md").read_text()
+    assert sentence.startswith("Eq. (3) with k landmarks, lowest in 20 cells: uniform 4, leverage 5, kmeans++ 11")
+
+
 def test_figure_notes_helpers_on_a_quick_run():
     X = standardized_sample("magic", 80, seed=0)
     kernel = initial_kernel("DELTA-GAUSS", X, random_state=0)

@@ -158,6 +158,75 @@ def test_krein_results_command_checks_and_writes(folder):
     assert main(["results", "--dir", str(folder)]) == 1
 
 
+def test_committed_notes_keep_the_fidelity_rules():
+    """No NOTES.md calls a number the paper's that is not in its paper data, and every full form names
+    its declared protocol changes in a 'differs:' line (issue 33)."""
+    from krein.experiments._fidelity import fidelity_problems
+
+    assert fidelity_problems(RESULTS) == []
+
+
+def _register(monkeypatch, name, differs=()):
+    from krein.experiments import _framework
+
+    _framework.list_experiments()  # import the real ones first, so the demo is not overwritten
+    demo = _framework.Experiment(name, lambda ctx: None, "demo", "Demo, Table 1", 1, 1, False, differs)
+    monkeypatch.setitem(_framework._REGISTRY, name, demo)
+
+
+def test_full_form_without_a_differs_line_is_reported(folder, monkeypatch):
+    from krein.cli import main
+    from krein.experiments._fidelity import fidelity_problems, fidelity_rows
+
+    _register(monkeypatch, "liu2019-demo", differs=("CCICP step", "λ by CV on 1000 points"))
+    run = folder / "liu2019-demo"
+    run.mkdir()
+    (run / "run.json").write_text(json.dumps({"provenance": {"quick": False}, "rows": []}))
+    block = "<!--fidelity\ndata: the paper's\nverdict: partly\n{}-->\n"
+    (run / "NOTES.md").write_text(block.format(""))
+    (problem,) = fidelity_problems(folder)
+    assert "CCICP step; λ by CV on 1000 points" in problem
+    assert main(["results", "--dir", str(folder)]) == 1
+    (run / "NOTES.md").write_text(block.format("differs: the CCICP step is krein's majorizer\n"))
+    (problem,) = fidelity_problems(folder)
+    assert "λ by CV on 1000 points" in problem and "CCICP step" not in problem
+    text = "differs: CCICP step (majorizer);\n  λ by CV on 1000 points, not all\n"
+    (run / "NOTES.md").write_text(block.format(text))
+    assert fidelity_problems(folder) == []
+    assert (
+        fidelity_rows(folder)[0]["differs from the paper"]
+        == "CCICP step (majorizer); λ by CV on 1000 points, not all"
+    )
+    (run / "NOTES.md").write_text(block.format(""))
+    (run / "run.json").write_text(json.dumps({"provenance": {"quick": True}, "rows": []}))
+    assert fidelity_problems(folder) == []  # a quick form is reduced by definition
+
+
+def test_a_number_called_the_papers_must_be_in_its_paper_data(folder, monkeypatch):
+    from krein.experiments._fidelity import fidelity_problems, said_paper_numbers
+
+    _register(monkeypatch, "liu2019-demo")
+    run = folder / "liu2019-demo"
+    run.mkdir()
+    (run / "run.json").write_text((folder / "run.json").read_text())
+    versus = {"rows": [{"method": "GD", "ours": 0.9, "paper": 0.846, "paper std": 0.027}]}
+    (run / "demo-vs-paper.json").write_text(json.dumps(versus))
+    text = (
+        "<!--json run.json -->\nGD 0.869 (paper 0.846 ± 0.027); the paper's −5.86·10⁵ and 9.99 ± 1.31.\n"
+        "Ours 25.66<!--= rows[task=pima].ours.0 ~ 27.08 ± 1.00 --> (the paper 27.08 ± 1.00; we 10.50).\n"
+        'With step="paper" 0.55 and the paper: 84.6, 2.5<!--= rows[task=pima].error * 10 -->.\n'
+        "Below the paper's for every method, by 1.6 points.\n"
+    )
+    (run / "NOTES.md").write_text(text)
+    said = said_paper_numbers(text)
+    assert said == [(2, "0.846"), (2, "0.027"), (2, "−5.86·10⁵"), (2, "9.99"), (2, "1.31"), (3, "27.08"),
+                    (3, "1.00"), (4, "84.6")]  # fmt: skip
+    problems = fidelity_problems(folder)
+    assert [p.split(": ", 1)[1].split(" is ")[0] for p in problems] == ["−5.86·10⁵", "9.99", "1.31"]
+    (run / "spectra.json").write_text(json.dumps({"rows": [{"source": "paper", "min": -5.86e5}]}))
+    assert len(fidelity_problems(folder)) == 2  # a row whose source is the paper is paper data
+
+
 @pytest.mark.parametrize(
     ("text", "value", "expected"),
     [

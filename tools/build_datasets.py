@@ -105,7 +105,6 @@ KEEL_SETS = {
     "haberman": ("imbalanced", "haberman"),
     "heart": ("balanced", "heart"),
     "ionosphere": ("balanced", "ionosphere"),
-    "monk-2": ("balanced", "monk-2"),
     "pima": ("balanced", "pima"),
     "sonar": ("balanced", "sonar"),
     "splice": ("balanced", "splice"),
@@ -161,7 +160,6 @@ FEATURE_NAMES = {
         "fAlpha",
         "fDist",
     ],
-    "monk-2": ["a1", "a2", "a3", "a4", "a5", "a6"],
     "australian": [f"A{i}" for i in range(1, 15)],
     "twonorm": [f"x{i}" for i in range(1, 21)],
     "ring": [f"x{i}" for i in range(1, 21)],
@@ -389,6 +387,7 @@ SHARED_VECTOR_SETS = {
     "a1a": "a1a",
     "fourclass": "fourclass_scale",
     "monk-1": "monks1",
+    "monk-2": "monks2",
     "monk-3": "monks3",
     "spect": "spect",
     "parkinsons": "parkinsons",
@@ -428,6 +427,47 @@ def _split(z) -> dict:
     if np.intersect1d(train, test).size or train.size + test.size != len(z["y"]):
         raise SystemExit("the official split must partition the rows")
     return {"train_idx": train, "test_idx": test}
+
+
+# The Ljubljana breast cancer attributes (UCI "Breast Cancer"): the ordered ones as each category's rank
+# in the order below (the binned ranges in increasing order; deg-malig 1 < 2 < 3; the two-valued breast
+# and irradiat, which have no missing value, as one 0/1 column), and the nominal ones as one 0/1 column
+# per category. A missing nominal value ('?': 8 in node-caps, 1 in breast-quad) is a row of zeros in
+# that attribute's columns, not a guessed category; no ordered attribute has a missing value.
+LJUBLJANA_ORDERED = {
+    "age": ("10-19", "20-29", "30-39", "40-49", "50-59", "60-69", "70-79", "80-89", "90-99"),
+    "tumor-size": tuple(f"{a}-{a + 4}" for a in range(0, 60, 5)),
+    "inv-nodes": tuple(f"{a}-{a + 2}" for a in range(0, 40, 3)),
+    "deg-malig": ("1", "2", "3"),
+    "breast": ("left", "right"),
+    "irradiat": ("no", "yes"),
+}
+LJUBLJANA_NOMINAL = {
+    "menopause": ("lt40", "ge40", "premeno"),
+    "node-caps": ("yes", "no"),
+    "breast-quad": ("left_up", "left_low", "right_up", "right_low", "central"),
+}
+
+
+def encode_ljubljana(X, feature_names):
+    """Numeric features of the raw Ljubljana categories: ranks of the ordered attributes, 0/1 columns of
+    the nominal ones (a missing '?' is all zeros); fails on a category not listed above."""
+    columns, names = [], []
+    for j, feature in enumerate(str(f) for f in feature_names):
+        values = X[:, j].astype(str)
+        if feature in LJUBLJANA_ORDERED:
+            order = LJUBLJANA_ORDERED[feature]
+            unknown = set(values) - set(order)
+            columns.append(np.array([order.index(v) for v in values if v in order], dtype=float))
+            names.append(feature)
+        else:
+            order = LJUBLJANA_NOMINAL[feature]
+            unknown = set(values) - set(order) - {"?"}
+            columns += [(values == category).astype(float) for category in order]
+            names += [f"{feature}={category}" for category in order]
+        if unknown:
+            raise SystemExit(f"breast-cancer: unexpected {feature} values {sorted(unknown)}")
+    return np.column_stack(columns), np.array(names)
 
 
 def build_shared(folder: Path) -> dict:
@@ -476,6 +516,13 @@ def build_shared(folder: Path) -> dict:
         data_test=z["D_train_test"].T,
         target_test=target_test,
     )
+    z = load("breast-cancer-ljubljana")
+    data, feature_names = encode_ljubljana(z["X"], z["feature_names"])
+    target, target_names = _codes(z["labels"], names=("no-recurrence-events", "recurrence-events"))
+    if not np.array_equal(target, z["y"]):
+        raise SystemExit("breast-cancer: labels disagree with y")
+    _save("breast-cancer", data=data, target=target, target_names=target_names, feature_names=feature_names)
+    meta["breast-cancer"] = {"n": int(data.shape[0]), "shape": [int(data.shape[1])]}
     for name in ("protein", "aural-sonar", "chen-protein", "coilyork"):
         meta[name] = {"n": int(np.load(OUT / f"{name}.npz")["data"].shape[0])}
     return meta

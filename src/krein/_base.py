@@ -10,6 +10,8 @@ correctly.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 from sklearn.base import clone
 from sklearn.utils.multiclass import check_classification_targets
@@ -23,7 +25,9 @@ __all__ = [
     "LAMBDA_BOUNDS",
     "KernelEstimatorMixin",
     "available_memory",
+    "cgroup_available_memory",
     "check_kernel_memory",
+    "rlimit_available_memory",
     "decision_to_labels",
     "fit_path_clones",
     "one_vs_rest_targets",
@@ -36,21 +40,119 @@ LAMBDA_BOUNDS = (1e-10, 1e4)
 EXACT_METHOD_COPIES = 3
 
 
-def available_memory():
-    """Bytes of memory available to this process (``MemAvailable`` of /proc/meminfo), or None."""
+#: A limit at or above this many bytes means "no limit" (cgroup v1 writes 2⁶³ rounded to a page).
+UNLIMITED_BYTES = 2**60
+
+
+def _read_bytes(path):
+    """The integer in a cgroup or proc file, None when it is missing, unreadable or "max"."""
     try:
-        with open("/proc/meminfo") as meminfo:
-            for line in meminfo:
+        with open(path) as file:
+            text = file.read().split()
+    except OSError:
+        return None
+    if not text or not text[0].isdigit():
+        return None
+    value = int(text[0])
+    return value if value < UNLIMITED_BYTES else None
+
+
+def _meminfo_available(meminfo="/proc/meminfo"):
+    """``MemAvailable`` of the machine, or None."""
+    try:
+        with open(meminfo) as file:
+            for line in file:
                 if line.startswith("MemAvailable:"):
                     return int(line.split()[1]) * 1024
     except OSError:
         pass
     try:
-        import os
-
         return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):
         return None
+
+
+def _cgroup_directories(root, relative):
+    """The cgroup of this process and its ancestors under the mount ``root``, then ``root`` itself (in a
+    container the namespace's root is the process's own cgroup)."""
+    parts = [part for part in relative.strip("/").split("/") if part]
+    directories = [os.path.join(root, *parts[:depth]) for depth in range(len(parts), 0, -1)]
+    return directories + [root]
+
+
+def cgroup_available_memory(proc_cgroup="/proc/self/cgroup", root="/sys/fs/cgroup"):
+    """Bytes this process's memory cgroup can still take (v2 ``memory.max − memory.current``, v1
+    ``memory.limit_in_bytes − memory.usage_in_bytes``, the least over the cgroup and its ancestors), or
+    None without a limit."""
+    try:
+        with open(proc_cgroup) as file:
+            lines = [line.rstrip("\n").split(":", 2) for line in file]
+    except OSError:
+        return None
+    candidates = []
+    for fields in lines:
+        if len(fields) != 3:
+            continue
+        _, controllers, relative = fields
+        if controllers == "":  # cgroup v2, the unified hierarchy
+            directories, files = _cgroup_directories(root, relative), ("memory.max", "memory.current")
+        elif "memory" in controllers.split(","):  # cgroup v1, the memory controller
+            mount = os.path.join(root, "memory")
+            directories = _cgroup_directories(mount, relative)
+            files = ("memory.limit_in_bytes", "memory.usage_in_bytes")
+        else:
+            continue
+        for directory in directories:
+            limit = _read_bytes(os.path.join(directory, files[0]))
+            if limit is not None:
+                usage = _read_bytes(os.path.join(directory, files[1])) or 0
+                candidates.append(max(limit - usage, 0))
+    return min(candidates, default=None)
+
+
+def _process_status(field, status="/proc/self/status"):
+    """A ``kB`` field of /proc/self/status (``VmSize``, ``VmData``) in bytes, or None."""
+    try:
+        with open(status) as file:
+            for line in file:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def rlimit_available_memory():
+    """Bytes this process may still map under ``RLIMIT_AS`` (and ``RLIMIT_DATA``), or None."""
+    try:
+        import resource
+    except ImportError:  # not on POSIX
+        return None
+    candidates = []
+    for limit_name, field in (("RLIMIT_AS", "VmSize"), ("RLIMIT_DATA", "VmData")):
+        limit = getattr(resource, limit_name, None)
+        if limit is None:
+            continue
+        soft, _ = resource.getrlimit(limit)
+        if soft == resource.RLIM_INFINITY or soft >= UNLIMITED_BYTES:
+            continue
+        candidates.append(max(soft - (_process_status(field) or 0), 0))
+    return min(candidates, default=None)
+
+
+def available_memory():
+    """Bytes of memory available to this process, or None when nothing is known.
+
+    The least of the machine's ``MemAvailable`` (/proc/meminfo), what the process's memory cgroup can
+    still take (a container's limit, v2 or v1) and what ``RLIMIT_AS``/``RLIMIT_DATA`` still allow: a
+    process limited to 1.2 GiB on a machine with 100 GiB free has 1.2 GiB (issue 31).
+    """
+    known = [
+        value
+        for value in (_meminfo_available(), cgroup_available_memory(), rlimit_available_memory())
+        if value is not None
+    ]
+    return min(known, default=None)
 
 
 def check_kernel_memory(n_samples, owner, copies=EXACT_METHOD_COPIES, n_columns=None):
@@ -64,12 +166,14 @@ def check_kernel_memory(n_samples, owner, copies=EXACT_METHOD_COPIES, n_columns=
     needed = 8.0 * n_samples * width * copies
     available = available_memory()
     if available is not None and needed > available:
+        example = "KreinRidge(n_components=1000)"
+        if "n_landmarks" in getattr(owner, "get_params", dict)():  # KreinPCA's name for the landmarks
+            example = f"{type(owner).__name__}(n_landmarks=1000)"
         raise MemoryError(
             f"{type(owner).__name__} would need about {needed / 2**30:.1f} GiB for the "
             f"{n_samples}×{width} kernel matrix and its factorization, but only "
             f"{available / 2**30:.1f} GiB of memory is available. Use a low-rank model instead, "
-            "e.g. KreinRidge(n_components=1000) (Nyström landmarks, krein.nystroem), which never "
-            "forms the n×n matrix."
+            f"e.g. {example} (Nyström landmarks, krein.nystroem), which never forms the n×n matrix."
         )
 
 

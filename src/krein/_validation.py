@@ -12,6 +12,7 @@ import numbers
 import numpy as np
 
 __all__ = [
+    "check_centring_samples",
     "check_kernel_magnitude",
     "check_positive",
     "check_square_kernel",
@@ -37,6 +38,15 @@ def check_positive(value, name, *, strict=True, allow_none=False):
     return value
 
 
+def check_centring_samples(center, n_samples):
+    """``center=True`` needs two samples: the centred kernel ``H K H`` of one sample is zero."""
+    if center and n_samples < 2:
+        raise ValueError(
+            f"center=True needs at least 2 samples, got n_samples={n_samples} (the centred kernel of one "
+            "sample is zero); pass more samples or center=False."
+        )
+
+
 def symmetry_error(K):
     """Relative asymmetry ``max|K − Kᵀ| / max|K|`` of a square matrix (0 for the zero matrix)."""
     scale = np.max(np.abs(K)) if K.size else 0.0
@@ -51,7 +61,13 @@ def _real_finite_kernel(K, name):
         raise TypeError(f"{name} must be a real numeric matrix, got dtype {K.dtype}.")
     K = np.ascontiguousarray(K, dtype=np.float64)
     if not np.all(np.isfinite(K)):
-        raise ValueError(f"{name} contains NaN or infinity; a precomputed kernel must be finite.")
+        if name.startswith("X"):  # the user's precomputed matrix
+            raise ValueError(f"{name} contains NaN or infinity; a precomputed kernel must be finite.")
+        raise ValueError(
+            f"{name} contains NaN or infinity: the kernel overflows or is undefined on this data (X "
+            "holds values far beyond the kernel's scale, or a hyperparameter is extreme); rescale X "
+            "(e.g. sklearn.preprocessing.StandardScaler) or change the kernel's hyperparameters."
+        )
     return K
 
 

@@ -53,7 +53,6 @@ def _console():
 
 def cmd_info(args):
     """Versions of krein and its dependencies, BLAS libraries and thread counts."""
-    import os
 
     from rich.table import Table
     from threadpoolctl import threadpool_info
@@ -102,7 +101,6 @@ def _spectrum_kernel(args):
     if args.dataset is None:
         raise UsageError("give --dataset NAME (with --kernel) or --npy FILE.")
     from .datasets import load_dataset, natural_kernel, standardize
-    from .kernels import initial_kernel, make_kernel
 
     _check_dataset(args.dataset)
     if args.kernel is None:
@@ -114,14 +112,25 @@ def _spectrum_kernel(args):
     X = standardize(np.asarray(bunch.data, dtype=float).reshape(len(bunch.target), -1))
     if args.max_samples and X.shape[0] > args.max_samples:
         X = X[np.random.default_rng(args.seed).choice(X.shape[0], args.max_samples, replace=False)]
-    try:
-        kernel = initial_kernel(args.kernel, X, random_state=args.seed)
-    except ValueError:
-        try:
-            kernel = make_kernel(args.kernel)
-        except ValueError as error:
-            raise UsageError(f"--kernel: {error}") from error
+    kernel = _named_kernel(args.kernel, X, args.seed)
     return kernel(X), f"{args.dataset}-{args.kernel}", repr(kernel)
+
+
+def _named_kernel(name, X, seed):
+    """The kernel ``--kernel NAME`` builds on the data ``X``: every alias of a kernel class builds the
+    same kernel (``gaussian``, ``rbf`` and ``GAUSS`` alike), with the hyperparameters drawn by Appendix
+    E.1 of Oglic & Gärtner (2018) for the kernels of Appendix D and the defaults otherwise."""
+    from .kernels import APPENDIX_D_CLASSES, initial_kernel, make_kernel
+
+    try:
+        kernel = make_kernel(name)
+    except ValueError as error:
+        raise UsageError(f"--kernel: {error}") from error
+    if kernel == "precomputed":
+        raise UsageError("--kernel precomputed: give the matrix with --npy FILE instead.")
+    if type(kernel) in APPENDIX_D_CLASSES:
+        return initial_kernel(APPENDIX_D_CLASSES[type(kernel)], X, random_state=seed)
+    return kernel
 
 
 def _load_kernel_matrix(path):
@@ -168,9 +177,7 @@ def cmd_spectrum(args):
     axis.set_yscale("symlog", linthresh=max(1e-6, float(np.max(np.abs(values))) * 1e-4))
     axis.set_title(f"{label}: ι = {summary['indefiniteness']:.3f}", fontsize=9)
     name = "".join(c if c.isalnum() or c in "-_." else "_" for c in label)[:80]
-    path = out / f"spectrum_{name}.png"
-    figure.savefig(path, dpi=120, bbox_inches="tight")
-    plt.close(figure)
+    path = _write_figure(figure, out / f"spectrum_{name}.png")
     console.print(f"plot written to {path}")
     return 0
 
@@ -180,7 +187,6 @@ def cmd_embed(args):
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     from rich.table import Table
 
     from .datasets import natural_kernel
@@ -190,9 +196,14 @@ def cmd_embed(args):
     _check_dataset(args.dataset)
     _check_sampling(args)
     out = _output_folder(args.out)
-    K, y, description = natural_kernel(
-        args.dataset, method=args.method, max_samples=args.max_samples, random_state=args.seed
-    )
+    try:
+        K, y, description = natural_kernel(
+            args.dataset, method=args.method, max_samples=args.max_samples, random_state=args.seed
+        )
+    except ValueError as error:
+        if args.method is None or "method" not in str(error):
+            raise
+        raise UsageError(f"--method {args.method}: {error}") from error
     pca = KreinPCA("precomputed").fit(K)
     table = Table(title=f"Kreĭn embedding of {description}")
     for column in ("n", "p", "q", "ι", "shown: pos 1+2", "shown: neg 1"):
@@ -210,11 +221,7 @@ def cmd_embed(args):
     console.print(table)
     figure = plot_embedding(pca, y, title=description)
     label = args.dataset if args.method is None else f"{args.dataset}-{args.method}"
-    path = out / f"embedding_{label}.png"
-    partial = path.with_name(f".{path.stem}.{os.getpid()}.png")
-    figure.savefig(partial, dpi=120, bbox_inches="tight")
-    plt.close(figure)
-    partial.replace(path)
+    path = _write_figure(figure, out / f"embedding_{label}.png")
     console.print(f"plot written to {path}")
     return 0
 
@@ -277,23 +284,20 @@ def cmd_reproduce(args):
 
 def cmd_results(args):
     """Check every NOTES.md's marked numbers against its JSON (after rewriting them from it with
-    ``--refresh``) and print (or write) the fidelity table."""
+    ``--refresh``), its paper numbers against the paper data and its ``differs:`` line against the
+    experiment's declared protocol changes, and print (or write) the fidelity table."""
     from rich.table import Table
 
-    from .experiments import check_notes, fidelity_markdown, fidelity_rows, refresh_notes, write_atomic
+    from .experiments import check_notes, fidelity_markdown, fidelity_problems, fidelity_rows, refresh_notes
 
     console = _console()
-    if args.dir is None:
-        results = _checkout_folder("results", "docs/results", "or give --dir DIR")
-    elif Path(args.dir).is_dir():
-        results = Path(args.dir)
-    else:
-        raise UsageError(f"--dir {args.dir}: no such folder; give the docs/results folder of a checkout.")
+    results = _results_folder(args.dir)
     if args.refresh:
         for notes in sorted(results.glob("**/NOTES.md")):
             for line, old, new in refresh_notes(notes):
                 console.print(f"{notes}:{line}: {old} → {new} (read the sentence again)")
     problems = [p for notes in sorted(results.glob("**/NOTES.md")) for p in check_notes(notes)]
+    problems += fidelity_problems(results)
     rows = fidelity_rows(results)
     table = Table(title=f"reproduced results ({results})")
     for column in ("experiment", "form", "within ± 1 std / compared", "verdict"):
@@ -302,11 +306,51 @@ def cmd_results(args):
         table.add_row(*(row[c] for c in ("experiment", "form", "within ± 1 std / compared", "verdict")))
     console.print(table)
     if args.write:
-        path = write_atomic(results / "fidelity.md", fidelity_markdown(results))
+        path = _write_output(results / "fidelity.md", fidelity_markdown(results), argument="--dir")
         console.print(f"wrote {path}")
     for problem in problems:
         console.print(f"[red]{problem}[/red]")
     return 1 if problems else 0
+
+
+def _results_folder(directory):
+    """``--dir`` (None: docs/results of the checkout, :func:`_checkout_folder`) as a results folder:
+    it exists, holds at least one NOTES.md, and every JSON file in it is a JSON object (a cell under
+    ``cells/`` a record with ``seed``, ``quick`` and ``value``); otherwise a :class:`UsageError` naming
+    the folder or the file (a mistyped ``--dir`` printed an empty table and exited 0; a torn or foreign
+    cell was reported without its path)."""
+    import json
+
+    if directory is None:
+        results = _checkout_folder("results", "docs/results", "or give --dir DIR")
+    else:
+        results = Path(directory)
+        if not results.is_dir():
+            raise UsageError(
+                f"--dir {directory}: no such folder; give the results folder (docs/results of a source "
+                "checkout)."
+            )
+    if next(results.glob("**/NOTES.md"), None) is None:
+        raise UsageError(
+            f"--dir {results}: no experiment folder with a NOTES.md under it; give the results folder "
+            "(docs/results of a source checkout)."
+        )
+    for path in sorted(results.glob("**/*.json")):
+        try:
+            stored = json.loads(path.read_text())
+        except (OSError, UnicodeDecodeError, ValueError) as error:
+            raise UsageError(
+                f"{path}: not a readable JSON result ({error}); the file is torn or foreign: recompute it "
+                "(krein reproduce NAME --resume) or remove it."
+            ) from error
+        cell = "cells" in path.relative_to(results).parts[:-1]
+        if not isinstance(stored, dict) or (cell and not {"seed", "quick", "value"} <= stored.keys()):
+            raise UsageError(
+                f"{path}: not a result {'cell' if cell else 'file'} of krein (a JSON "
+                f"{'record with seed, quick and value' if cell else 'object'} expected); the file is "
+                "foreign: recompute it (krein reproduce NAME --resume) or remove it."
+            )
+    return results
 
 
 def cmd_bench(args):
@@ -346,17 +390,44 @@ def _check_dataset(name):
 
 
 def _check_seed(seed):
-    if seed < 0:
-        raise UsageError(f"--seed must be a non-negative integer, got {seed}.")
+    if not 0 <= seed < 2**32:
+        raise UsageError(f"--seed must be an integer from 0 to 2**32 - 1, got {seed}.")
 
 
 def _check_sampling(args):
-    """``--max-samples`` and ``--seed`` of the subcommands that subsample a dataset."""
-    if args.max_samples < 0:
+    """``--max-samples`` and ``--seed`` of the subcommands that subsample a dataset; ``--max-samples 0``
+    (no subsampling, as documented) becomes None."""
+    if args.max_samples is not None and (args.max_samples < 0 or args.max_samples == 1):
         raise UsageError(
-            f"--max-samples must be a positive integer (0: no subsampling), got {args.max_samples}."
+            f"--max-samples must be an integer of at least 2 (0: no subsampling), got {args.max_samples}."
         )
+    args.max_samples = args.max_samples or None
     _check_seed(args.seed)
+
+
+def _write_output(path, data, argument="--out"):
+    """``write_atomic(path, data)``; an error names ``path`` (the user's), never the temporary file."""
+    from .experiments import write_atomic
+
+    try:
+        return write_atomic(path, data)
+    except OSError as error:
+        raise UsageError(
+            f"{argument}: cannot write {path} ({error.strerror or error}); give a folder where it can be "
+            "written."
+        ) from error
+
+
+def _write_figure(figure, path):
+    """Save a matplotlib figure as a PNG at ``path`` (atomically) and close it."""
+    import io
+
+    import matplotlib.pyplot as plt
+
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=120, bbox_inches="tight")
+    plt.close(figure)
+    return _write_output(path, buffer.getvalue())
 
 
 def _output_folder(out):
@@ -387,7 +458,9 @@ def build_parser():
         "dissimilarity or kernel",
     )
     spectrum.add_argument("--npy", help="a kernel matrix saved with numpy.save")
-    spectrum.add_argument("--max-samples", type=int, default=2000, help="subsample larger datasets")
+    spectrum.add_argument(
+        "--max-samples", type=int, default=2000, help="subsample larger datasets (0: no subsampling)"
+    )
     spectrum.add_argument("--seed", type=int, default=0)
     spectrum.add_argument("--out", default="krein-results", help="folder for the PNG plot")
     spectrum.set_defaults(func=cmd_spectrum)
@@ -397,7 +470,9 @@ def build_parser():
     embed.add_argument(
         "--method", help="the dataset's (dis)similarity, e.g. edit, dtw, tangent, simpson (default: natural)"
     )
-    embed.add_argument("--max-samples", type=int, default=1000, help="subsample larger datasets")
+    embed.add_argument(
+        "--max-samples", type=int, default=1000, help="subsample larger datasets (0: no subsampling)"
+    )
     embed.add_argument("--seed", type=int, default=0)
     embed.add_argument("--out", default="krein-results", help="folder for the PNG plot")
     embed.set_defaults(func=cmd_embed)
@@ -417,7 +492,9 @@ def build_parser():
     reproduce.add_argument("--only", nargs="+", metavar="TASK", help="run only these tasks (data sets)")
     reproduce.set_defaults(func=cmd_reproduce)
 
-    results = sub.add_parser("results", help="check the NOTES.md numbers and show the fidelity table")
+    results = sub.add_parser(
+        "results", help="check the NOTES.md numbers and protocol changes and show the fidelity table"
+    )
     results.add_argument(
         "--dir", help="the results folder of a source checkout (default: docs/results of the checkout)"
     )

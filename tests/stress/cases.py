@@ -227,6 +227,30 @@ def _bandwidth(eta):
     return build
 
 
+def _scaled_targets(scale):
+    """Targets scaled by ``scale`` (near the edges of floating point): a linear estimator of the targets
+    must give the clean predictions scaled by the same factor."""
+
+    def build(subject, n):
+        trial = clean_trial(subject, n)
+        baseline = Trial(None, trial.X, trial.y, trial.X_test)
+        scaled = Trial(trial.estimator, trial.X, trial.y * scale, trial.X_test, baseline=baseline)
+        scaled.relabel = lambda predictions: predictions * scale
+        scaled.rtol = 1e-6
+        return scaled
+
+    return build
+
+
+def _huge_distances(subject, n):
+    """Points 1e155 apart under a unit-bandwidth Gaussian: their squared distances leave the
+    floating-point range, and the kernel is the identity (not NaN)."""
+    from krein.kernels import Gaussian
+
+    X, y, X_test = problem(subject, n)
+    return Trial(subject.make(kernel=Gaussian(1.0)), X * 1e155, _fit_target(subject, y), X_test * 1e155)
+
+
 def _integer_input(subject, n):
     X, y, X_test = problem(subject, n)
     X, X_test = np.round(4 * X).astype(np.int64), np.round(4 * X_test).astype(np.int64)
@@ -392,6 +416,17 @@ def _kernel_object(subject):
     return subject.variant == "kernel"
 
 
+def _takes_kernel_argument(subject):
+    """The estimator has a ``kernel`` argument (the kernel-learning ones build their own base kernels)."""
+    import inspect
+
+    from _estimators import meta_estimator_factories
+
+    return "kernel" in inspect.signature(subject.cls).parameters or (
+        subject.cls.__name__ in meta_estimator_factories()
+    )
+
+
 def _takes_a_kernel(subject):
     """Points in, and a kernel (or base kernels) to choose."""
     import inspect
@@ -547,6 +582,44 @@ CASES = [
         _near_duplicates,
         names=(*X_NAMES, "singular", "rank"),
     ),
+    Case(
+        "huge_distances",
+        "points 1e155 apart, kernel=Gaussian(1.0): squared distances overflow, the kernel is the identity",
+        "ok",
+        _huge_distances,
+        _kernel_object,
+    ),
+    Case(
+        "bandwidth_1e-170",
+        "kernel=Gaussian(1e-170): η² underflows; an identity kernel",
+        "either",
+        _bandwidth(1e-170),
+        _kernel_object,
+        names=(*X_NAMES, "eta", "bandwidth"),
+    ),
+    Case(
+        "bandwidth_1e160",
+        "kernel=Gaussian(1e160): η² overflows; an all-ones kernel",
+        "either",
+        _bandwidth(1e160),
+        _kernel_object,
+        names=(*X_NAMES, "eta", "bandwidth"),
+    ),
+    Case(
+        "array_bandwidth",
+        "kernel=Gaussian(eta=[1, 2, 3]): a per-feature bandwidth given to a scalar kernel",
+        "error",
+        _bandwidth([1.0, 2.0, 3.0]),
+        lambda subject: _kernel_object(subject) and _takes_kernel_argument(subject),
+        names=("eta",),
+    ),
+    Case(
+        "huge_targets",
+        "regression targets scaled by 1e160: the predictions scaled likewise",
+        "ok",
+        _scaled_targets(1e160),
+        lambda subject: subject.task == "regressor",
+    ),
 ]
 
 CASES_BY_NAME = {case.name: case for case in CASES}
@@ -680,7 +753,22 @@ def run_case(subject, case, n_samples=SMALL_SIZE):
 #: Cells the suite found failing, with the reason; the CI test marks them as expected failures (not
 #: strict: a fix shows as XPASS) and the matrix shows them. Remove an entry once fixed. (The libsvm
 #: overflow on kernels near 1e150 is fixed: the SVMs reject kernel values beyond 1e100 by name.)
-KNOWN_FAILURES: dict[tuple[str, str], str] = {}
+KNOWN_FAILURES: dict[tuple[str, str], str] = {
+    # Regression targets near 1e160 (issue 31, found by the case huge_targets; not in krein.nystroem,
+    # krein.embedding or krein.kernels, whose estimators pass it):
+    ("VarianceConstrainedKrein[kernel]", "huge_targets"): "the default radius sqrt(mean(y²)) overflows: "
+    "'radius must be finite', a parameter the user never set; computed without the overflow the solution "
+    "is 5 % off",
+    ("VarianceConstrainedKrein[precomputed]", "huge_targets"): "as VarianceConstrainedKrein[kernel]",
+    ("KernelLearningRidge[kernel]", "huge_targets"): "'K_mu + alpha * I is not positive definite': the "
+    "targets' scale reaches the positive-definiteness check",
+    ("KernelLearningRidge[precomputed]", "huge_targets"): "as KernelLearningRidge[kernel]",
+    ("HypergradientSearchCV[kernel]", "huge_targets"): "'Input M contains NaN' from the search",
+    ("HypergradientSearchCV[precomputed]", "huge_targets"): "predictions differ from the scaled clean ones",
+    ("IndefiniteSVR[kernel]", "huge_targets"): "predictions differ from the scaled clean ones (the "
+    "proxy SVR's tolerances at targets of 1e160)",
+    ("IndefiniteSVR[precomputed]", "huge_targets"): "as IndefiniteSVR[kernel]",
+}
 
 
 def cells(estimators=None):

@@ -117,7 +117,7 @@ def load_dataset(name: str, *, as_strings: bool = False, binarize: bool = False)
 
         Per-object side information is kept where the source has it: ``subject``
         (parkinsons), ``names`` (parkinsons recording names), ``study`` and ``run``
-        (climate), ``ids`` (monk-1, monk-3).
+        (climate), ``ids`` (monk-1, monk-2, monk-3).
     """
     info = get_info(name)
     if as_strings:

@@ -111,18 +111,6 @@ _add(
     "tl1",
 )
 _add(
-    "monk-2",
-    "classification",
-    "vector",
-    432,
-    6,
-    (204, 228),
-    "monk-2",
-    "MONK's problem 2 (UCI), all 432 instances.",
-    _KEEL,
-    "tl1",
-)
-_add(
     "pima",
     "classification",
     "vector",
@@ -531,6 +519,35 @@ _add(
     _UCI_MIRROR + "vishwesh-D-kumar/NaiveBayesClassifier@e6aea3b3",
     "tl1",
     split=(124, 432),
+)
+_add(
+    "monk-2",
+    "classification",
+    "vector",
+    601,
+    6,
+    (395, 206),
+    "monk-2",
+    "MONK's problem 2 (Thrun et al. 1991): official 169 training rows and 432 test rows (all attribute "
+    "combinations).",
+    _UCI_MIRROR + "vishwesh-D-kumar/NaiveBayesClassifier@e6aea3b3",
+    "tl1",
+    split=(169, 432),
+)
+_add(
+    "breast-cancer",
+    "classification",
+    "vector",
+    286,
+    16,
+    (201, 85),
+    "breast-cancer",
+    "Breast cancer (Ljubljana; Zwitter & Soklic, Institute of Oncology, Ljubljana), 286 patients, "
+    "recurrence within 5 years; the 9 categorical attributes as 16 numeric columns: ranks of the ordered "
+    "ones, 0/1 columns of the nominal ones, a missing value ('?', 9 cells) as all zeros in its attribute's "
+    "columns (not imputed).",
+    _UCI_MIRROR + "asifsmohammed/Decision-Tree-ID3@21724fc6",
+    "tl1",
 )
 _add(
     "monk-3",

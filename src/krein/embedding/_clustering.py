@@ -17,6 +17,7 @@ from .._base import KernelEstimatorMixin
 from .._parameters import store_parameters
 from .._validation import check_precomputed_test_kernel
 from ..kernels import Kernel
+from ..nystroem import clamp_n_components
 from ._pca import KreinPCA
 
 __all__ = ["KreinKMeans", "KreinSpectralClustering", "krein_kmeans_objective"]
@@ -356,8 +357,11 @@ class KreinSpectralClustering(KernelEstimatorMixin, ClusterMixin, BaseEstimator)
     _parameter_constraints = {
         **{
             name: KreinPCA._parameter_constraints[name]
-            for name in ("kernel", "rank", "center", "n_components", "landmarks", "random_state")
+            for name in ("kernel", "center", "landmarks", "random_state")
         },
+        # this estimator's rank is KreinPCA's n_components, its n_components KreinPCA's n_landmarks
+        "rank": KreinPCA._parameter_constraints["n_components"],
+        "n_components": KreinPCA._parameter_constraints["n_landmarks"],
         "n_clusters": [Interval(numbers.Integral, 1, None, closed="left")],
         "normalize": ["boolean"],
         "n_init": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -388,15 +392,23 @@ class KreinSpectralClustering(KernelEstimatorMixin, ClusterMixin, BaseEstimator)
         """Embed the training data and cluster the coordinates."""
         self._validate_params()
         rng = check_random_state(self.random_state)
+        X = validate_data(self, X, reset=True, dtype=np.float64)
+        n_landmarks = self.n_components
+        if n_landmarks is not None:  # clamped here, so that the warning names this estimator's argument
+            n_landmarks = clamp_n_components(n_landmarks, X.shape[0], stacklevel=2)
+        rank = self.n_clusters if self.rank is None else self.rank
+        if self.rank is not None:  # clamped here, so that the warning names this estimator's argument
+            rank = clamp_n_components(
+                rank, X.shape[0], name="rank", using="n_samples coordinates", stacklevel=2
+            )
         self.pca_ = KreinPCA(
             self.kernel,
-            rank=self.n_clusters if self.rank is None else self.rank,
+            n_components=rank,
             center=self.center,
-            n_components=self.n_components,
+            n_landmarks=n_landmarks,
             landmarks=self.landmarks,
             random_state=rng,
         )
-        X = validate_data(self, X, reset=True, dtype=np.float64)
         Y = self.pca_.fit_transform(X)
         _check_n_clusters(self.n_clusters, Y.shape[0])
         self.kernel_ = self.pca_.kernel_

@@ -14,7 +14,7 @@ from sklearn.utils.validation import _check_feature_names_in, check_is_fitted, v
 
 from .._base import KernelEstimatorMixin, is_precomputed
 from .._parameters import store_parameters
-from .._validation import check_precomputed_test_kernel
+from .._validation import check_centring_samples, check_precomputed_test_kernel
 from ..dissimilarity import DoubleCentering
 from ..kernels import Kernel, make_kernel
 from ..nystroem import LANDMARK_METHODS, clamp_n_components, nystroem_representation
@@ -47,9 +47,11 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
     coordinates with ``λ > 0`` span the positive part of a pseudo-Euclidean space ℝ^(p, q), the ``q``
     with ``λ < 0`` the negative part (Goldfarb 1984; Pękalska & Duin 2005, Ch. 3; the Kreĭn
     decomposition ``K = K₊ − K₋`` of Oglic & Gärtner 2018, Sec. 2). Coordinates are ordered by |λ|, so
-    a truncation to ``rank`` coordinates keeps the best rank-``rank`` approximation of ``K`` in both
-    signature parts, where scikit-learn's ``KernelPCA`` keeps only the positive part. For a positive
-    semidefinite kernel the embedding equals ``KernelPCA`` (up to the sign of each coordinate).
+    a truncation to ``n_components`` coordinates keeps the best approximation of ``K`` of that rank in
+    both signature parts, where scikit-learn's ``KernelPCA`` keeps only the positive part. For a positive
+    semidefinite kernel the embedding equals ``KernelPCA`` with the same ``n_components`` (up to the
+    sign of each coordinate): ``n_components`` counts coordinates, as in ``KernelPCA``, and the number
+    of Nyström landmarks is ``n_landmarks`` (the one exception to the library's naming table).
 
     A dissimilarity matrix ``D`` is embedded through classical scaling (``dissimilarity=True``):
     ``K = −½ H (D ∘ D) H`` (:class:`~krein.dissimilarity.DoubleCentering`), and then
@@ -59,7 +61,7 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
 
     New rows get consistent coordinates through their kernel rows: ``y(x) = k_c(x, X) U Λ⁻¹ |Λ|^{1/2}``
     (the Nyström formula of kernel PCA with ``k_c`` the centred row), so the training rows passed to
-    :meth:`transform` give back the fitted coordinates. With ``n_components=m`` the spectrum is that of
+    :meth:`transform` give back the fitted coordinates. With ``n_landmarks=m`` the spectrum is that of
     the one-shot Nyström eigendecomposition on ``m`` landmarks (Oglic & Gärtner 2019, Sec. 2.2; the
     shared :func:`~krein.nystroem.nystroem_representation`), centred in the pseudo-Euclidean feature
     space by one ``r×r`` eigenproblem, and the test coordinates need kernel rows against the landmarks
@@ -70,16 +72,18 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
     kernel : Kernel, str or "precomputed", default="gaussian"
         With "precomputed", ``fit`` takes the n×n training kernel (or dissimilarities) and
         ``transform`` the t×n test-versus-train rows.
-    rank : int, default=None
-        Number of coordinates kept (largest |λ| first); all non-zero eigenvalues when None. A rank
-        above the number available is reduced to it with a warning.
+    n_components : int, default=None
+        Number of coordinates kept (largest |λ| first), as in scikit-learn's ``KernelPCA``; all
+        non-zero eigenvalues when None. A number above n_samples, or above the non-zero eigenvalues
+        available, is reduced with a warning.
     dissimilarity : bool, default=False
         ``X`` holds dissimilarities (requires ``kernel="precomputed"``); they are double centred.
     center : bool, default=True
         Centre the kernel in feature space (``H K H``; test rows consistently). A double-centred
         dissimilarity is already centred.
-    n_components : int, default=None
-        Number of Nyström landmarks m for a low-rank embedding; None for the exact eigendecomposition.
+    n_landmarks : int, default=None
+        Number of Nyström landmarks m for a low-rank embedding; None for the exact eigendecomposition
+        (above n_samples: every sample, with a warning).
     landmarks : {"uniform", "leverage", "kmeans++"}, default="uniform"
         Landmark sampler of the low-rank embedding (Oglic & Gärtner 2019, Sec. 2.3).
     rcond : float, default=None
@@ -124,7 +128,7 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(80, 3))
-    >>> pca = KreinPCA(kernel="sigmoid", rank=4).fit(X[:60])
+    >>> pca = KreinPCA(kernel="sigmoid", n_components=4).fit(X[:60])
     >>> pca.transform(X[60:]).shape  # out-of-sample rows
     (20, 4)
     >>> pca.n_positive_, pca.n_negative_  # the signature (p, q) of the embedding
@@ -133,10 +137,10 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
 
     _parameter_constraints = {
         "kernel": [Kernel, str],
-        "rank": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "n_components": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "dissimilarity": ["boolean"],
         "center": ["boolean"],
-        "n_components": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "n_landmarks": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "landmarks": [StrOptions(set(LANDMARK_METHODS))],
         "rcond": [Interval(numbers.Real, 0, 1, closed="left"), None],
         "random_state": ["random_state"],
@@ -146,10 +150,10 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
         self,
         kernel="gaussian",
         *,
-        rank=None,
+        n_components=None,
         dissimilarity=False,
         center=True,
-        n_components=None,
+        n_landmarks=None,
         landmarks="uniform",
         rcond=None,
         random_state=None,
@@ -172,7 +176,7 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
         self._validate_params()
         if self.dissimilarity and not is_precomputed(self.kernel):
             raise ValueError('dissimilarity=True needs kernel="precomputed" (X is the dissimilarity matrix).')
-        if self.n_components is None:
+        if self.n_landmarks is None:
             values, vectors, low_rank = *self._exact(X), None
         else:
             values, vectors, low_rank = self._low_rank(X)
@@ -183,11 +187,16 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
                 f"{vectors.shape[0]}) is numerically zero: it has no coordinates to embed."
             )
         self.spectrum_ = values[order]
-        rank = order.size if self.rank is None else self.rank
+        n_samples = vectors.shape[0]
+        rank = order.size
+        if self.n_components is not None:
+            rank = clamp_n_components(
+                self.n_components, n_samples, using="n_samples coordinates", stacklevel=3
+            )
         if rank > order.size:
             warnings.warn(
-                f"rank={rank} exceeds the {order.size} non-zero eigenvalues of the training kernel; "
-                f"using rank={order.size}.",
+                f"n_components={rank} exceeds the {order.size} non-zero eigenvalues of the training "
+                f"kernel; using n_components={order.size}.",
                 UserWarning,
                 stacklevel=2,
             )
@@ -219,6 +228,7 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
         """Eigenpairs of the (centred) training kernel."""
         K = self._training_kernel(X)
         self.landmark_indices_ = None
+        check_centring_samples(self.center and not self.dissimilarity, K.shape[0])
         if self.center:
             K, self._column_means = center_kernel(K)
         name = f"The {'centred ' if self.center else ''}training kernel of X (n_samples={K.shape[0]})"
@@ -246,11 +256,11 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
         else:
             self.kernel_ = make_kernel(self.kernel)
             data = validate_data(self, X, reset=True, dtype=np.float64)
-        n_components = clamp_n_components(self.n_components, data.shape[0], stacklevel=3)
+        n_landmarks = clamp_n_components(self.n_landmarks, data.shape[0], name="n_landmarks", stacklevel=3)
         representation, self.landmark_indices_ = nystroem_representation(
             self.kernel_,
             data,
-            n_components=n_components,
+            n_components=n_landmarks,
             landmarks=self.landmarks,
             random_state=self.random_state,
         )
@@ -332,7 +342,7 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
             warnings.warn(
                 f"{int(negative.sum())} squared pseudo-Euclidean distances are negative (down to "
                 f"{squares.min():.3g}): the kept coordinates do not embed these dissimilarities; they are "
-                "set to 0. Keep more coordinates (rank) to reconstruct D.",
+                "set to 0. Keep more coordinates (n_components) to reconstruct D.",
                 UserWarning,
                 stacklevel=2,
             )

@@ -4,7 +4,7 @@ Each public submodule of this package registers its experiments with :func:`expe
 :func:`list_experiments` discovers them all.
 """
 
-from ._fidelity import fidelity_markdown, fidelity_rows
+from ._fidelity import fidelity_markdown, fidelity_problems, fidelity_rows
 from ._framework import (
     Experiment,
     ResultTable,
@@ -26,6 +26,7 @@ __all__ = [
     "check_output_folder",
     "experiment",
     "fidelity_markdown",
+    "fidelity_problems",
     "fidelity_rows",
     "get_experiment",
     "list_experiments",

@@ -14,20 +14,31 @@ The data and the verdict are judgements, written once in the NOTES.md::
     verdict: reproduced: all 36 cells inside the paper's ± 1 std
     -->
 
-(optional keys: ``paper:`` and ``item:`` where the experiment's registration does not say it).
+(optional keys: ``paper:`` and ``item:`` where the experiment's registration does not say it;
+``differs:`` where the full form's protocol differs from the paper's).
 :func:`fidelity_markdown` renders the table that opens ``docs/results.md``
 (``krein results --write`` regenerates ``docs/results/fidelity.md``).
+
+:func:`fidelity_problems` holds the notes to two rules (``krein results`` fails on either):
+
+- every protocol change that an experiment's registration declares (``@experiment(differs=...)``) is
+  named in the ``differs:`` line of its NOTES.md when the run on record is the full form;
+- every decimal number that a NOTES.md says is the paper's (``(paper 0.846 ± 0.027)``, ``the
+  paper's 9.04``, ``paper: 97.6``) is one of the experiment's paper data (as written, or as a
+  percentage of a fraction there): the ``PAPER*`` constants of its module, the paper columns and
+  paper rows of the JSON beside the notes and the paper cells of its markers (:func:`paper_numbers`).
 """
 
 from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 
-from ._notes import paper_cells
+from ._notes import paper_cells, quoted_value
 
-__all__ = ["fidelity_markdown", "fidelity_rows"]
+__all__ = ["fidelity_markdown", "fidelity_problems", "fidelity_rows", "paper_numbers", "said_paper_numbers"]
 
 # The five papers, by the prefix of their experiments' names (README of ../papers).
 PAPERS = {
@@ -38,7 +49,22 @@ PAPERS = {
     "li": "Li, Venturi & Xu",
 }
 _BLOCK = re.compile(r"<!--fidelity\s*\n(?P<body>.*?)-->", re.S)
-_COLUMNS = ("paper", "item", "experiment", "form", "data", "within ± 1 std / compared", "verdict")
+_COLUMNS = (
+    "paper",
+    "item",
+    "experiment",
+    "form",
+    "data",
+    "differs from the paper",
+    "within ± 1 std / compared",
+    "verdict",
+)
+# "the paper's 9.04", "(paper 0.846 ± 0.027)", "paper: 97.6": the clause after the word (not a code name
+# such as step="paper"), up to a ';', '.', ':', parenthesis, line end, or a comma before words
+_SAID_PAPER = re.compile(
+    r"(?<![=\"`\w])paper(?:'s)?\b:?(?P<clause>(?:[^;.:()\n,]|\.\d|,(?!\s*[A-Za-z]))*)", re.I
+)
+_DECIMAL = re.compile(r"(?<![\w.·^])[−-]?\d+\.\d+(?:·10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)?(?![\d.·]|\s?<!--=)")
 
 
 def _fields(text):
@@ -109,6 +135,7 @@ def fidelity_rows(results):
                 "experiment": name,
                 "form": _form(folder),
                 "data": fields.get("data", "—"),
+                "differs from the paper": fields.get("differs", "—"),
                 "within ± 1 std / compared": f"{inside} / {compared}" if compared else "—",
                 "verdict": fields.get("verdict", "— (no fidelity block in NOTES.md)"),
             }
@@ -129,3 +156,90 @@ def fidelity_markdown(results):
     ]
     lines += ["| " + " | ".join(row[c].replace("|", "\\|") for c in _COLUMNS) + " |" for row in rows]
     return "\n".join(lines) + "\n"
+
+
+def _numbers(value):
+    """Every number in a nested structure of dicts, lists, tuples and numbers (strings skipped)."""
+    if isinstance(value, bool):
+        return []
+    if isinstance(value, int | float):
+        return [float(value)]
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, list | tuple):
+        return [x for item in value for x in _numbers(item)]
+    return []
+
+
+def paper_numbers(folder, experiment=None):
+    """The experiment's paper data: every number of the ``PAPER*`` constants of its module (when
+    ``experiment`` is a registered :class:`~krein.experiments._framework.Experiment`; of every
+    experiment module for one that belongs to no single paper, the showcase), of the JSON files in
+    ``folder`` (the values of keys that start with "paper" and of rows whose ``source`` is "paper")
+    and of the paper cells of its NOTES.md markers."""
+    from ._framework import list_experiments
+
+    folder = Path(folder)
+    values = []
+    if experiment is not None:
+        modules = [sys.modules[experiment.run.__module__]]
+        if not any(experiment.name.startswith(prefix) for prefix in PAPERS):  # the showcase: all papers
+            modules = [sys.modules[e.run.__module__] for e in list_experiments()]
+        for module in modules:
+            values += [x for key, v in vars(module).items() if key.startswith("PAPER") for x in _numbers(v)]
+    for path in folder.glob("*.json"):  # paper columns, and rows whose source is the paper
+        rows = json.loads(path.read_text()).get("rows", [])
+        for row in rows if isinstance(rows, list) else []:
+            paper_row = row.get("source") == "paper"
+            paper = [v for key, v in row.items() if paper_row or key.lower().startswith("paper")]
+            values += _numbers(paper)
+    if (folder / "NOTES.md").is_file():
+        values += [x for _, mean, std in paper_cells(folder / "NOTES.md") for x in (mean, std)]
+    return values
+
+
+def said_paper_numbers(text):
+    """``[(line, number as written), ...]``: the decimal numbers that ``text`` says are the paper's, in
+    the clause after the word "paper" or "paper's" (not a code name such as ``step="paper"``) up to the
+    next ``;``, ``.``, ``:``, parenthesis, line end or a comma followed by a word, without a marker (a
+    marked number is ours)."""
+    said = []
+    for match in _SAID_PAPER.finditer(text):
+        clause_start = match.start("clause")
+        for number in _DECIMAL.finditer(match["clause"]):
+            line = text.count("\n", 0, clause_start + number.start()) + 1
+            said.append((line, number[0]))
+    return said
+
+
+def _is_paper_number(text, values):
+    number, tolerance = quoted_value(text)
+    return any(
+        abs(number - v) <= tolerance * (1 + 1e-9) or abs(number - 100 * v) <= tolerance for v in values
+    )
+
+
+def fidelity_problems(results):
+    """Messages for every breach of the two rules of the module docstring in ``results``' NOTES.md."""
+    from ._framework import list_experiments
+
+    registered = {e.name: e for e in list_experiments()}
+    problems = []
+    for notes in sorted(Path(results).glob("*/NOTES.md")):
+        folder, text = notes.parent, notes.read_text()
+        experiment = registered.get(folder.name)
+        if experiment is not None and experiment.differs and "full" in _form(folder):
+            written = _fields(text).get("differs", "")
+            missing = [d for d in experiment.differs if d.lower() not in written.lower()]
+            if missing:
+                problems.append(
+                    f"{notes}: the full form differs from the paper in {'; '.join(missing)}, which the "
+                    "'differs:' line of the fidelity block does not name"
+                )
+        values = paper_numbers(folder, experiment)
+        for line, number in said_paper_numbers(text):
+            if not _is_paper_number(number, values):
+                problems.append(
+                    f"{notes}:{line}: {number} is called the paper's but is not in its paper data"
+                )
+    return problems

@@ -67,6 +67,10 @@ class Experiment:
         Expected run time on 2 cores of the ``--quick`` and of the full form.
     selectable : bool
         Whether the experiment runs a subset of its tasks through :meth:`RunContext.select`.
+    differs : tuple of str
+        How the protocol of the full form differs from the paper's, one short phrase per change
+        (``"CCICP step"``, ``"λ by CV on 1000 points"``); each must appear in the ``differs:`` line
+        of the results' NOTES.md (``krein results`` checks it, :mod:`krein.experiments._fidelity`).
     """
 
     name: str
@@ -76,15 +80,18 @@ class Experiment:
     quick_minutes: float
     full_minutes: float
     selectable: bool = False
+    differs: tuple[str, ...] = ()
 
 
-def experiment(name, *, description, paper, quick_minutes, full_minutes, selectable=False):
-    """Decorator registering ``run(ctx)`` as the experiment ``name``."""
+def experiment(name, *, description, paper, quick_minutes, full_minutes, selectable=False, differs=()):
+    """Decorator registering ``run(ctx)`` as the experiment ``name`` (``differs``: :class:`Experiment`)."""
 
     def register(run):
         if name in _REGISTRY and _REGISTRY[name].run is not run:
             raise ValueError(f"An experiment named {name!r} is already registered.")
-        _REGISTRY[name] = Experiment(name, run, description, paper, quick_minutes, full_minutes, selectable)
+        _REGISTRY[name] = Experiment(
+            name, run, description, paper, quick_minutes, full_minutes, selectable, tuple(differs)
+        )
         return run
 
     return register

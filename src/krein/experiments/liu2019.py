@@ -17,7 +17,7 @@
 * ``liu2019-spd`` — the analogue of Table V: covariance descriptors of a multichannel time-series set
   under the affine-invariant (indefinite) and log-Euclidean (positive definite) geodesic Gaussian kernels.
 * ``liu2019-figure2`` — Fig. 2: test accuracy, training time and inner steps of CCICP-GD against the
-  inexact parameter ε on monk-1 and guide1 (tested on guide1-t), with the paper's Algorithm 1 steps
+  inexact parameter ε on monk-1 and guide1-t (Table VI's data), with the paper's Algorithm 1 steps
   (``step="paper"``) and krein's majorizer steps.
 * ``liu2019-figure3`` — Fig. 3: objective (6) against the outer iteration for the three solvers.
 
@@ -44,7 +44,7 @@ GRID = (1e-4, 1e-3, 1e-2, 0.1, 1.0, 5.0, 10.0)
 QUICK_GRID = (1e-3, 1e-2, 0.1, 1.0)
 #: What every experiment here shares, (quick, full): the CV grid and the random half/half splits.
 FORMS = Forms(grid=(QUICK_GRID, GRID), repetitions=(2, 10))
-#: The Table III data sets in the paper's order (breast = wisconsin; monks2 = monk-2, all 432 instances).
+#: The Table III data sets in the paper's order (breast = wisconsin; monks1-3 = monk-1, monk-2, monk-3).
 TABLE3_DATASETS = (
     "australian", "wisconsin", "climate", "diabetic", "fertility", "haberman", "heart", "ionosphere",
     "monk-1", "monk-2", "monk-3", "parkinsons", "sonar", "spect", "splice", "transfusion",
@@ -141,8 +141,8 @@ def load_scaled(name, max_samples=None, random_state=0):
 
 def load_table3(name, max_samples=None, random_state=0):
     """The data of Table III: :func:`load_scaled`, but only the training file where the data set has an
-    official split (Table II: monks1 n = 124, SPECT n = 80; the spectra it lists are those of a random
-    half of that file)."""
+    official split (Table II: monks1 n = 124, monks2 n = 169, SPECT n = 80; the spectra it lists are
+    those of a random half of that file)."""
     X, y, split = load_scaled_split(name, max_samples, random_state)
     if split is None:
         return X, y
@@ -257,6 +257,7 @@ def table3_scores(X, y, *, methods, n_repetitions, grid, random_state=0, n_jobs=
     quick_minutes=2,
     full_minutes=95,
     selectable=True,
+    differs=("CCICP step",),
 )
 def run_table3(ctx):
     """One cell per data set and method (``<data set>--<method>``), so ``--resume`` keeps every method
@@ -436,6 +437,7 @@ def table4_split(X, y, train, test, *, methods, grid, n_components=None, random_
     quick_minutes=1,
     full_minutes=150,
     selectable=True,
+    differs=("λ by CV on 1000 points", "low rank"),
 )
 def run_table4(ctx):
     """The paper's four larger sets, 10 random half/half splits; one cell per data set and split
@@ -654,6 +656,7 @@ def _spd_table(name, scores, sigma, summary, n):
     paper="Liu et al. 2019, Table V (Yale B replaced by a shipped multichannel series set)",
     quick_minutes=2,
     full_minutes=30,
+    differs=("CCICP step",),
 )
 def run_spd(ctx):
     """The analogue of Table V on JapaneseVowels' 12-channel series; μ of the whole kernel."""
@@ -668,6 +671,7 @@ def run_spd(ctx):
     paper="Liu et al. 2019, Table V",
     quick_minutes=1,
     full_minutes=30,
+    differs=("CCICP step", "CCICP-SGD reuses CCICP-GD's λ", "TDCASVM left out"),
 )
 def run_table5(ctx):
     """Sec. V-C: 9×9 covariance descriptors of [x, y, I, |Gx|, |Gy|, √(Gx²+Gy²), |Gxx|, |Gyy|,
@@ -735,6 +739,7 @@ FIGURE3_FORMS = Forms(max_train=({"monk-1": None, "ijcnn1": 200}, {"monk-1": Non
     paper="Liu et al. 2019, Fig. 3",
     quick_minutes=0.5,
     full_minutes=3,
+    differs=("2000 of ijcnn1's rows",),
 )
 def run_figure3(ctx):
     """monks1 and ijcnn1-tr as in the paper: monk-1's training file (124 points) and a stratified
@@ -789,27 +794,26 @@ def run_figure3(ctx):
 FIGURE2_EPSILONS = (1e-4, 1e-3, 1e-2, 0.1, 0.5, 1.0, 5.0)
 #: Inner step rules of Fig. 2: the paper's Algorithm 1 (the reproduction) and krein's default.
 FIGURE2_STEPS = ("paper", "majorizer")
-#: The data of Fig. 2 and their largest training parts.
-FIGURE2_FORMS = FORMS.replace(max_train=({"monk-1": None, "guide1": 300}, {"monk-1": None, "guide1": None}))
+#: The data of Fig. 2 (those of Table VI: Sec. V-D's guide1-t is the 4000-row set of Tables II and IV)
+#: and their largest training parts.
+FIGURE2_FORMS = FORMS.replace(
+    max_train=({"monk-1": None, "guide1-t": 300}, {"monk-1": None, "guide1-t": None})
+)
 
 
 def load_train_test(name, max_train=None, random_state=0):
-    """Scaled ``(X_train, y_train, X_test, y_test)`` on the official split: guide1 trains on ``guide1``
-    and tests on ``guide1-t`` (scaled together to [0, 1]); a training part above ``max_train`` points is
-    subsampled (stratified)."""
-    if name == "guide1":
-        from ..datasets import load_dataset
+    """Scaled ``(X_train, y_train, X_test, y_test)`` on the data set's official split; a training part
+    above ``max_train`` points is subsampled (stratified)."""
+    X, y, (train, test) = load_scaled_split(name)
+    return (*_at_most(X[train], y[train], max_train, random_state), X[test], y[test])
 
-        parts = [load_dataset(part) for part in ("guide1", "guide1-t")]
-        X = MinMaxScaler().fit_transform(np.vstack([np.asarray(p.data, dtype=float) for p in parts]))
-        y = np.concatenate([p.target for p in parts])
-        train, test = np.arange(parts[0].target.size), np.arange(parts[0].target.size, y.size)
-    else:
-        X, y, split = load_scaled_split(name)
-        train, test = split
-    if max_train is not None and train.size > max_train:
-        train = np.sort(_subsample(train, y[train], max_train, random_state)[0])
-    return X[train], y[train], X[test], y[test]
+
+def _at_most(X, y, max_train, random_state):
+    """``(X, y)``, or a stratified subsample of ``max_train`` of its rows (in their order)."""
+    if max_train is None or y.size <= max_train:
+        return X, y
+    keep = np.sort(_subsample(np.arange(y.size), y, max_train, random_state)[0])
+    return X[keep], y[keep]
 
 
 def epsilon_sweep(X_train, y_train, X_test, y_test, *, lam, epsilons=FIGURE2_EPSILONS, steps=FIGURE2_STEPS):
@@ -863,8 +867,10 @@ def run_figure2(ctx):
     settings = FIGURE2_FORMS.of(ctx)
     data, lams = {}, {}
     for name, max_train in settings.max_train.items():
-        X_train, y_train, X_test, y_test = data[name] = load_train_test(name, max_train, ctx.random_state)
-        shuffled = np.random.default_rng(ctx.random_state).permutation(y_train.size)  # guide1 is class-sorted
+        X_train, y_train, X_test, y_test = load_table6(name, ctx.random_state)
+        X_train, y_train = _at_most(X_train, y_train, max_train, ctx.random_state)
+        data[name] = X_train, y_train, X_test, y_test
+        shuffled = np.random.default_rng(ctx.random_state).permutation(y_train.size)  # unsorted CV folds
         K = TruncatedL1()(X_train[shuffled])
         lams[name] = _cross_validated_lam(K, y_train[shuffled], settings.grid, ctx.random_state, ctx.n_jobs)
     cells = run_cells(

@@ -169,6 +169,27 @@ def figure_error_summary(rows):
     return "; ".join(parts) + "."
 
 
+def best_sampler_counts(rows):
+    """The NOTES.md sentence of Figure 1: per form and landmark rule, in how many (kernel, rank) cells
+    each sampler has the lowest median error, and for DELTA-GAUSS (the paper's Fig. 1) at how many
+    ranks K-means++ has it."""
+    parts = []
+    for form in FIGURE_FORMS:
+        for rule in ("k", "k log n"):
+            cells = {}
+            for r in (r for r in rows if r["form"] == form and r["landmarks"] == rule):
+                cell = (r.get("kernel", "DELTA-GAUSS"), r["rank"])
+                cells.setdefault(cell, {})[r["sampler"]] = r["error"]
+            best = {cell: min(errors, key=errors.get) for cell, errors in cells.items()}
+            counts = ", ".join(f"{s} {sum(b == s for b in best.values())}" for s in SAMPLERS)
+            delta = [b for (kernel, _), b in best.items() if kernel == "DELTA-GAUSS"]
+            parts.append(
+                f"{form} with {rule} landmarks, lowest in {len(best)} cells: {counts} "
+                f"(DELTA-GAUSS: kmeans++ at {delta.count('kmeans++')} of {len(delta)} ranks)"
+            )
+    return "; ".join(parts) + "."
+
+
 def _plot_errors(ax, rows, x_key, title):
     styles = {"k": "-", "k log n": "--"}
     colors = {"uniform": "tab:gray", "leverage": "tab:blue", "kmeans++": "tab:red"}

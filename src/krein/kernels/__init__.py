@@ -89,6 +89,9 @@ def make_kernel(kernel, name="kernel"):
     Kernel or "precomputed"
     """
     if isinstance(kernel, Kernel):
+        # the user's values are checked before the copy goes through log space, where eta=-1
+        # would become NaN and be reported as "got nan"
+        kernel._check_all(None)
         return kernel.clone_with_theta(kernel.theta)
     if isinstance(kernel, str):
         key = kernel.lower().replace("-", "_")

@@ -80,6 +80,10 @@ class Kernel:
 
     #: Names of the tunable, strictly positive hyperparameters of this kernel.
     _hyperparameters: tuple[str, ...] = ()
+    #: The hyperparameters that may hold one value per feature (the others are scalars).
+    _per_feature_hyperparameters: tuple[str, ...] = ()
+    #: Appended to the error for an array given to a scalar hyperparameter (names the per-feature kernel).
+    _per_feature_hint = ""
     #: Whether every Gram matrix of this kernel is positive semidefinite (a Mercer kernel).
     is_positive_definite: bool = False
 
@@ -212,17 +216,24 @@ class Kernel:
         return np.vstack(parts) if parts else np.empty((0, 2))
 
     def _check_hyperparameters(self, n_features):
-        """Raise a clear error for a non-positive or wrongly sized hyperparameter."""
+        """Raise a clear error for a non-positive or wrongly sized hyperparameter (the size against
+        the data's ``n_features`` only when it is given)."""
         for name in self._hyperparameters:
             value = getattr(self, name)
             if value is None:
                 continue
-            array = np.asarray(value, dtype=float)
-            if array.ndim > 1 or array.size == 0:
-                raise ValueError(f"{name} must be a positive scalar or a 1-D array, got {value!r}.")
+            per_feature = name in self._per_feature_hyperparameters
+            kind = "a positive number or a 1-D array of them" if per_feature else "a positive number"
+            try:
+                array = np.asarray(value, dtype=float)
+            except (TypeError, ValueError):
+                raise TypeError(f"{name} must be {kind}, got {value!r}.") from None
+            if array.ndim > 1 or array.size == 0 or (not per_feature and array.ndim != 0):
+                hint = "" if per_feature else self._per_feature_hint
+                raise ValueError(f"{name} of {type(self).__name__} must be {kind}, got {value!r}{hint}.")
             if not np.all(np.isfinite(array)) or np.any(array <= 0):
                 raise ValueError(f"{name} must be finite and strictly positive, got {value!r}.")
-            if array.ndim == 1 and array.size not in (1, n_features):
+            if n_features is not None and array.ndim == 1 and array.size not in (1, n_features):
                 raise ValueError(f"{name} has {array.size} elements but the data have {n_features} features.")
 
     # ------------------------------------------------------------------ evaluation

@@ -61,13 +61,51 @@ def _centred(X, Y):
     return Xc, (Xc if Y is X else Y - centre)
 
 
+#: Centred data beyond this magnitude are scaled by a power of two before their squares are formed
+#: (squares of 1e155 overflow); below it nothing changes, bit for bit.
+LARGE_SPREAD = 2.0**480
+#: Bandwidths outside this range are applied to the data before any square is formed (η² of 1e-170
+#: underflows to 0, of 1e160 overflows); inside it the kernels keep their one-GEMM form.
+SAFE_BANDWIDTH = (1e-100, 1e100)
+
+
+def _extreme_bandwidth(eta):
+    """Whether a bandwidth (scalar or per feature) lies outside :data:`SAFE_BANDWIDTH`."""
+    eta = np.asarray(eta, dtype=float)
+    return bool(np.any(eta < SAFE_BANDWIDTH[0]) or np.any(eta > SAFE_BANDWIDTH[1]))
+
+
+def _spread_scale(Xc, Yc):
+    """``(Xc / s, Yc / s, s)`` with ``s`` a power of two that brings the centred data below
+    :data:`LARGE_SPREAD` (exact: only the exponent changes); ``s = 1`` and the inputs as they are
+    otherwise."""
+    largest = max(np.max(np.abs(Xc), initial=0.0), np.max(np.abs(Yc), initial=0.0))
+    if not largest > LARGE_SPREAD or not np.isfinite(largest):
+        return Xc, Yc, 1.0
+    s = 2.0 ** np.ceil(np.log2(largest))
+    Xs = Xc / s
+    return Xs, (Xs if Yc is Xc else Yc / s), s
+
+
+def _times_square(out, s):
+    """``out *= s²`` in two steps (``s²`` itself may overflow); zeros stay zero, the rest may
+    overflow to ±inf, which is the value of a squared distance beyond the floating-point range."""
+    if s != 1.0:
+        with np.errstate(over="ignore"):
+            out *= s
+            out *= s
+    return out
+
+
 def _squared_distances(X, Y, out=None):
     """Squared Euclidean distances ‖x − y‖² by one GEMM on centred data, clipped at zero.
 
     See the module notes on precision: the error scales with the spread of the data about its
-    mean, not with its distance from the origin.
+    mean, not with its distance from the origin. Data spread beyond :data:`LARGE_SPREAD` are
+    scaled by a power of two first, so that distances near 1e155 give ``inf`` beyond the range of
+    their squares and 0 between coincident points, never NaN.
     """
-    Xc, Yc = _centred(X, Y)
+    Xc, Yc, s = _spread_scale(*_centred(X, Y))
     out = np.dot(Xc, Yc.T, out=out)
     out *= -2.0
     out += np.einsum("ij,ij->i", Xc, Xc)[:, None]
@@ -75,7 +113,7 @@ def _squared_distances(X, Y, out=None):
     np.maximum(out, 0.0, out=out)
     if X is Y:
         np.fill_diagonal(out, 0.0)
-    return out
+    return _times_square(out, s)
 
 
 def _gaussian_exponent(X, Y, scale, out):
@@ -88,7 +126,7 @@ def _gaussian_exponent(X, Y, scale, out):
     and one ``exp`` (the five in-place passes of ``_squared_distances`` followed by a scaling made a
     Gaussian block 1.6× slower, and an unconditional clip made a streamed IKLR pass 1.1× slower).
     """
-    Xc, Yc = _centred(X, Y)
+    Xc, Yc, s = _spread_scale(*_centred(X, Y))
     left = np.empty((Xc.shape[0], Xc.shape[1] + 2))
     left[:, :-2], left[:, -2], left[:, -1] = Xc, -scale * np.einsum("ij,ij->i", Xc, Xc), 1.0
     right = np.empty((Yc.shape[0], Yc.shape[1] + 2))
@@ -98,7 +136,7 @@ def _gaussian_exponent(X, Y, scale, out):
         np.minimum(out, 0.0, out=out)
     if X is Y:
         np.fill_diagonal(out, 0.0)
-    return out
+    return _times_square(out, s)
 
 
 def _scale_columns(X, Y, eta):
@@ -167,16 +205,23 @@ class Gaussian(_BandwidthKernel):
         Box constraint of η for hyperparameter optimization.
     """
 
+    _per_feature_hint = " (one bandwidth per feature: ARDGaussian)"
+
     is_positive_definite = True
 
     def _fill(self, out, X, Y):
         # In place: one GEMM on augmented centred data writes the exponent into `out`, then exp.
-        _gaussian_exponent(X, Y, 0.5 / float(self.eta) ** 2, out)
+        if _extreme_bandwidth(self.eta):
+            _gaussian_exponent(*_centred_scaled(X, Y, float(self.eta)), 0.5, out)
+        else:
+            _gaussian_exponent(X, Y, 0.5 / float(self.eta) ** 2, out)
         np.exp(out, out=out)
 
     def _compute(self, X, Y, eval_gradient):
-        D2 = _squared_distances(X, Y)
-        eta2 = float(self.eta) ** 2
+        if _extreme_bandwidth(self.eta):  # ‖x − x'‖² / η² from the scaled data
+            D2, eta2 = _squared_distances(*_centred_scaled(X, Y, float(self.eta))), 1.0
+        else:
+            D2, eta2 = _squared_distances(X, Y), float(self.eta) ** 2
         K = np.exp(-0.5 * D2 / eta2)
         if not eval_gradient:
             return K
@@ -232,6 +277,8 @@ class ARDGaussian(_ScaledDistanceKernel):
     eta_bounds : pair of float or "fixed", default=(1e-5, 1e5)
     """
 
+    _per_feature_hyperparameters = ("eta",)
+
     is_positive_definite = True
 
     def _fill(self, out, X, Y):
@@ -254,21 +301,38 @@ class Sigmoid(_BandwidthKernel):
     eta_bounds : pair of float or "fixed", default=(1e-5, 1e5)
     """
 
-    def _fill(self, out, X, Y):
-        np.dot(X, Y.T, out=out)
+    _per_feature_hint = " (one bandwidth per feature: ARDSigmoid)"
+
+    def _argument(self, X, Y, out=None):
+        """``(xᵀx' − 0.5) / η²``; with an extreme η the data are divided by η first (``xᵀx'`` of
+        points near 1e155 overflows, ``η²`` of 1e-170 underflows)."""
+        eta = float(self.eta)
+        if _extreme_bandwidth(eta):
+            out = np.dot(X / eta, (Y / eta).T, out=out)
+            out -= 0.5 / eta / eta
+            return out
+        out = np.dot(X, Y.T, out=out)
         out -= 0.5
-        out /= float(self.eta) ** 2
+        out /= eta**2
+        return out
+
+    def _fill(self, out, X, Y):
+        self._argument(X, Y, out)
         np.tanh(out, out=out)
 
     def _compute(self, X, Y, eval_gradient):
-        S = (X @ Y.T - 0.5) / float(self.eta) ** 2
+        S = self._argument(X, Y)
         K = np.tanh(S)
         if not eval_gradient:
             return K
         return K, (-2.0 * (1.0 - K**2) * S)[:, :, None]
 
     def _diag(self, X):
-        return np.tanh((np.einsum("ij,ij->i", X, X) - 0.5) / float(self.eta) ** 2)
+        eta = float(self.eta)
+        if _extreme_bandwidth(eta):
+            scaled = X / eta
+            return np.tanh(np.einsum("ij,ij->i", scaled, scaled) - 0.5 / eta / eta)
+        return np.tanh((np.einsum("ij,ij->i", X, X) - 0.5) / eta**2)
 
 
 class ARDSigmoid(_BandwidthKernel):
@@ -280,21 +344,30 @@ class ARDSigmoid(_BandwidthKernel):
     eta_bounds : pair of float or "fixed", default=(1e-5, 1e5)
     """
 
+    _per_feature_hyperparameters = ("eta",)
+
+    def _weighted(self, X):
+        """``X D`` with ``D = diag(η⁻²)`` (divided twice by η where η² would leave the range)."""
+        eta = np.asarray(self.eta, dtype=float)
+        return X / eta / eta if _extreme_bandwidth(eta) else X * (1.0 / eta**2)
+
     def _fill(self, out, X, Y):
-        w = 1.0 / np.asarray(self.eta, dtype=float) ** 2
-        np.dot(X * w, Y.T, out=out)
+        np.dot(self._weighted(X), Y.T, out=out)
         np.tanh(out, out=out)
 
     def _compute(self, X, Y, eval_gradient):
         w = 1.0 / np.asarray(self.eta, dtype=float) ** 2
-        S = (X * w) @ Y.T
+        S = self._weighted(X) @ Y.T
         K = np.tanh(S)
         if not eval_gradient:
             return K
         sech2 = 1.0 - K**2
         if np.ndim(self.eta) == 0:
             return K, (-2.0 * sech2 * S)[:, :, None]
-        products = X[:, None, :] * Y[None, :, :] * w
+        if _extreme_bandwidth(self.eta):  # w = η⁻² leaves the range: divide the data by η twice
+            products = self._weighted(X)[:, None, :] * Y[None, :, :]
+        else:
+            products = X[:, None, :] * Y[None, :, :] * w
         return K, -2.0 * sech2[:, :, None] * products
 
     def _value_and_own_contraction(self, X, Y):
@@ -307,8 +380,7 @@ class ARDSigmoid(_BandwidthKernel):
         )
 
     def _diag(self, X):
-        w = 1.0 / np.asarray(self.eta, dtype=float) ** 2
-        return np.tanh(np.einsum("ij,ij->i", X * w, X))
+        return np.tanh(np.einsum("ij,ij->i", self._weighted(X), X))
 
 
 class DeltaGaussian(Kernel):
@@ -328,6 +400,9 @@ class DeltaGaussian(Kernel):
         store_parameters(self, locals())
 
     def _fill(self, out, X, Y):
+        if _extreme_bandwidth([self.eta1, self.eta2]):
+            out[...] = self._compute(X, Y, False)
+            return
         _squared_distances(X, Y, out=out)
         second = np.exp(out * (-0.5 / float(self.eta2) ** 2))
         out *= -0.5 / float(self.eta1) ** 2
@@ -335,13 +410,18 @@ class DeltaGaussian(Kernel):
         out -= second
 
     def _compute(self, X, Y, eval_gradient):
-        D2 = _squared_distances(X, Y)
-        e1, e2 = float(self.eta1) ** 2, float(self.eta2) ** 2
-        G1, G2 = np.exp(-0.5 * D2 / e1), np.exp(-0.5 * D2 / e2)
+        if _extreme_bandwidth([self.eta1, self.eta2]):  # ‖x − x'‖² / ηᵢ² from the scaled data
+            D1 = _squared_distances(*_centred_scaled(X, Y, float(self.eta1)))
+            D2 = _squared_distances(*_centred_scaled(X, Y, float(self.eta2)))
+            e1 = e2 = 1.0
+        else:
+            D1 = D2 = _squared_distances(X, Y)
+            e1, e2 = float(self.eta1) ** 2, float(self.eta2) ** 2
+        G1, G2 = np.exp(-0.5 * D1 / e1), np.exp(-0.5 * D2 / e2)
         K = G1 - G2
         if not eval_gradient:
             return K
-        return K, np.stack([G1 * D2 / e1, -G2 * D2 / e2], axis=2)
+        return K, np.stack([G1 * D1 / e1, -G2 * D2 / e2], axis=2)
 
     def _diag(self, X):
         return np.zeros(X.shape[0])
@@ -358,6 +438,8 @@ class Epanechnikov(_ScaledDistanceKernel):
     eta : float or array-like of shape (n_features,), default=1.0
     eta_bounds : pair of float or "fixed", default=(1e-5, 1e5)
     """
+
+    _per_feature_hyperparameters = ("eta",)
 
     def _fill(self, out, X, Y):
         eta = np.asarray(self.eta, dtype=float)
@@ -430,6 +512,10 @@ class Polynomial(Kernel):
         store_parameters(self, locals())
 
     def _check_hyperparameters(self, n_features):
+        for name in ("gamma", "coef0"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise TypeError(f"{name} must be a real number, got {value!r}.")
         if isinstance(self.degree, bool) or not isinstance(self.degree, numbers.Integral):
             raise TypeError(f"degree must be a positive integer, got {self.degree!r}.")
         if self.degree < 1:

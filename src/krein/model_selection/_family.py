@@ -167,7 +167,7 @@ class _Family:
 
 _C = [0.1, 1.0, 10.0, 100.0]
 #: Grids run from the most to the least regularized setting: ties go to the earlier one.
-_LAMBDAS = [1.0, 1e-1, 1e-2, 1e-3, 1e-4]
+_LAMBDAS = [1.0, 1e-1, 1e-2, 1e-3]
 #: λ₋ so large that the negative part is switched off: the clip treatment's ridge.
 _CLIP = 1e4
 _NEIGHBORS = [15, 9, 7, 5, 3, 1]
@@ -196,7 +196,7 @@ def _classifier_families():
         _Family(
             "IndefiniteSVC",
             lambda: IndefiniteSVC(kernel="precomputed"),
-            {"C": [1.0, 100.0], "rho": [1e2, 1e4]},
+            {"C": [1.0, 10.0, 100.0], "rho": ["auto"]},
             path=True,
         ),
     ]
@@ -226,7 +226,7 @@ def _regressor_families():
         _Family(
             "IndefiniteSVR",
             lambda: IndefiniteSVR(kernel="precomputed"),
-            {"C": [1.0, 100.0], "rho": [1e2, 1e4]},
+            {"C": _C, "rho": ["auto"]},
             path=True,
         ),
     ]
@@ -247,8 +247,8 @@ def _regressor_families():
 CLASSIFIER_METHODS = tuple(f.name for f in _classifier_families())
 REGRESSOR_METHODS = tuple(f.name for f in _regressor_families())
 #: Methods left out by ``methods="auto"``: the proxy-kernel SVMs above this many training samples
-#: (their fit costs more than all the other candidates together; ``methods="all"`` includes them).
-PROXY_SVM_AUTO_MAX_SAMPLES = 0
+#: (their fit costs several eigendecompositions; ``methods="all"`` includes them).
+PROXY_SVM_AUTO_MAX_SAMPLES = 2000
 
 
 class SearchResults(dict):
@@ -642,7 +642,7 @@ class KreinClassifierCV(ClassifierMixin, _KreinFamilyCV):
         Methods compared, from ``CLASSIFIER_METHODS``: ``"Kreĭn LS"``, ``"KREĬN (VC)"``, ``"SH-SVM"``,
         ``"IKLR"``, ``"IndefiniteSVC"``, ``"clip+SVC"``, ``"flip+SVC"``, ``"shift+SVC"``,
         ``"square+SVC"``, ``"k-NN"`` (distance input only). ``"auto"``: all of them, without the
-        proxy-kernel SVM above 1000 training samples; ``"all"``: all of them.
+        proxy-kernel SVM above 2000 training samples; ``"all"``: all of them.
     scales : "auto" or list of float, default="auto"
         Relative kernel scales: ``γ`` multipliers of :class:`~krein.dissimilarity.GaussianOfDistance`
         (auto: 0.3, 1, 3, 10, plus the double-centred kernel), or factors of a kernel object's

@@ -271,7 +271,7 @@ class HypergradientSearchCV(MetaEstimatorMixin, BaseEstimator):
 
     def _base_estimator(self):
         if self.estimator is None:
-            from .least_squares import VarianceConstrainedKrein
+            from ..least_squares import VarianceConstrainedKrein
 
             return VarianceConstrainedKrein()
         return self.estimator

@@ -52,25 +52,29 @@ sum over k, now of diagonal terms only (:func:`truncation_errors`):
     ‖K_XZ − K̃_k(:, Z)‖² = tr G − 2 Σ_{j≤k} λⱼ (Eᵀ G)ⱼ (K_ZZ E)ⱼ + Σ_{j≤k} λⱼ² ‖(K_ZZ E)ⱼ‖²,
 
 and likewise for the probe columns with ``T`` and ``K_ZV``, one term per probe column. When the rank is not
-given, :class:`~krein.nystroem.IndefiniteNystroem` chooses it in two steps (:func:`parsimonious_rank`).
-First the smallest k whose estimated squared error is within one standard error of the least one, the
-standard error being that of the estimate over the probe draws (the one-standard-error rule of model
-selection, Breiman et al. 1984, Hastie, Tibshirani & Friedman 2009, Sec. 7.10): the smallest rank that the
-held-out columns cannot tell from the best. Then, at most that, the largest k whose estimated squared error
-plus one standard error is at most ``OPTIMALITY_FACTOR² = 4`` times ``Σ_{j>k} λⱼ²`` (both over ``‖K‖²``):
-the Eckart–Young error of ``K̃`` itself at rank k, which is a lower bound of that of ``K`` when
-``K − K̃ ⪰ 0`` (then ``σⱼ(K) ≥ λⱼ`` by Weyl's monotonicity) and an estimate of it otherwise. The second step
-certifies the delivered rank within 2× of the optimum of its rank (issue 17's target); it matters once the
-estimate sees the outliers, whose error floor the one-standard-error rule alone pays for with a larger rank
-(RL-GAUSS, m = 400: rank 86, 2.9× the optimum; the certificate: rank 72, 2.05×, at 1.1× the error). The best
-directions of a Nyström approximation are its own leading eigenvectors, not those of ``K_ZZ``: with a
-fast-decaying spectrum (GAUSS, RL-GAUSS, DELTA-GAUSS on MAGIC, m = 400) the validated ``K̃`` is nearly as
-accurate with a fifth to a seventh of its rank, and its error at full rank is 10²–10⁴ times the Eckart–Young
-optimum of that rank. ``benchmarks/bench_nystroem.py``, case 4 (n = 1000, m = 50 … 400, median of 5 seeds;
-docs/nystroem.md), measures the trade: the error over the Eckart–Young optimum at the delivered rank falls
-from up to 9.4·10³ (the minimum alone) to at most 2 in 41 of 42 cells and 2.04 in the worst (RL-GAUSS, m =
-400, error 2·10⁻⁵), at an error at most 1.38 times that of the validated ``K̃``; the estimate is within
-0.83–1.10 of the true error in every cell.
+given, :class:`~krein.nystroem.IndefiniteNystroem` keeps the smallest k of least estimated error
+(:func:`parsimonious_rank`): a default never worse than the plain formula. On a positive definite kernel
+``K − K̃_k = (K − K̃) + (K̃ − K̃_k)`` is a sum of two positive semidefinite matrices whose second term shrinks
+with k, so the error decreases in k and the default is the plain Eq. (3) — scikit-learn's ``Nystroem`` on the
+same landmarks (issue 31: the one-standard-error rule with a 2× Eckart–Young certificate, used before, kept
+rank 10–13 of 100 on a Gaussian kernel at error 0.52 where the plain formula has 0.37). On an indefinite
+kernel the eigenpairs of ``K̃`` whose removal lowers the held-out error are dropped (Sigmoid: 0.45 where
+Eq. (3) has 2.6–5). ``benchmarks/bench_nystroem.py``, case 4, prints the default's error against Eq. (3)
+and the truncations to ``m/8, m/4, m/2, m``.
+
+**Centred approximations.** With ``center=True`` the approximation is ``H K̃ H`` of ``H K H``
+(``H = I − 11ᵀ/n``), and its error is ``‖H M H‖_F / ‖H K H‖_F`` with ``M = K − K_XZ F K_ZX``. For the
+columns ``c_j`` of ``M`` and their mean ``μ``, ``‖H M H‖² = Σ_j ‖H (c_j − μ)‖²``
+(:func:`centred_probe_error`): the landmark columns count once and the probe columns with their
+Hansen–Hurwitz weights ``W_j``, and ``μ`` is their weighted mean ``Σ_j W_j c_j / Σ_j W_j``, so that
+``Σ_j W_j ‖H(c_j − μ)‖² = Σ_j W_j ‖H c_j‖² − ‖H Σ_j W_j c_j‖² / Σ_j W_j``. Removing the weighted mean
+(self-normalized, not divided by n) takes out the part that every column shares — the large mean of
+the kernel, which the centred core does not model — before the sum is estimated; dividing by n instead
+left the estimate at the mercy of the draw's total weight (0 against a true 0.009, DELTA-GAUSS, m = 400,
+``rank=100``). It needs the probe columns' Gram matrix ``K_XVᵀ K_XV`` and sums (``n m'²`` more flops in
+the pass). The uncentred estimate of the same core is not a substitute: a kernel with a large mean has
+``‖K‖ ≫ ‖H K H‖`` (issue 31: 0.107 reported against a true 0.224 at m = 100, and 0 against 0.20 at
+m = n with ``rank=``).
 """
 
 from __future__ import annotations
@@ -80,10 +84,10 @@ from typing import NamedTuple
 import numpy as np
 
 __all__ = [
-    "OPTIMALITY_FACTOR",
     "PROBE_COLUMNS",
     "PROBE_POOL",
     "ProbeSample",
+    "centred_probe_error",
     "draw_probes",
     "parsimonious_rank",
     "probe_error",
@@ -93,9 +97,6 @@ __all__ = [
 
 #: Number of draws of held-out (probe) columns of the error estimate (all others when n − m is smaller).
 PROBE_COLUMNS = 64
-#: The error-controlled truncation keeps a rank whose estimated error is within this factor of the
-#: Eckart–Young error of ``K̃`` at that rank (issue 17's target for the ratio to the optimum).
-OPTIMALITY_FACTOR = 2.0
 #: Size of the uniform pool of non-landmark points whose diagonal residual guides the draw of the probes.
 PROBE_POOL = 16 * PROBE_COLUMNS
 
@@ -219,6 +220,40 @@ def probe_error(core, moments, K_ZZ, K_ZV, probes):
     return float(_relative(total, moments, sample.weights))
 
 
+def _centred_square(core, moments, K_ZZ, K_ZV, sample):
+    """Estimated ``‖H (K − K_XZ F K_ZX) H‖²_F`` (module docstring, centred approximations)."""
+    scatter = moments.scatter  # (H K_XZ)ᵀ (H K_XZ)
+    landmark = np.eye(K_ZZ.shape[0]) - core @ K_ZZ  # c_Z = K_XZ (I − F K_ZZ)
+    landmark_sum = landmark.sum(axis=1)
+    total = np.sum(landmark * (scatter @ landmark))
+    column_sum = landmark_sum @ scatter @ landmark_sum
+    count = float(K_ZZ.shape[0])
+    if K_ZV.shape[1]:
+        n = moments.count
+        probe_mean = moments.probe_sum / n
+        cross = moments.probe_cross - n * np.outer(probe_mean, moments.mean)  # (H K_XV)ᵀ (H K_XZ)
+        B = core @ K_ZV
+        crossB = cross @ B
+        Q = moments.probe_gram - n * np.outer(probe_mean, probe_mean) - crossB - crossB.T + B.T @ scatter @ B
+        weights = sample.weights
+        total += np.diag(Q) @ weights
+        column_sum += 2.0 * (landmark_sum @ (cross.T - scatter @ B)) @ weights + weights @ Q @ weights
+        count += weights.sum()
+    return total - column_sum / count
+
+
+def centred_probe_error(core, moments, K_ZZ, K_ZV, probes):
+    """Estimated relative error ``‖H (K − K_XZ F K_ZX) H‖_F / ‖H K H‖_F`` of a centred approximation.
+
+    The approximation ``H K_XZ F K_ZX H`` of the centred kernel (module docstring); arguments as for
+    :func:`probe_error`, with ``moments`` holding the probe columns' sums and Gram matrix.
+    """
+    sample = _sample(probes, *K_ZV.shape)
+    error = _centred_square(core, moments, K_ZZ, K_ZV, sample)
+    norm = _centred_square(np.zeros_like(core), moments, K_ZZ, K_ZV, sample)
+    return float(np.sqrt(max(error, 0.0) / norm))
+
+
 def validated_rank(factor, moments, K_ZV, probes):
     """The number k of leading eigenpairs of ``K_ZZ`` that minimizes the estimated error of ``F_k``.
 
@@ -282,25 +317,13 @@ def truncation_errors(values, extension, moments, K_ZZ, K_ZV, probes):
     return errors, sample.standard_error(columns) / norm, tail
 
 
-def parsimonious_rank(errors, spread, tail):
-    """The rank of the error-controlled truncation (module docstring).
-
-    First the smallest k whose estimated squared error is within one standard error of the least one
-    (the one-standard-error rule of Breiman et al. 1984, Hastie, Tibshirani & Friedman 2009, Sec. 7.10):
-    the smallest rank that the held-out columns cannot tell from the best. Then, at most that, the
-    largest k whose squared error, one standard error up, is at most ``OPTIMALITY_FACTOR²`` times
-    ``tail[k − 1]``, the squared eigenvalues of ``K̃`` beyond k over ``‖K‖²`` (the Eckart–Young error
-    of ``K̃`` at rank k, a lower bound of that of ``K`` when ``K − K̃ ⪰ 0``): a rank whose error is
-    estimated within ``OPTIMALITY_FACTOR`` of the best of its rank. The one-standard-error rank when no
-    smaller one qualifies.
+def parsimonious_rank(errors):
+    """The rank of the error-controlled truncation: the smallest k of least estimated error (module
+    docstring; on a positive definite kernel the full rank, the plain Eq. (3)).
 
     Parameters
     ----------
-    errors, spread, tail : ndarray of shape (r,)
-        As returned by :func:`truncation_errors`.
+    errors : ndarray of shape (r,)
+        Estimated relative error of the truncation to k = 1, …, r (:func:`truncation_errors`).
     """
-    squares = np.asarray(errors) ** 2
-    best = int(np.argmin(squares))
-    within = int(np.flatnonzero(squares <= squares[best] + spread[best])[0]) + 1
-    certified = np.flatnonzero(squares[:within] + spread[:within] <= OPTIMALITY_FACTOR**2 * tail[:within])
-    return int(certified[-1]) + 1 if certified.size else within
+    return int(np.argmin(errors)) + 1

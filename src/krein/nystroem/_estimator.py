@@ -18,7 +18,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._base import KernelEstimatorMixin, decision_to_labels, is_precomputed
-from .._validation import check_precomputed_test_kernel, check_square_kernel
+from .._validation import check_centring_samples, check_precomputed_test_kernel, check_square_kernel
 from ..kernels import Kernel, make_kernel
 from ..spectral import SpectralRepresentation, is_dask_array
 from ._landmarks import LANDMARK_METHODS, clamp_n_components
@@ -144,6 +144,7 @@ class SpectralEstimatorMixin(KernelEstimatorMixin):
     def _exact_representation(self, K):
         """The exact representation of the training kernel ``K`` (centred with ``center``)."""
         points = None if is_precomputed(self.kernel) else getattr(self, "X_fit_", None)
+        check_centring_samples(self.center, K.shape[0])
         return SpectralRepresentation.exact(
             K, name="the training kernel", center=self.center, kernel=self.kernel_, points=points
         )

@@ -149,15 +149,19 @@ def _sample_distinct(weights, size, rng, exclude=()):
     return np.sort(np.concatenate([positive, extra]))
 
 
-def clamp_n_components(n_components, n_samples, *, stacklevel=2):
+def clamp_n_components(
+    n_components, n_samples, *, name="n_components", using="every sample as a landmark", stacklevel=2
+):
     """The library's rule for more landmarks than samples: warn and use every sample as a landmark.
 
-    ``stacklevel`` counts from the caller of this function (as in :func:`warnings.warn`).
+    ``name`` is the user's argument and ``using`` what n_samples means for it (``KreinPCA`` clamps its
+    coordinates and its ``n_landmarks`` by the same rule). ``stacklevel`` counts from the caller of
+    this function (as in :func:`warnings.warn`).
     """
     if n_components <= n_samples:
         return n_components
     warnings.warn(
-        f"n_components={n_components} > n_samples={n_samples}: using every sample as a landmark.",
+        f"{name}={n_components} > n_samples={n_samples}: using {using}.",
         UserWarning,
         stacklevel=stacklevel + 1,
     )

@@ -23,10 +23,12 @@ import warnings
 import numpy as np
 from sklearn.utils import check_random_state
 
+from .._validation import check_centring_samples
 from ..kernels import block_rows
 from ..spectral import SpectralRepresentation
 from ._approximation import eigen_from_gram, landmark_factor
 from ._error import (
+    centred_probe_error,
     draw_probes,
     parsimonious_rank,
     probe_error,
@@ -74,7 +76,8 @@ class NystroemRepresentation(SpectralRepresentation):
         ``Σᵢ kᵢ kᵢᵀ`` and ``Σᵢ kᵢ`` over the (centred) landmark rows ``kᵢ = K(xᵢ, Z) − k̄``, so that
         ``ŨᵀŨ = Eᵀ gram E`` and ``Ũᵀ1 = Eᵀ row_sum`` without a pass.
     approximation_error : float
-        Estimated ``‖K − K̃‖_F / ‖K‖_F`` of the uncentred approximation (:func:`probe_error`).
+        Estimated ``‖K − K̃‖_F / ‖K‖_F`` (:func:`probe_error`), or ``‖H(K − K̃)H‖_F / ‖HKH‖_F`` when centred
+        (:func:`~krein.nystroem._error.centred_probe_error`).
     n_probes : int
         Number of held-out columns behind the estimate.
     """
@@ -328,9 +331,9 @@ def nystroem_representation(
         estimators do not, because their model is judged by its predictions, not by ``K̃``.
     error_controlled : bool, default=False
         With ``landmark_rank="validated"``, ``rank=None`` and ``center=False``: truncate the one-shot
-        eigendecomposition to the smallest rank whose estimated error is within one standard error of
-        the least (:func:`~krein.nystroem._error.parsimonious_rank`; :class:`IndefiniteNystroem`'s
-        default). False keeps every resolved eigenpair.
+        eigendecomposition to the smallest rank of least estimated error
+        (:func:`~krein.nystroem._error.parsimonious_rank`; :class:`IndefiniteNystroem`'s default; on a
+        positive definite kernel every eigenpair). False keeps every resolved eigenpair.
 
     Returns
     -------
@@ -386,20 +389,23 @@ def one_shot(
     """The representation of :func:`nystroem_representation` for given landmarks, without warnings.
 
     Draws the probe columns from ``rng``. With ``landmark_rank="validated"``, ``rank=None``, no
-    centring and probe columns, the one-shot eigendecomposition is truncated to the smallest rank whose
-    estimated error is within one standard error of the least when ``error_controlled``
-    (:func:`parsimonious_rank`). Returns the representation and the number of eigenpairs of
-    ``K_ZZ`` above the ``rcond`` cutoff (before the validated truncation).
+    centring and probe columns, the one-shot eigendecomposition is truncated to the smallest rank of
+    least estimated error when ``error_controlled`` (:func:`parsimonious_rank`). Returns the
+    representation and the number of eigenpairs of ``K_ZZ`` above the ``rcond`` cutoff (before the
+    validated truncation).
     """
-    if center and columns.n < 2:
-        raise ValueError(f"center=True needs at least 2 samples, got n_samples={columns.n}.")
+    check_centring_samples(center, columns.n)
     K_ZZ = columns.landmark_block(indices)
     factor = landmark_factor(K_ZZ, rcond=rcond)
     sample = draw_probes(columns, indices, factor, rng)
     probes = sample.indices
     K_ZV = columns.block(indices, probes) if probes.size else np.zeros((indices.size, 0))
     moments = columns.moments(
-        indices, y, probes=probes if probes.size else None, working_memory=working_memory
+        indices,
+        y,
+        probes=probes if probes.size else None,
+        probe_gram=center,
+        working_memory=working_memory,
     )
     full_rank = factor.values.size
     if landmark_rank == "validated":
@@ -410,11 +416,12 @@ def one_shot(
     extension = R @ W
     truncate = error_controlled and landmark_rank == "validated" and rank is None
     if truncate and not center and probes.size:
-        kept = parsimonious_rank(*truncation_errors(values, extension, moments, K_ZZ, K_ZV, sample))
+        kept = parsimonious_rank(truncation_errors(values, extension, moments, K_ZZ, K_ZV, sample)[0])
         values, W, extension = values[:kept], W[:, :kept], extension[:, :kept]
     signs = _orientation(K_ZZ - moments.mean if center else K_ZZ, extension)
     W, extension = W * signs, extension * signs
-    core = (R * factor.signature) @ R.T if center else (extension * values) @ extension.T
+    core = (extension * values) @ extension.T
+    estimate = centred_probe_error if center else probe_error
     representation = NystroemRepresentation(
         values,
         extension,
@@ -426,7 +433,7 @@ def one_shot(
         gram=gram,
         row_sum=np.zeros(indices.size) if center else columns.n * moments.mean,
         targets=y if y is None or hasattr(y, "dask") else np.asarray(y, dtype=np.float64),
-        approximation_error=probe_error(core, moments, K_ZZ, K_ZV, sample),
+        approximation_error=estimate(core, moments, K_ZZ, K_ZV, sample),
         n_probes=probes.size,
         working_memory=working_memory,
     )
@@ -457,8 +464,6 @@ def _warn_poor(representation, n_components, full_rank, landmarks, landmark_rank
         advice.append("a lower rank of the landmark block (landmark_rank='validated')")
     if rank is not None:
         advice.append(f"another rank than rank={rank}")
-    elif representation.values.size < kept:  # the error-controlled truncation chose the rank
-        advice.append(f"a larger rank (rank > {representation.values.size})")
     warnings.warn(
         "The Nyström approximation is poor: its relative Frobenius error ‖K − K̃‖/‖K‖ is estimated at "
         f"{representation.approximation_error:.3g} from {representation.n_probes} held-out kernel columns "

@@ -50,7 +50,9 @@ class ChunkMoments(NamedTuple):
     ``KᵀK = scatter + count · mean meanᵀ`` and, without cancellation, that of the column-centred
     ``H K`` (the centred kernel of Oglic & Gärtner 2018, Sec. 5). ``moment = Kᵀ y`` (raw). With probe
     columns ``V`` (held-out columns for the error estimate), ``probe_cross = K_XVᵀ K`` and
-    ``probe_square`` the squared norms of the columns of ``K_XV`` (m',). Entries not requested are ``None``.
+    ``probe_square`` the squared norms of the columns of ``K_XV`` (m',), ``probe_sum`` their sums and, when
+    asked for (the error estimate of a centred approximation), ``probe_gram = K_XVᵀ K_XV`` (m'×m').
+    Entries not requested are ``None``.
     """
 
     count: int
@@ -59,6 +61,8 @@ class ChunkMoments(NamedTuple):
     moment: np.ndarray | None
     probe_cross: np.ndarray | None
     probe_square: np.ndarray | None
+    probe_sum: np.ndarray | None = None
+    probe_gram: np.ndarray | None = None
 
     @property
     def gram(self):
@@ -88,6 +92,8 @@ def combine_moments(first, second):
         _add(first.moment, second.moment),
         _add(first.probe_cross, second.probe_cross),
         _add(first.probe_square, second.probe_square),
+        _add(first.probe_sum, second.probe_sum),
+        _add(first.probe_gram, second.probe_gram),
     )
 
 
@@ -107,14 +113,24 @@ def landmark_blocks(kernel, X_chunk, Z, step):
 
 
 def chunk_moments(
-    kernel, X_chunk, Z, y_chunk=None, probes=None, *, gram=True, working_memory=None, check_finite=False
+    kernel,
+    X_chunk,
+    Z,
+    y_chunk=None,
+    probes=None,
+    *,
+    gram=True,
+    probe_gram=False,
+    working_memory=None,
+    check_finite=False,
 ):
     """:class:`ChunkMoments` of one row chunk, ``K = K(X_chunk, Z)``, reduced in row blocks.
 
     With ``kernel="precomputed"``, ``X_chunk`` holds rows of the kernel matrix and ``Z`` (and
     ``probes``) column indices. A pass that needs only the moment (``gram=False``) costs one kernel
     evaluation and a matrix-vector product per block. ``check_finite`` rejects NaN or infinity in the
-    chunk (dask inputs are validated here, chunk by chunk, instead of up front).
+    chunk (dask inputs are validated here, chunk by chunk, instead of up front). ``probe_gram`` adds
+    ``K_XVᵀ K_XV`` of the probe columns (``n m'²`` flops).
     """
     X_chunk = np.asarray(X_chunk, dtype=np.float64)
     y_chunk = None if y_chunk is None else np.asarray(y_chunk, dtype=np.float64)
@@ -133,12 +149,15 @@ def chunk_moments(
             centred = block - mean
             scatter = centred.T @ centred
         moment = None if y_chunk is None else block.T @ y_chunk[rows]
-        cross = square = None
+        cross = square = sums = probe_products = None
         if probes is not None:
             probe_block = X_chunk[rows][:, probes] if precomputed else kernel(X_chunk[rows], probes)
             cross = probe_block.T @ block
             square = np.einsum("ij,ij->j", probe_block, probe_block)
-        total = combine_moments(total, ChunkMoments(block.shape[0], mean, scatter, moment, cross, square))
+            sums = probe_block.sum(axis=0)
+            probe_products = probe_block.T @ probe_block if probe_gram else None
+        part = ChunkMoments(block.shape[0], mean, scatter, moment, cross, square, sums, probe_products)
+        total = combine_moments(total, part)
     return total
 
 
@@ -217,13 +236,14 @@ class KernelColumns:
             rows = slice(start, min(start + step, self.n))
             yield rows, self.columns(indices, rows) @ right
 
-    def moments(self, indices, y=None, *, probes=None, gram=True, working_memory=None):
+    def moments(self, indices, y=None, *, probes=None, gram=True, probe_gram=False, working_memory=None):
         """:class:`ChunkMoments` of the landmark columns ``K_XZ``, accumulated over row chunks.
 
         ``probes`` are indices of held-out columns (see :class:`ChunkMoments`). For a dask ``X``
         each chunk is reduced by a task (on the cluster when a ``distributed`` client is active) and
         the partial results are combined; otherwise chunks of ``working_memory`` MiB (default:
         scikit-learn's ``working_memory``) are reduced in turn. ``y`` may be a NumPy or a dask array.
+        ``probe_gram`` as for :func:`chunk_moments`.
         """
         Z = self.points(indices)
         P = None if probes is None else self.points(probes)
@@ -231,7 +251,9 @@ class KernelColumns:
             y = None if y is None else np.asarray(y, dtype=np.float64)
             if y is not None and y.shape[0] != self.n:
                 raise ValueError(f"y has {y.shape[0]} rows but X has {self.n}.")
-            return chunk_moments(self.kernel, self.X, Z, y, P, gram=gram, working_memory=working_memory)
+            return chunk_moments(
+                self.kernel, self.X, Z, y, P, gram=gram, probe_gram=probe_gram, working_memory=working_memory
+            )
         import dask
 
         X = self.X.rechunk({1: -1})
@@ -251,7 +273,17 @@ class KernelColumns:
             y_blocks = [y[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
         task = dask.delayed(chunk_moments, pure=True)
         parts = [
-            task(self.kernel, xb, Z, yb, P, gram=gram, working_memory=working_memory, check_finite=True)
+            task(
+                self.kernel,
+                xb,
+                Z,
+                yb,
+                P,
+                gram=gram,
+                probe_gram=probe_gram,
+                working_memory=working_memory,
+                check_finite=True,
+            )
             for xb, yb in zip(x_blocks, y_blocks, strict=True)
         ]
         (result,) = dask.compute(dask.delayed(_combine_all)(parts))

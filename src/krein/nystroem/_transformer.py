@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
@@ -31,10 +32,9 @@ class IndefiniteNystroem(
       the number of leading eigenpairs that minimizes the error estimated on held-out kernel columns
       (the near-zero eigenvalues of the landmark block of an indefinite kernel are not noise, and
       inverting them can make ``K̃`` worse than zero), then its one-shot eigendecomposition truncated
-      to the smallest rank whose estimated error is within one standard error (over the held-out
-      columns) of the least, or to the largest smaller rank whose estimated error is certified within
-      2× of ``K̃``'s own Eckart–Young tail at that rank (:mod:`krein.nystroem._error`; features as for
-      ``rank=k``).
+      to the smallest rank of least estimated error (:mod:`krein.nystroem._error`; features as for
+      ``rank=k``). On a positive definite kernel both keep everything: the default is then the plain
+      Eq. (3), i.e. scikit-learn's ``Nystroem`` on the same landmarks.
     * ``rank=k``: the one-shot eigendecomposition ``K̃ = Ũ Λ Ũᵀ`` of Sec. 2.2 on the training data,
       truncated to the k eigenvalues of largest magnitude (the best rank-k approximation of ``K̃``);
       ``N = E |Λ|^{1/2}`` with ``Ũ = K_XZ E`` and ``s = sign(Λ)``.
@@ -55,8 +55,9 @@ class IndefiniteNystroem(
         Landmark sampler (Sec. 2.3).
     sketch_size : int, default=None
         Size of the uniform sketch for the leverage and K-means++ samplers (default m).
-    rcond : float, default=None
-        Relative cutoff of the landmark block's eigenvalues (default ``m · ε``).
+    rcond : float in [0, 1), default=None
+        Relative cutoff of the landmark block's eigenvalues (default ``m · ε``; 1 or more would drop
+        every eigenvalue).
     landmark_rank : {"validated", "full"}, default="validated"
         Eigenpairs of ``K_ZZ`` kept: the validated truncation, or all above ``rcond`` (Eq. 3).
     center : bool, default=False
@@ -82,9 +83,10 @@ class IndefiniteNystroem(
         Signed eigenvalues Λ of the one-shot eigendecomposition, or the kept eigenvalues of ``K_ZZ``
         (``rank=None`` with ``landmark_rank="full"``).
     approximation_error_ : float
-        Estimated ``‖K − K̃‖_F / ‖K‖_F`` on the training data, from the landmark columns and 64
-        held-out kernel columns (:func:`krein.nystroem.probe_error`; O(n m) beyond the fit). Above
-        0.3 a warning names what to change.
+        Estimated ``‖K − K̃‖_F / ‖K‖_F`` on the training data (``‖H(K − K̃)H‖_F / ‖HKH‖_F`` with
+        ``center=True``), from the landmark columns and 64 held-out kernel columns
+        (:func:`krein.nystroem.probe_error`; O(n m) beyond the fit). Above 0.3 a warning names what
+        to change.
     kernel_ : Kernel or "precomputed"
     n_features_in_ : int
 
@@ -103,9 +105,9 @@ class IndefiniteNystroem(
     >>> nystroem = IndefiniteNystroem(kernel="delta_gaussian", n_components=50, random_state=0).fit(X)
     >>> features = nystroem.transform(X)
     >>> features.shape
-    (200, 20)
+    (200, 50)
     >>> print(round(nystroem.approximation_error_, 3))  # estimated ‖K − K̃‖_F / ‖K‖_F
-    0.06
+    0.048
     """
 
     _parameter_constraints = {
@@ -113,7 +115,7 @@ class IndefiniteNystroem(
         "n_components": [Interval(numbers.Integral, 1, None, closed="left")],
         "rank": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "sketch_size": [Interval(numbers.Integral, 1, None, closed="left"), None],
-        "rcond": [Interval(numbers.Real, 0, None, closed="left"), None],
+        "rcond": [Interval(numbers.Real, 0, 1, closed="left"), None],
     }
 
     def __init__(
@@ -143,6 +145,14 @@ class IndefiniteNystroem(
             "error_controlled": True,
         }
         representation, _ = self._fit_representation(X, producer=producer)
+        if self.rank is not None and representation.values.size < self.rank:
+            warnings.warn(
+                f"rank={self.rank} exceeds the {representation.values.size} eigenpairs the Nyström "
+                f"approximation resolves with n_components={self.n_components} landmarks; using "
+                f"rank={representation.values.size}.",
+                UserWarning,
+                stacklevel=2,
+            )
         indices = self.landmark_indices_
         if self.rank is None and self.landmark_rank == "full":
             factor = representation.landmark_factor
