@@ -177,6 +177,7 @@ def test_bad_input_names_the_argument():
         KreinClassifierCV(kernel="precomputed").fit(np.ones((30, 30)), y)
 
 
+@pytest.mark.slow  # scikit-learn's checks refit the search dozens of times
 @parametrize_with_checks(
     [
         KreinClassifierCV(methods=["Kreĭn LS", "clip+SVC"], scales=[1.0], cv=3),

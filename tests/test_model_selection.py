@@ -95,6 +95,7 @@ def test_estimator_without_the_protocol_is_rejected():
         HypergradientSearchCV(Ridge()).fit(*_data())
 
 
+@pytest.mark.slow  # scikit-learn's checks refit the search dozens of times
 @parametrize_with_checks(
     [HypergradientSearchCV(KreinRidge(), cv=3, n_restarts=1, restart_iter=2, max_iter=2, random_state=0)]
 )
