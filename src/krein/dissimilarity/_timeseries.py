@@ -43,33 +43,47 @@ class DTW(Metric):
 
     def tiles(self, a, b, symmetric, params, n_jobs, working_memory):
         from dtaidistance import dtw
+        from threadpoolctl import threadpool_limits
 
-        # No use_pruning: dtaidistance 2.5's early abandoning returns inf for some pairs whose DTW is
-        # finite (e.g. ItalyPowerDemand rows 14 and 38), so the exact recursion is always run.
         kwargs = {} if params["window"] is None else {"window": int(params["window"])}
 
-        def tile(r0, r1, c0, c1, diagonal):
-            if diagonal:
-                full = dtw.distance_matrix_fast(a[r0:r1], compact=False, parallel=False, **kwargs)
-                full = np.minimum(full, full.T)  # dtaidistance fills only the upper triangle
-                np.fill_diagonal(full, 0.0)
-                return full
-            rows, cols = a[r0:r1], b[c0:c1]
-            nr = len(rows)
-            full = dtw.distance_matrix_fast(
-                rows + cols,
-                block=((0, nr), (nr, nr + len(cols))),
-                compact=False,
-                parallel=False,
-                **kwargs,
-            )
-            return full[:nr, nr:]
+        def matrix(series, **block):
+            # dtaidistance's C matrix routine holds the GIL: the threads are its own OpenMP ones.
+            # Pruning (cells above the Euclidean bound ub are skipped, Silva & Batista's PrunedDTW)
+            # never changes a finite result: the optimal path's partial sums are at most DTW <= ub.
+            with threadpool_limits(limits=n_jobs, user_api="openmp"):
+                values = dtw.distance_matrix_fast(
+                    series, compact=True, parallel=n_jobs > 1, use_pruning=True, **block, **kwargs
+                )
+            return np.asarray(values, dtype=np.float64)
 
-        # dtaidistance returns an (r + c)^2 matrix per tile: 4 entries of 8 bytes per pair
-        t = tile_size(32.0, working_memory, max_tile=1024)
-        if n_jobs > 1:  # enough tiles to keep the threads busy
-            t = min(t, max(32, -(-max(len(a), len(b)) // (2 * n_jobs))))
-        return tile, t, n_jobs
+        def exact_where_abandoned(values, rows, cols):
+            # dtaidistance 2.5 abandons (inf) the pairs whose DTW equals the bound up to rounding
+            # (an optimal diagonal path, e.g. ItalyPowerDemand rows 14 and 38): those are recomputed
+            # without pruning (inf remains where the window makes the pair unalignable)
+            for k in np.flatnonzero(~np.isfinite(values)):
+                values[k] = dtw.distance_fast(a[rows[k]], b[cols[k]], use_pruning=False, **kwargs)
+            return values
+
+        def tile(r0, r1, c0, c1, diagonal):
+            if diagonal:  # the strict upper triangle, each unordered pair once
+                rows, cols = np.triu_indices(r1 - r0, k=1)
+                values = exact_where_abandoned(matrix(a[r0:r1]), r0 + rows, r0 + cols)
+                D = np.zeros((r1 - r0, r1 - r0))
+                D[rows, cols] = values
+                D[cols, rows] = values
+                return D
+            nr = r1 - r0
+            values = matrix(a[r0:r1] + b[c0:c1], block=((0, nr), (nr, nr + c1 - c0)))
+            bad = np.flatnonzero(~np.isfinite(values))
+            rows, cols = np.divmod(bad, c1 - c0)
+            values[bad] = exact_where_abandoned(values[bad], r0 + rows, c0 + cols)
+            return values.reshape(nr, c1 - c0)
+
+        # dtaidistance's result and its copy, the tile, the pair indices of a diagonal tile and the
+        # temporaries of its mirroring: about 128 bytes a pair (measured); the tiles run one after
+        # the other, each on n_jobs OpenMP threads
+        return tile, tile_size(128.0, working_memory, max_tile=1024), 1
 
 
 @tiling_doc
