@@ -19,9 +19,11 @@ import math
 from collections.abc import Callable
 
 import numpy as np
-from joblib import Parallel, delayed, effective_n_jobs
+from joblib import Parallel, delayed
 from scipy.sparse import issparse
 from sklearn import get_config
+
+from .._threads import n_threads
 
 TileFunc = Callable[[int, int, int, int, bool], np.ndarray]
 
@@ -109,9 +111,18 @@ def check_operands(A, B, check: Callable):
 
 
 def check_n_jobs(n_jobs) -> int:
-    if n_jobs is not None and (not isinstance(n_jobs, int | np.integer) or n_jobs == 0):
+    """The number of threads: 1 for None, ``n_jobs`` if positive, else the CPUs + 1 + ``n_jobs`` (−1: all).
+
+    Threads only (tiles on joblib threads, OpenMP inside dtaidistance), so also inside a daemonic
+    process such as a dask worker, where joblib's ``effective_n_jobs`` would warn and return 1.
+    """
+    if n_jobs is not None and (
+        isinstance(n_jobs, bool) or not isinstance(n_jobs, int | np.integer) or n_jobs == 0
+    ):
         raise ValueError(f"n_jobs must be None or a non-zero integer, got {n_jobs!r}")
-    return effective_n_jobs(n_jobs)
+    if n_jobs is None:
+        return 1
+    return int(n_jobs) if n_jobs > 0 else max(1, n_threads() + 1 + int(n_jobs))
 
 
 def pairwise_tiles(
