@@ -119,8 +119,11 @@ class DistanceKernel(Kernel):
     the kernel (``make_kernel``), so each fit resolves its own scale; ``relative=False`` uses γ =
     ``gamma`` as given.
 
-    Estimators take the objects packed into rows by :func:`pack_objects` (they validate and slice
-    float arrays); called directly, the kernel also takes the objects themselves.
+    Estimators fitted with this kernel take the objects themselves (a list of series of different
+    lengths, a list of strings, an array of SPD matrices): they pack them into rows
+    (:func:`pack_objects`, ``takes_objects``) that they validate and slice like feature rows, and the
+    kernel unpacks them.  Estimators that validate ``X`` on their own take packed rows (training and
+    test objects packed to one width).
 
     Parameters
     ----------
@@ -143,6 +146,7 @@ class DistanceKernel(Kernel):
     """
 
     is_positive_definite = False
+    takes_objects = True
 
     def __init__(
         self, metric="dtw", transform="gaussian", gamma=1.0, relative=True, metric_params=None, n_jobs=None
@@ -153,6 +157,10 @@ class DistanceKernel(Kernel):
         self.relative = relative
         self.metric_params = metric_params
         self.n_jobs = n_jobs
+
+    def rows(self, X):
+        """The objects of ``X`` packed into rows (:func:`pack_objects`); packed rows pass unchanged."""
+        return X if is_packed(X) else pack_objects(X)
 
     def _check_parameters(self):
         if self.transform != "gaussian":
