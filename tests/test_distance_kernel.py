@@ -127,3 +127,22 @@ def test_distance_kernel_direct_calls_and_errors():
         DistanceKernel("edit")(["a", "a", "a", "a", "b"])
     with pytest.raises(TypeError, match=r"unexpected parameter\(s\) \['window'\]"):
         DistanceKernel("edit", metric_params={"window": 3})(strings)
+
+
+@pytest.mark.parametrize("n_components", [None, 30])
+def test_estimators_fit_and_predict_raw_objects(n_components):
+    """Lists of series of different lengths in, test series longer than every training series
+    included: the same model as from packed rows."""
+    rng = np.random.default_rng(4)
+    train = _series(rng, 80)
+    test = [np.cumsum(rng.normal(size=k)) for k in (10, 45, 60)]  # training lengths are 15 to 29
+    y = np.array([s[-1] for s in train])
+    kernel = DistanceKernel("dtw", gamma=2.0)
+    raw = KreinRidge(kernel=kernel, n_components=n_components, random_state=0).fit(train, y)
+    packed = KreinRidge(kernel=kernel, n_components=n_components, random_state=0).fit(pack_objects(train), y)
+    assert_allclose(raw.predict(train), packed.predict(pack_objects(train)), rtol=1e-14, atol=1e-14)
+    D = pairwise_distances(
+        test, [train[i] for i in (raw.landmark_indices_ if n_components else range(80))], metric="dtw"
+    )
+    expected = np.exp(-raw.kernel_.gamma_ * D**2) @ raw.dual_coef_.T + raw.intercept_
+    assert_allclose(raw.predict(test), np.ravel(expected), rtol=1e-10, atol=1e-12)
