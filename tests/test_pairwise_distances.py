@@ -309,3 +309,20 @@ def test_homogeneous_distances_scale_at_every_magnitude(metric, exponent, seed):
     assert_allclose(
         pairwise_distances(scaled, metric=metric) / scale, pairwise_distances(X, metric=metric), rtol=1e-10
     )
+
+
+def test_tangent_distance_of_near_duplicate_images():
+    """Images 1e-6 apart in one pixel, of norm 60: ‖x‖² + ‖y‖² − 2x·y − ‖Qᵀ(x − y)‖² returned 1.6e-6
+    (symmetrized) where the distance is 9.9e-7; the difference itself gives every digit."""
+    from krein.dissimilarity._images import _tangent_basis
+
+    rng = np.random.default_rng(5)
+    x = 10.0 * rng.uniform(size=(8, 8))
+    y = x.copy()
+    y[3, 4] += 1e-6
+    d = (x - y).ravel()
+    Qx, Qy = _tangent_basis(np.stack([x, y]), 1.0)
+    one_sided = np.linalg.norm(d - Qy @ (Qy.T @ d))
+    mean = 0.5 * (one_sided + np.linalg.norm(d - Qx @ (Qx.T @ d)))
+    assert tangent_distances(np.stack([x, y]))[0, 1] == pytest.approx(mean, rel=1e-8)
+    assert tangent_distances(x[None], y[None], symmetrize=None)[0, 0] == pytest.approx(one_sided, rel=1e-8)

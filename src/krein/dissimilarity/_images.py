@@ -155,23 +155,39 @@ class Tangent(Metric):
         pb_self = np.einsum("jpk,jp->jk", Qb, fb)  # Q_bᵀ b
         pa_self = np.einsum("ipk,ip->ik", Qa, fa)  # Q_aᵀ a
 
+        def exact(x, y, Q):
+            """‖(I − Q Qᵀ)(x − y)‖ from the difference itself."""
+            diff = x - y
+            return float(np.linalg.norm(diff - Q @ (Q.T @ diff)))
+
+        def refined(d2, rows, cols, x, y, Q, at):
+            """√d2, except where the expansion ‖x‖² + ‖y‖² − 2x·y − ‖Qᵀ(x − y)‖² kept fewer than
+            about 8 digits (d² < 1e-7 (‖x‖² + ‖y‖²): near-duplicate images): those from the
+            differences.  ``at(i, j)`` says at which image the tangents are taken."""
+            d = np.sqrt(d2)
+            for i, j in zip(*np.nonzero(d2 < 1e-7 * (sqa[rows, None] + sqb[None, cols])), strict=True):
+                d[i, j] = exact(x[rows[i]], y[cols[j]], Q[at(rows[i], cols[j])])
+            return d
+
         def one_sided(r0, r1, c0, c1):
-            """d₁(a_i, b_j)²: tangents at b_j."""
+            """d₁(a_i, b_j): tangents at b_j."""
             diff2 = sqa[r0:r1, None] + sqb[None, c0:c1] - 2.0 * fa[r0:r1] @ fb[c0:c1].T
             proj = np.einsum("jpk,ip->ijk", Qb[c0:c1], fa[r0:r1]) - pb_self[None, c0:c1]
-            return np.maximum(diff2 - np.einsum("ijk,ijk->ij", proj, proj), 0.0)
+            d2 = np.maximum(diff2 - np.einsum("ijk,ijk->ij", proj, proj), 0.0)
+            return refined(d2, np.arange(r0, r1), np.arange(c0, c1), fa, fb, Qb, lambda i, j: j)
 
         def reverse(r0, r1, c0, c1):
-            """d₁(b_j, a_i)²: tangents at a_i."""
+            """d₁(b_j, a_i): tangents at a_i."""
             diff2 = sqa[r0:r1, None] + sqb[None, c0:c1] - 2.0 * fa[r0:r1] @ fb[c0:c1].T
             proj = np.einsum("ipk,jp->ijk", Qa[r0:r1], fb[c0:c1]) - pa_self[r0:r1, None]
-            return np.maximum(diff2 - np.einsum("ijk,ijk->ij", proj, proj), 0.0)
+            d2 = np.maximum(diff2 - np.einsum("ijk,ijk->ij", proj, proj), 0.0)
+            return refined(d2, np.arange(r0, r1), np.arange(c0, c1), fa, fb, Qa, lambda i, j: i)
 
         def tile(r0, r1, c0, c1, diagonal):
-            d1 = np.sqrt(one_sided(r0, r1, c0, c1))
+            d1 = one_sided(r0, r1, c0, c1)
             if symmetrize is None:
                 return d1
-            D = 0.5 * (d1 + np.sqrt(reverse(r0, r1, c0, c1)))
+            D = 0.5 * (d1 + reverse(r0, r1, c0, c1))
             if diagonal:
                 D = 0.5 * (D + D.T)
                 np.fill_diagonal(D, 0.0)
