@@ -146,3 +146,23 @@ def test_estimators_fit_and_predict_raw_objects(n_components):
     )
     expected = np.exp(-raw.kernel_.gamma_ * D**2) @ raw.dual_coef_.T + raw.intercept_
     assert_allclose(raw.predict(test), np.ravel(expected), rtol=1e-10, atol=1e-12)
+
+
+def test_low_rank_fit_on_a_dask_array_of_packed_objects_equals_the_in_memory_fit():
+    """Objects packed into rows of a dask array stream through the same fit (each row chunk's
+    distances to the landmarks computed by a task)."""
+    da = pytest.importorskip("dask.array")
+    import dask
+
+    rng = np.random.default_rng(6)
+    series = _series(rng, 200)
+    y = np.array([s[-1] for s in series])
+    X = pack_objects(series)
+    kernel = DistanceKernel("dtw", gamma=2.0)
+    in_memory = KreinRidge(kernel=kernel, n_components=20, random_state=0).fit(series, y)
+    with dask.config.set(scheduler="synchronous"):
+        streamed = KreinRidge(kernel=kernel, n_components=20, random_state=0).fit(
+            da.from_array(X, chunks=(50, -1)), da.from_array(y, chunks=50)
+        )
+    assert np.array_equal(streamed.landmark_indices_, in_memory.landmark_indices_)
+    assert_allclose(streamed.predict(series[:40]), in_memory.predict(series[:40]), rtol=1e-10, atol=1e-12)
