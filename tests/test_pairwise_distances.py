@@ -326,3 +326,14 @@ def test_tangent_distance_of_near_duplicate_images():
     mean = 0.5 * (one_sided + np.linalg.norm(d - Qx @ (Qx.T @ d)))
     assert tangent_distances(np.stack([x, y]))[0, 1] == pytest.approx(mean, rel=1e-8)
     assert tangent_distances(x[None], y[None], symmetrize=None)[0, 0] == pytest.approx(one_sided, rel=1e-8)
+
+
+@pytest.mark.parametrize("metric", ["affine_invariant", "log_euclidean"])
+def test_numerically_singular_spd_matrix_is_named(metric):
+    """Condition number 1e17: the eigenvalue check passed and numpy's Cholesky raised 'Matrix is not
+    positive definite' (or the logarithm of a rounding error entered the distance)."""
+    Q = ortho_group.rvs(4, random_state=0)
+    S = (Q * np.array([1.0, 1e-3, 1e-6, 1e-17])) @ Q.T
+    S = 0.5 * (S + S.T)
+    with pytest.raises(ValueError, match=r"B\[0\] is numerically singular \(condition number"):
+        spd_distances(np.eye(4)[None], S[None], metric=metric)

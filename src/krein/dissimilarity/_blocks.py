@@ -16,6 +16,7 @@ back-ends used here (rapidfuzz, dtaidistance, NumPy/LAPACK) release the GIL.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable
 
 import numpy as np
@@ -47,7 +48,7 @@ def budget_bytes(working_memory: float | None) -> float:
     if working_memory is None:
         working_memory = get_config()["working_memory"]
     if isinstance(working_memory, bool) or not (
-        isinstance(working_memory, int | float) and math.isfinite(working_memory) and working_memory > 0
+        isinstance(working_memory, numbers.Real) and math.isfinite(working_memory) and working_memory > 0
     ):
         raise ValueError(f"working_memory must be a positive number of MiB, got {working_memory!r}")
     return float(working_memory) * 2**20

@@ -42,6 +42,16 @@ def _check_spd(A, name: str) -> np.ndarray:
         raise ValueError(
             f"{name}[{bad[0]}] is not positive definite (smallest eigenvalue {w[bad[0], 0]:.3g})"
         )
+    # eigenvalues below d·ε·λ_max are rounding, not data: their logarithms (and the distances) are
+    # not determined in float64 (and the Cholesky factorization may fail)
+    limit = 1.0 / (arr.shape[1] * np.finfo(np.float64).eps)
+    bad = np.flatnonzero(w[:, -1] > limit * w[:, 0])
+    if bad.size:
+        raise ValueError(
+            f"{name}[{bad[0]}] is numerically singular (condition number {w[bad[0], -1] / w[bad[0], 0]:.2g} "
+            f"> 1/(d·ε) = {limit:.2g}): its geodesic distances are not determined in float64; add a "
+            "ridge (covariance_descriptors(reg=...))"
+        )
     return arr
 
 
