@@ -125,6 +125,10 @@ def test_distance_kernel_direct_calls_and_errors():
         DistanceKernel("edit", gamma=-1.0)(strings)
     with pytest.raises(ValueError, match="median squared distance between the training objects is 0"):
         DistanceKernel("edit")(["a", "a", "a", "a", "b"])
+    with pytest.raises(ValueError, match="X is empty"):
+        KreinRidge(kernel=DistanceKernel("edit")).fit([], [])
+    with pytest.raises(TypeError, match=r"X\[1\] is a dict: only strings and numeric arrays"):
+        KreinRidge(kernel=DistanceKernel("edit")).fit(["a", {}], [1.0, 2.0])
     with pytest.raises(TypeError, match=r"unexpected parameter\(s\) \['window'\]"):
         DistanceKernel("edit", metric_params={"window": 3})(strings)
 

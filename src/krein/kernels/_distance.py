@@ -23,19 +23,19 @@ _PACKED = -1.2345678901234567e307
 _ARRAY, _STRING = 0.0, 1.0
 
 
-def _pack_one(obj, i: int) -> np.ndarray:
+def _pack_one(obj, i: int, name: str) -> np.ndarray:
     if isinstance(obj, str):
         return np.concatenate([[_PACKED, _STRING, len(obj)], [float(ord(c)) for c in obj]])
     try:
         arr = np.asarray(obj, dtype=np.float64)
     except (TypeError, ValueError):
         raise TypeError(
-            f"objects[{i}] is a {type(obj).__name__}: only strings and numeric arrays are packed"
+            f"{name}[{i}] is a {type(obj).__name__}: only strings and numeric arrays are packed"
         ) from None
     return np.concatenate([[_PACKED, _ARRAY, arr.ndim], arr.shape, arr.ravel()])
 
 
-def pack_objects(objects, *, width: int | None = None) -> np.ndarray:
+def pack_objects(objects, *, width: int | None = None, name: str = "objects") -> np.ndarray:
     """Pack a collection of objects into a 2-D float array, one object per row.
 
     Row ``i`` is ``[marker, kind, ndim or length, shape..., values..., 0...]`` (a string is stored
@@ -47,18 +47,23 @@ def pack_objects(objects, *, width: int | None = None) -> np.ndarray:
     ----------
     objects : list of str or of numeric arrays (shapes may differ), or an array with one object per row
     width : int or None
-        Number of columns (default: the longest packed object).  Test objects must be packed to
-        the width of the training objects (``estimator.n_features_in_``).
+        Number of columns (default: the longest packed object).
+    name : str, default="objects"
+        The argument's name in error messages.
 
     Returns
     -------
     X : ndarray of shape (n_objects, width)
     """
     if isinstance(objects, str | bytes):
-        raise TypeError("objects must be a collection of objects, not a single string")
-    rows = [_pack_one(obj, i) for i, obj in enumerate(objects)]
+        raise TypeError(f"{name} must be a collection of objects, not a single string")
+    try:
+        items = list(objects)
+    except TypeError:
+        raise TypeError(f"{name} must be a collection of objects, got {type(objects).__name__}") from None
+    rows = [_pack_one(obj, i, name) for i, obj in enumerate(items)]
     if not rows:
-        raise ValueError("objects is empty")
+        raise ValueError(f"{name} is empty")
     longest = max(len(r) for r in rows)
     if width is None:
         width = longest
@@ -160,7 +165,7 @@ class DistanceKernel(Kernel):
 
     def rows(self, X):
         """The objects of ``X`` packed into rows (:func:`pack_objects`); packed rows pass unchanged."""
-        return X if is_packed(X) else pack_objects(X)
+        return X if is_packed(X) else pack_objects(X, name="X")
 
     def _check_parameters(self):
         if self.transform != "gaussian":
