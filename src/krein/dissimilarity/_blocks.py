@@ -9,8 +9,9 @@ A pairwise matrix between ``n_a`` and ``n_b`` objects is computed in square tile
 chosen from a memory budget (scikit-learn's ``working_memory``, in MiB, unless given).  When the
 second set is omitted (``B is None``) only tiles on or above the diagonal are computed and mirrored,
 so that every unordered pair is evaluated once (back-ends that can, also compute only the upper
-triangle inside diagonal tiles).  Tiles are distributed over ``n_jobs`` threads with joblib; the
-back-ends used here (rapidfuzz, dtaidistance, NumPy/LAPACK) release the GIL.
+triangle inside diagonal tiles).  Tiles are distributed over ``n_jobs`` threads with joblib where
+the back-end releases the GIL (NumPy/LAPACK, SciPy); rapidfuzz and dtaidistance (whose C routine holds
+the GIL) run their tiles one after the other, each on ``n_jobs`` threads of their own.
 """
 
 from __future__ import annotations
