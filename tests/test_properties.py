@@ -28,7 +28,7 @@ IDENTITY = settings(
 seeds = st.integers(0, 2**31 - 1)
 
 #: Estimators whose result depends on the order of the training points by design (inner CV folds).
-ORDER_DEPENDENT = {"HypergradientSearchCV"}
+ORDER_DEPENDENT = {"HypergradientSearchCV", "KreinClassifierCV", "KreinRegressorCV"}
 
 SUPERVISED = [s for s in subjects() if s.task in ("classifier", "regressor", "outlier")]
 CLASSIFIERS = [s for s in SUPERVISED if s.task == "classifier"]
@@ -122,7 +122,9 @@ def test_scaling_y_scales_regression_predictions(subject, seed, factor):
     assert_close(fit(subject, train, factor * y).predict(test), factor * reference, rtol=1e-7)
 
 
-@pytest.mark.parametrize("subject", CLASSIFIERS, ids=lambda s: s.name)
+@pytest.mark.parametrize(  # stratified inner folds follow the classes' sorted order: relabelling moves them
+    "subject", [s for s in CLASSIFIERS if s.cls.__name__ not in ORDER_DEPENDENT], ids=lambda s: s.name
+)
 @PER_ESTIMATOR
 @given(seed=seeds, n_classes=st.sampled_from([2, 3]), data_=st.data())
 def test_relabelling_classes_relabels_predictions(subject, seed, n_classes, data_):

@@ -47,12 +47,12 @@ from sklearn.metrics import get_scorer
 from sklearn.model_selection import ParameterGrid, check_cv
 from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
 from sklearn.pipeline import Pipeline
-from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC, SVR
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._base import check_kernel_memory
 from .._parameters import store_parameters
 from .._validation import check_precomputed_test_kernel, check_square_kernel
 from ..dissimilarity import DoubleCentering, GaussianOfDistance
@@ -67,7 +67,7 @@ from ..logistic import IndefiniteLogisticRegression
 from ..spectral import SpectrumTransformer, reuse_eigendecompositions
 from ..svm import IndefiniteSVC, IndefiniteSVR, KreinSquaredHingeSVC
 
-__all__ = ["KernelNormalizer", "KreinClassifierCV", "KreinRegressorCV", "SearchResults"]
+__all__ = ["KernelNormalizer", "KreinClassifierCV", "KreinRegressorCV", "SearchResults", "TargetScaler"]
 
 
 class KernelNormalizer(TransformerMixin, BaseEstimator):
@@ -116,6 +116,32 @@ class KernelNormalizer(TransformerMixin, BaseEstimator):
         if self.center:
             K = K - K.mean(axis=1, keepdims=True) - self.column_means_[None, :] + self.grand_mean_
         return K / self.scale_
+
+
+class TargetScaler(TransformerMixin, BaseEstimator):
+    """Standardize real targets, ``(y − ȳ) / s``, without overflow for targets near the float limits.
+
+    ``ȳ`` and ``s`` are the mean and standard deviation of the training targets, computed on targets
+    divided by their largest magnitude first (targets of size 1e160 have squares beyond the float
+    range); ``s = 1`` for constant targets. 1-D or (n, 1) arrays.
+    """
+
+    def fit(self, y, X=None):
+        y = np.asarray(y, dtype=np.float64).ravel()
+        largest = float(np.max(np.abs(y), initial=0.0))
+        unit = largest if largest > 0 else 1.0
+        self.mean_ = unit * float(np.mean(y / unit))
+        spread = float(np.max(np.abs(y - self.mean_), initial=0.0))
+        spread_unit = spread if spread > 0 else 1.0
+        scale = spread_unit * float(np.std((y - self.mean_) / spread_unit))
+        self.scale_ = scale if scale > 0 else 1.0
+        return self
+
+    def transform(self, y):
+        return (np.asarray(y, dtype=np.float64) - self.mean_) / self.scale_
+
+    def inverse_transform(self, y):
+        return np.asarray(y, dtype=np.float64) * self.scale_ + self.mean_
 
 
 class _KernelRows(TransformerMixin, BaseEstimator):
@@ -310,11 +336,9 @@ def _fit_kernel(choice, X_train, X_test):
 def _candidate_scores(family, K_train, y_train, K_test, y_test, scorer, regression):
     """Scores of every setting of ``family`` trained on one fold (a list, grid order)."""
     settings = family.settings()
-    offset = 0.0
-    if regression:  # the models have no intercept on a centred kernel: centre the targets
-        offset = float(np.mean(y_train))
-        y_train = y_train - offset
-        y_test = y_test - offset
+    if regression:  # the models have no intercept on a centred kernel: standardize the targets
+        scaler = TargetScaler().fit(y_train)
+        y_train, y_test = scaler.transform(y_train), scaler.transform(y_test)
     for _, step in _spectrum_steps(family):
         K_train, K_test = step.fit_transform(K_train), step.transform(K_test)
     if family.path:
@@ -514,6 +538,7 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
         """
         self._validate_params()
         X, y, pairwise = self._validate_input(X, y)
+        check_kernel_memory(X.shape[0], self)
         regression = not is_classifier(self)
         if not regression:
             check_classification_targets(y)
@@ -582,9 +607,7 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
             steps = _kernel_pipeline(choice)
             estimator = Pipeline(steps + _spectrum_steps(family) + [("model", model)])
             if not is_classifier(self):
-                estimator = TransformedTargetRegressor(
-                    estimator, transformer=StandardScaler(with_std=False), check_inverse=False
-                )
+                estimator = TransformedTargetRegressor(estimator, transformer=TargetScaler(), check_inverse=False)
         with warnings.catch_warnings(), reuse_eigendecompositions() as cache:
             warnings.simplefilter("ignore", ConvergenceWarning)
             estimator.fit(X, y)
@@ -704,8 +727,9 @@ class KreinRegressorCV(RegressorMixin, _KreinFamilyCV):
 
     As :class:`KreinClassifierCV`, for real targets: the methods are ``"Kreĭn LS"``, ``"KREĬN (VC)"``,
     ``"IndefiniteSVR"``, ``"clip+SVR"``, ``"flip+SVR"``, ``"shift+SVR"``, ``"square+SVR"`` and
-    ``"k-NN"`` (distance input only), scored by R² (``scoring=None``). The targets are centred by
-    their training mean (the kernel is centred, so the models have no other intercept).
+    ``"k-NN"`` (distance input only), scored by R² (``scoring=None``). The targets are standardized
+    by their training mean and standard deviation (:class:`TargetScaler`; the kernel is centred, so
+    the models have no other intercept).
 
     Parameters
     ----------

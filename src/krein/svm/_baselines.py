@@ -122,9 +122,9 @@ _LIBSVM_PARAMETERS_DOC = """Parameters
 
 
 _AUTO_C_DOC = """C : float or "auto", default="auto"
-        SVM cost. ``"auto"``: 1 / s with the kernel's scale ``s = Σ|σᵢ|/n`` (the mean absolute
-        eigenvalue of the training kernel; 1 for a Gaussian kernel), so that the model does not change
-        when the kernel is multiplied by a constant; a number is used as it is."""
+        SVM cost. ``"auto"``: 1 / s (to 6 significant digits) with the kernel's scale ``s = Σ|σᵢ|/n``
+        (the mean absolute eigenvalue of the training kernel; 1 for a Gaussian kernel), so that the
+        model does not change when the kernel is multiplied by a constant; a number is used as it is."""
 
 
 class _LibsvmBaseline(_OneVsRestKernelSVC):
@@ -171,7 +171,9 @@ class KreinSVC(_LibsvmBaseline):
         values, U = eigendecompose(K)
         self.flip_kernel_ = (U * np.abs(values)) @ U.T
         self._signed_basis = (U, np.sign(values))
-        self.C_ = penalty(self.C, 1.0, kernel_scale(values, values.size), inverse=True)
+        # rounded to 6 significant digits: rounding-level changes of the kernel (a strided copy, points
+        # far from the origin) must not move libsvm's path, whose result is only accurate to ``tol``
+        self.C_ = float(f"{penalty(self.C, 1.0, kernel_scale(values, values.size), inverse=True):.6g}")
 
     def _cost(self):
         return self.C_
