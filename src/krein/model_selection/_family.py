@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass, field
-from numbers import Integral, Real
+from dataclasses import dataclass
+from numbers import Integral
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -48,7 +48,7 @@ from sklearn.model_selection import ParameterGrid, check_cv
 from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
 from sklearn.pipeline import Pipeline
 from sklearn.svm import SVC, SVR
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -202,7 +202,9 @@ _NEIGHBORS = [15, 9, 7, 5, 3, 1]
 def _classifier_families():
     lambdas = {"lambda_plus": _LAMBDAS, "lambda_minus": [_CLIP] + _LAMBDAS}
     families = [
-        _Family("Kreĭn LS", lambda: KreinRidgeClassifier(kernel="precomputed", center=False), lambdas, path=True),
+        _Family(
+            "Kreĭn LS", lambda: KreinRidgeClassifier(kernel="precomputed", center=False), lambdas, path=True
+        ),
         _Family(
             "KREĬN (VC)",
             lambda: VarianceConstrainedKreinClassifier(kernel="precomputed", center=False),
@@ -227,7 +229,9 @@ def _classifier_families():
         ),
     ]
     for method in ("clip", "flip", "shift", "square"):
-        families.append(_Family(f"{method}+SVC", lambda: SVC(kernel="precomputed"), {"C": _C}, spectrum=method))
+        families.append(
+            _Family(f"{method}+SVC", lambda: SVC(kernel="precomputed"), {"C": _C}, spectrum=method)
+        )
     families.append(
         _Family(
             "k-NN",
@@ -257,7 +261,9 @@ def _regressor_families():
         ),
     ]
     for method in ("clip", "flip", "shift", "square"):
-        families.append(_Family(f"{method}+SVR", lambda: SVR(kernel="precomputed"), {"C": _C}, spectrum=method))
+        families.append(
+            _Family(f"{method}+SVR", lambda: SVR(kernel="precomputed"), {"C": _C}, spectrum=method)
+        )
     families.append(
         _Family(
             "k-NN",
@@ -292,7 +298,9 @@ class SearchResults(dict):
         lines = [f"{'rank':>4}  {'score':>13}  {'kernel':<22} {'method':<14} params"]
         for i in self.best_per_method():
             score = f"{self['mean_test_score'][i]:.4f} ± {self['std_test_score'][i]:.3f}"
-            params = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in self["params"][i].items())
+            params = ", ".join(
+                f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in self["params"][i].items()
+            )
             lines.append(
                 f"{self['rank_test_score'][i]:>4}  {score:>13}  {self['kernel'][i]:<22.22} "
                 f"{self['method'][i]:<14.14} {params}"
@@ -478,7 +486,9 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
         families = [
             f
             if not f.on_distance
-            else _Family(f.name, f.make, {"n_neighbors": [k for k in _NEIGHBORS if k <= n_train_min]}, on_distance=True)
+            else _Family(
+                f.name, f.make, {"n_neighbors": [k for k in _NEIGHBORS if k <= n_train_min]}, on_distance=True
+            )
             for f in self._all_families()
         ]
         names = [f.name for f in families]
@@ -492,7 +502,9 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
         else:
             unknown = sorted(set(self.methods) - set(names))
             if unknown or not self.methods:
-                raise ValueError(f"methods must be 'auto', 'all' or a list from {names}; got {self.methods!r}.")
+                raise ValueError(
+                    f"methods must be 'auto', 'all' or a list from {names}; got {self.methods!r}."
+                )
             chosen = [f for f in families if f.name in self.methods]
         if not self._is_distance():
             distance_only = [f.name for f in chosen if f.on_distance]
@@ -519,7 +531,9 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
                 )
             X = check_square_kernel(X, name)
             if distance and (X < 0).any():
-                raise ValueError("X holds negative values: a precomputed distance matrix must be non-negative.")
+                raise ValueError(
+                    "X holds negative values: a precomputed distance matrix must be non-negative."
+                )
         return X, y, pairwise
 
     def fit(self, X, y):
@@ -558,12 +572,17 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
                 f"on {len(folds)} folds of {X.shape[0]} samples"
             )
         jobs = Parallel(n_jobs=self.n_jobs)(
-            delayed(_evaluate_fold)(kernels, families, X, distance, y, train, test, pairwise, scorer, regression)
+            delayed(_evaluate_fold)(
+                kernels, families, X, distance, y, train, test, pairwise, scorer, regression
+            )
             for train, test in folds
         )
         self._collect(jobs, families)
         if self.verbose:
-            print(f"{type(self).__name__}: inner CV done in {time.perf_counter() - started:.1f} s\n{self.cv_results_}")
+            print(
+                f"{type(self).__name__}: inner CV done in {time.perf_counter() - started:.1f} s\n"
+                f"{self.cv_results_}"
+            )
         self._refit(X, y, kernels, families)
         return self
 
@@ -607,7 +626,9 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
             steps = _kernel_pipeline(choice)
             estimator = Pipeline(steps + _spectrum_steps(family) + [("model", model)])
             if not is_classifier(self):
-                estimator = TransformedTargetRegressor(estimator, transformer=TargetScaler(), check_inverse=False)
+                estimator = TransformedTargetRegressor(
+                    estimator, transformer=TargetScaler(), check_inverse=False
+                )
         with warnings.catch_warnings(), reuse_eigendecompositions() as cache:
             warnings.simplefilter("ignore", ConvergenceWarning)
             estimator.fit(X, y)

@@ -89,8 +89,8 @@ class _OneVsRestKernelSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         if any(issubclass(item.category, ConvergenceWarning) for item in caught):
             warnings.warn(
                 f"{type(self).__name__}: libsvm stopped at max_iter={self.max_iter} iterations before "
-                f"reaching tol={self.tol}; increase max_iter, or decrease C (C={self._cost():g}: a large C makes "
-                "the dual slow to solve).",
+                f"reaching tol={self.tol}; increase max_iter, or decrease C (C={self._cost():g}: a large C "
+                "makes the dual slow to solve).",
                 ConvergenceWarning,
                 stacklevel=4,
             )
