@@ -278,8 +278,9 @@ def _regressor_families():
 #: Method names of each meta-estimator, in the order of the tie-break (earlier wins a tie).
 CLASSIFIER_METHODS = tuple(f.name for f in _classifier_families())
 REGRESSOR_METHODS = tuple(f.name for f in _regressor_families())
-#: Methods left out by ``methods="auto"``: the proxy-kernel SVMs above this many training samples
-#: (their fit costs several eigendecompositions; ``methods="all"`` includes them).
+#: ``methods="auto"`` leaves out the proxy-kernel SVMs above this many training samples and, for
+#: classification, above two classes (one proxy problem per one-vs-rest task: on japanesevowels, 9
+#: classes, they took more than every other candidate together); ``methods="all"`` includes them.
 PROXY_SVM_AUTO_MAX_SAMPLES = 2000
 
 
@@ -482,7 +483,7 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
             for f in factors
         ]
 
-    def _families(self, n_samples, n_train_min):
+    def _families(self, n_samples, n_train_min, n_classes):
         families = [
             f
             if not f.on_distance
@@ -493,11 +494,9 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
         ]
         names = [f.name for f in families]
         if isinstance(self.methods, str):
+            costly = n_samples > PROXY_SVM_AUTO_MAX_SAMPLES or n_classes > 2
             chosen = [
-                f
-                for f in families
-                if self.methods == "all"
-                or not (f.name.startswith("Indefinite") and n_samples > PROXY_SVM_AUTO_MAX_SAMPLES)
+                f for f in families if self.methods == "all" or not (f.name.startswith("Indefinite") and costly)
             ]
         else:
             unknown = sorted(set(self.methods) - set(names))
@@ -562,7 +561,8 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
         kernels = self._kernel_choices()
         cv = check_cv(self.cv, y, classifier=not regression)
         folds = list(cv.split(X, y))
-        families = self._families(X.shape[0], min(train.size for train, _ in folds))
+        n_classes = 0 if regression else self.classes_.size
+        families = self._families(X.shape[0], min(train.size for train, _ in folds), n_classes)
         scorer = self._scorer()
         distance = X if self._is_distance() else None
         started = time.perf_counter()
@@ -686,7 +686,8 @@ class KreinClassifierCV(ClassifierMixin, _KreinFamilyCV):
         Methods compared, from ``CLASSIFIER_METHODS``: ``"Kreĭn LS"``, ``"KREĬN (VC)"``, ``"SH-SVM"``,
         ``"IKLR"``, ``"IndefiniteSVC"``, ``"clip+SVC"``, ``"flip+SVC"``, ``"shift+SVC"``,
         ``"square+SVC"``, ``"k-NN"`` (distance input only). ``"auto"``: all of them, without the
-        proxy-kernel SVM above 2000 training samples; ``"all"``: all of them.
+        proxy-kernel SVM above 2000 training samples or two classes (one proxy problem per
+        one-vs-rest task); ``"all"``: all of them.
     scales : "auto" or list of float, default="auto"
         Relative kernel scales: ``γ`` multipliers of :class:`~krein.dissimilarity.GaussianOfDistance`
         (auto: 0.3, 1, 3, 10, plus the double-centred kernel), or factors of a kernel object's
