@@ -7,9 +7,12 @@
   ``krein.dissimilarity.dtw_distances`` vs ``dtaidistance.dtw.distance_matrix_fast`` vs a Python
   loop over pairs calling ``dtaidistance.dtw.distance_fast`` vs a pure-Python dynamic programme.
 
+* DTW throughput (cells per second) on random walks: krein against dtaidistance's OpenMP matrix
+  routine (with and without its pruning) and aeon's numba DTW if installed; prints the ratio.
+
 Pure-Python timings are measured on a random sample of pairs and extrapolated to all pairs (they
 would take hours otherwise); every other timing covers all pairs.  Results are checked to agree.
-Run:  python benchmarks/bench_dissimilarity.py [--series gunpoint] [--n-jobs 2]
+Run:  python benchmarks/bench_dissimilarity.py [--series gunpoint] [--n-jobs 2] [--only-throughput]
 """
 
 from __future__ import annotations
@@ -128,7 +131,7 @@ def bench_dtw(name, n_jobs, sample):
         out = np.zeros((n, n))
         for i in range(n):
             for j in range(i + 1, n):
-                out[i, j] = out[j, i] = dtw.distance_fast(series[i], series[j])
+                out[i, j] = out[j, i] = dtw.distance_fast(series[i], series[j], use_pruning=False)
         return out
 
     t_loop, L = timed(loop)
@@ -155,14 +158,70 @@ def bench_dtw(name, n_jobs, sample):
     )
 
 
+def bench_dtw_throughput(n_series, length, n_jobs, repeat):
+    """DTW cells per second (n_pairs · length²) of krein against dtaidistance's parallel C routine and,
+    if installed, aeon's numba DTW, on the same pairs (random walks); the timings are interleaved
+    and the best of ``repeat`` kept, since other processes share the cores.  CPU / wall is the
+    number of cores a run actually had (below n_jobs on a busy machine, where parallel routines
+    cannot show their speed-up)."""
+    from dtaidistance import dtw
+
+    rng = np.random.default_rng(0)
+    X = np.cumsum(rng.normal(size=(n_series, length)), axis=1)
+    series = [np.ascontiguousarray(s) for s in X]
+    n_pairs = n_series * (n_series - 1) // 2
+    cells = n_pairs * length * length
+    runs = {
+        f"krein dtw_distances (n_jobs={n_jobs})": lambda: dtw_distances(X, n_jobs=n_jobs),
+        "dtaidistance distance_matrix_fast (OpenMP)": lambda: dtw.distance_matrix_fast(
+            series, compact=True, parallel=True
+        ),
+        "dtaidistance distance_matrix_fast (OpenMP, pruning: inf where DTW = bound)": lambda: (
+            dtw.distance_matrix_fast(series, compact=True, parallel=True, use_pruning=True)
+        ),
+    }
+    try:
+        from aeon.distances import dtw_pairwise_distance
+
+        runs["aeon dtw_pairwise_distance (numba)"] = lambda: dtw_pairwise_distance(X) ** 0.5
+    except ImportError:
+        print("\naeon is not installed: its numba DTW is not compared")
+    dtw_distances(X[:10], n_jobs=n_jobs)  # warm-up (imports, OpenMP pool)
+    best = dict.fromkeys(runs, np.inf)
+    cores = dict.fromkeys(runs, 0.0)
+    results = {}
+    for _ in range(repeat):
+        for label, run in runs.items():
+            cpu = time.process_time()
+            t, results[label] = timed(run)
+            if t < best[label]:
+                best[label], cores[label] = t, (time.process_time() - cpu) / t
+    D = results[f"krein dtw_distances (n_jobs={n_jobs})"]
+    reference = np.asarray(results["dtaidistance distance_matrix_fast (OpenMP)"])
+    np.testing.assert_allclose(D[np.triu_indices(n_series, 1)], reference, rtol=1e-12)
+    floor = min(t for label, t in best.items() if not label.startswith("krein") and "pruning" not in label)
+    print(
+        f"\nDTW throughput, {n_series} random walks of length {length}, {cells:.3g} cells, best of {repeat}"
+    )
+    print(f"  {'method':<76} {'cells/s':>10} {'time / krein':>13} {'CPU / wall':>11}")
+    for label, t in best.items():
+        print(f"  {label:<76} {cells / t:>10.3g} {t / best[next(iter(best))]:>13.2f} {cores[label]:>11.2f}")
+    print(f"  krein time / fastest exact peer routine: {best[next(iter(best))] / floor:.2f}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--series", default="gunpoint")
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--sample", type=int, default=200)
+    parser.add_argument("--throughput", type=int, nargs=2, default=(600, 100), metavar=("N", "LENGTH"))
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--only-throughput", action="store_true")
     args = parser.parse_args()
-    bench_edit(args.n_jobs, args.sample)
-    bench_dtw(args.series, args.n_jobs, max(20, args.sample // 10))
+    if not args.only_throughput:
+        bench_edit(args.n_jobs, args.sample)
+        bench_dtw(args.series, args.n_jobs, max(20, args.sample // 10))
+    bench_dtw_throughput(*args.throughput, args.n_jobs, args.repeat)
 
 
 if __name__ == "__main__":

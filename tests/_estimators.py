@@ -47,10 +47,16 @@ def public_estimators():
 FAST_PARAMS = {
     "IndefiniteLogisticRegression": {"max_outer_iter": 5, "max_inner_iter": 100},
     "IndefiniteNystroem": {"n_components": 10},
+    "KreinClassifierCV": {"cv": 3},
+    "KreinRegressorCV": {"cv": 3},
 }
 
 #: Input of the estimators that only take a pairwise matrix (no ``kernel`` parameter).
-PAIRWISE_INPUT = {"DoubleCentering": "dissimilarity", "SpectrumTransformer": "kernel"}
+PAIRWISE_INPUT = {
+    "DoubleCentering": "dissimilarity",
+    "GaussianOfDistance": "dissimilarity",
+    "SpectrumTransformer": "kernel",
+}
 
 
 def meta_estimator_factories():

@@ -66,7 +66,9 @@ def test_scores_agree_with_grid_search_on_the_same_pipeline_and_folds():
     )
     search = GridSearchCV(pipeline, {"gaussian__gamma": [0.5, 2.0], "svc__C": [0.1, 1.0, 10.0, 100.0]}, cv=cv)
     search.fit(D, y)
-    for params, score in zip(search.cv_results_["params"], search.cv_results_["mean_test_score"], strict=True):
+    for params, score in zip(
+        search.cv_results_["params"], search.cv_results_["mean_test_score"], strict=True
+    ):
         label = f"Gaussian(γ={params['gaussian__gamma']:g}·γ₀)"
         row = [
             i
@@ -75,7 +77,9 @@ def test_scores_agree_with_grid_search_on_the_same_pipeline_and_folds():
         ]
         assert len(row) == 1
         assert_allclose(results["mean_test_score"][row[0]], score, rtol=1e-12)
-    knn = GridSearchCV(KNeighborsClassifier(metric="precomputed"), {"n_neighbors": [1, 3, 5]}, cv=cv).fit(D, y)
+    knn = GridSearchCV(KNeighborsClassifier(metric="precomputed"), {"n_neighbors": [1, 3, 5]}, cv=cv).fit(
+        D, y
+    )
     for params, score in zip(knn.cv_results_["params"], knn.cv_results_["mean_test_score"], strict=True):
         i = next(i for i, p in enumerate(results["params"]) if results["method"][i] == "k-NN" and p == params)
         assert_allclose(results["mean_test_score"][i], score, rtol=1e-12)
@@ -89,9 +93,13 @@ def test_the_refitted_winner_is_the_chosen_pipeline_fitted_by_hand():
     model = KreinClassifierCV(kernel="precomputed", methods=["Kreĭn LS"], cv=3).fit(K, y)
     params = {k: v for k, v in model.best_params_.items() if k not in ("kernel", "method")}
     normalizer = KernelNormalizer()
-    by_hand = KreinRidgeClassifier(kernel="precomputed", center=False, **params).fit(normalizer.fit_transform(K), y)
+    by_hand = KreinRidgeClassifier(kernel="precomputed", center=False, **params).fit(
+        normalizer.fit_transform(K), y
+    )
     assert_array_equal(model.predict(Kt), by_hand.predict(normalizer.transform(Kt)))
-    assert_allclose(model.decision_function(Kt), by_hand.decision_function(normalizer.transform(Kt)), rtol=1e-10)
+    assert_allclose(
+        model.decision_function(Kt), by_hand.decision_function(normalizer.transform(Kt)), rtol=1e-10
+    )
 
 
 @pytest.mark.slow
@@ -104,9 +112,10 @@ def test_a_scaled_kernel_or_distance_gives_the_same_choice_and_predictions(facto
     S, St = K.transform(D), K.transform(Dt)
     S = 0.5 * (S + S.T)
     for option, train, test in (("metric", D, Dt), ("kernel", S, St)):
-        make = lambda: KreinClassifierCV(**{option: "precomputed"}, methods=SPECTRAL + (["k-NN"] if option == "metric" else []), cv=3)  # noqa: E731
-        base = make().fit(train, y)
-        scaled = make().fit(factor * train, y)
+        methods = SPECTRAL + (["k-NN"] if option == "metric" else [])
+        params = {option: "precomputed", "methods": methods, "cv": 3}
+        base = KreinClassifierCV(**params).fit(train, y)
+        scaled = KreinClassifierCV(**params).fit(factor * train, y)
         assert scaled.best_params_ == base.best_params_
         assert_allclose(scaled.cv_results_["mean_test_score"], base.cv_results_["mean_test_score"])
         assert_array_equal(scaled.predict(factor * test), base.predict(test))
@@ -131,7 +140,11 @@ def test_kernel_object_scales_and_results_table():
     pd = pytest.importorskip("pandas")
     X, y = _problem(n=45, seed=7)
     model = KreinClassifierCV(Gaussian(eta=1.0), methods=["Kreĭn LS", "clip+SVC"], cv=3).fit(X, y)
-    assert set(model.cv_results_["kernel"]) == {"Gaussian(eta=1.0)", "Gaussian(eta=1.0)×0.5", "Gaussian(eta=1.0)×2"}
+    assert set(model.cv_results_["kernel"]) == {
+        "Gaussian(eta=1.0)",
+        "Gaussian(eta=1.0)×0.5",
+        "Gaussian(eta=1.0)×2",
+    }
     assert model.n_eigendecompositions_ == 3 * 3 + 1
     frame = pd.DataFrame(model.cv_results_)
     assert len(frame) == len(model.cv_results_["params"]) and "mean_test_score" in frame
@@ -146,10 +159,14 @@ def test_regressor_chooses_across_the_family_on_a_distance():
     X = rng.uniform(-2, 2, size=(70, 1))
     y = 5.0 + np.sin(2 * X[:, 0]) + 0.05 * rng.normal(size=70)
     Xt = rng.uniform(-2, 2, size=(30, 1))
-    model = KreinRegressorCV(metric="precomputed", cv=KFold(3, shuffle=True, random_state=0)).fit(cdist(X, X), y)
+    model = KreinRegressorCV(metric="precomputed", cv=KFold(3, shuffle=True, random_state=0)).fit(
+        cdist(X, X), y
+    )
     prediction = model.predict(cdist(Xt, X))
     assert np.sqrt(np.mean((prediction - 5.0 - np.sin(2 * Xt[:, 0])) ** 2)) < 0.15
-    scaled = KreinRegressorCV(metric="precomputed", cv=KFold(3, shuffle=True, random_state=0)).fit(1e3 * cdist(X, X), y)
+    scaled = KreinRegressorCV(metric="precomputed", cv=KFold(3, shuffle=True, random_state=0)).fit(
+        1e3 * cdist(X, X), y
+    )
     assert scaled.best_params_ == model.best_params_
     assert_allclose(scaled.predict(1e3 * cdist(Xt, X)), prediction, rtol=1e-8)
 

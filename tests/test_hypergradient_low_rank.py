@@ -12,7 +12,8 @@ from krein.least_squares import (
     VarianceConstrainedKrein,
     VarianceConstrainedKreinClassifier,
 )
-from krein.model_selection import HypergradientSearchCV, _cross_validation_objective, _fold_data
+from krein.model_selection import HypergradientSearchCV
+from krein.model_selection._hypergradient_search import _cross_validation_objective, _fold_data
 
 KERNEL = Gaussian(1.5) - 0.6 * Gaussian(0.5)  # indefinite
 

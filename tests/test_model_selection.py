@@ -9,12 +9,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from krein.kernels import Sigmoid
 from krein.least_squares import KreinRidge, KreinRidgeClassifier, VarianceConstrainedKrein
-from krein.model_selection import (
-    HypergradientSearchCV,
-    _cross_validation_objective,
-    _fold_data,
-    cross_validation_loss,
-)
+from krein.model_selection import HypergradientSearchCV, cross_validation_loss
+from krein.model_selection._hypergradient_search import _cross_validation_objective, _fold_data
 
 
 def _data(n=60, seed=0):

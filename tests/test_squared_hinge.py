@@ -168,7 +168,8 @@ def test_validation_loss_is_the_fitted_models_and_its_gradient_matches_finite_di
 def test_hypergradient_search_beats_a_grid_on_its_inner_cv_objective(params):
     from sklearn.model_selection import StratifiedKFold
 
-    from krein.model_selection import HypergradientSearchCV, _cross_validation_objective, _fold_data
+    from krein.model_selection import HypergradientSearchCV
+    from krein.model_selection._hypergradient_search import _cross_validation_objective, _fold_data
 
     X, y = make_classification(80, 4, n_informative=3, n_redundant=0, flip_y=0.1, random_state=0)
     K = KERNEL(X)

@@ -206,6 +206,8 @@ class KernelEstimatorMixin:
         """
         self.kernel_ = make_kernel(self.kernel)
         precomputed = self.kernel_ == "precomputed"
+        if getattr(self.kernel_, "takes_objects", False):
+            X = self.kernel_.rows(X)
         if y is None:
             X = validate_data(self, X, reset=True, dtype=np.float64)
         else:
@@ -236,7 +238,10 @@ class KernelEstimatorMixin:
         if self.kernel_ == "precomputed":
             K = check_precomputed_test_kernel(X, self)
         else:
-            X = validate_data(self, X, reset=False, dtype=np.float64)
+            if getattr(self.kernel_, "takes_objects", False):  # objects of any size: the kernel checks them
+                X = self.kernel_.rows(X)
+            else:
+                X = validate_data(self, X, reset=False, dtype=np.float64)
             K = self.kernel_(X, self.X_fit_)
         warn_unrelated_rows(K, type(self).__name__)
         return K

@@ -11,9 +11,10 @@ multiple of the kernel's scale
 the mean absolute eigenvalue of the kernel the model learns with — the (centred, if the estimator
 centres) training kernel, or its Nyström approximation K̃ for a low-rank model (equal to it when every
 point is a landmark) — its trace over n for a positive semidefinite kernel, 1 for a Gaussian; computed
-from the eigendecomposition the fit does anyway. The same estimator then gives the same predictions on ``K``, ``1e3·K`` and
-``1e-3·K``. A number given by the user keeps its absolute meaning (the papers' grids, scikit-learn's
-``SVC(C=...)``). The naming table in ``docs/developer.md`` lists each estimator's rule.
+from the eigendecomposition the fit does anyway. The same estimator then gives the same predictions
+on ``K``, ``1e3·K`` and ``1e-3·K``. A number given by the user keeps its absolute meaning (the
+papers' grids, scikit-learn's ``SVC(C=...)``). The naming table in ``docs/developer.md`` lists each
+estimator's rule.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ def penalty(value, default, scale, *, inverse=False):
     cost, ``inverse=True``)."""
     if isinstance(value, str):
         if not (scale > 0 and np.isfinite(scale)):
-            raise ValueError(f"The kernel's scale s = Σ|σ|/n is {scale!r}: an \"auto\" penalty needs s > 0.")
+            raise ValueError(f'The kernel\'s scale s = Σ|σ|/n is {scale!r}: an "auto" penalty needs s > 0.')
         return default / scale if inverse else default * scale
     return float(value)
 

@@ -768,6 +768,11 @@ KNOWN_FAILURES: dict[tuple[str, str], str] = {
     ("IndefiniteSVR[kernel]", "huge_targets"): "predictions differ from the scaled clean ones (the "
     "proxy SVR's tolerances at targets of 1e160)",
     ("IndefiniteSVR[precomputed]", "huge_targets"): "as IndefiniteSVR[kernel]",
+    # libsvm solves the dual to its tolerance tol = 1e-3 only; the rounding differences of the flip
+    # kernel of points offset by 1e7 take its working-set path elsewhere, and the decision values move
+    # by 2.5e-4 (the cell fails on ee91cf7 too with this machine's BLAS).
+    ("KreinSVC[kernel]", "far_from_origin"): "libsvm's result is accurate to tol = 1e-3 only: decision "
+    "values move by 2.5e-4 under the kernel's rounding differences",
 }
 
 

@@ -1,7 +1,10 @@
 """Structured dissimilarities and the double-centering transformer.
 
-Pairwise functions (all take ``A`` against ``B`` or, with ``B=None``, ``A`` against itself —
-then the result is exactly symmetric and each unordered pair is evaluated once — plus
+:func:`pairwise_distances` is the one entry point: ``pairwise_distances(A, B, metric=...)`` with
+a name (``"euclidean"``, ``"dtw"``, ``"edit"``, ``"hausdorff"``, ``"tangent"``,
+``"affine_invariant"``, ``"log_euclidean"``) or a function ``metric(a, b) -> float``.  The
+pairwise functions below are names over it (all take ``A`` against ``B`` or, with ``B=None``,
+``A`` against itself — then the result is exactly symmetric and each unordered pair is evaluated once — plus
 ``n_jobs`` and a ``working_memory`` budget for their memory-bounded tiles):
 
 * :func:`edit_distances` — Levenshtein distances between strings (rapidfuzz);
@@ -25,6 +28,7 @@ from ._centering import DoubleCentering
 from ._distance_kernels import GaussianOfDistance
 from ._geodesic_kernel import geodesic_gaussian_kernel
 from ._images import simpson_similarity, tangent_distances
+from ._pairwise import pairwise_distances
 from ._pointsets import hausdorff_distances
 from ._spd import covariance_descriptors, spd_distances
 from ._strings import edit_distances
@@ -38,6 +42,7 @@ __all__ = [
     "edit_distances",
     "geodesic_gaussian_kernel",
     "hausdorff_distances",
+    "pairwise_distances",
     "simpson_similarity",
     "spd_distances",
     "tangent_distances",

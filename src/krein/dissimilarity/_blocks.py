@@ -1,21 +1,31 @@
-"""Memory-bounded tiling of pairwise computations, shared by every pairwise function.
+"""Memory-bounded tiling of pairwise computations and the one evaluation behind every distance.
+
+Each distance is a :class:`Metric` (its parameters, the validation of one collection of objects, and
+the tiles it computes); :func:`evaluate` runs the checks shared by all of them (parameters,
+``n_jobs``, the collections, the rescaling of homogeneous distances at the edges of floating point,
+a finite result) and the blocked, parallel evaluation.
 
 A pairwise matrix between ``n_a`` and ``n_b`` objects is computed in square tiles whose size is
 chosen from a memory budget (scikit-learn's ``working_memory``, in MiB, unless given).  When the
 second set is omitted (``B is None``) only tiles on or above the diagonal are computed and mirrored,
 so that every unordered pair is evaluated once (back-ends that can, also compute only the upper
-triangle inside diagonal tiles).  Tiles are distributed over ``n_jobs`` threads with joblib; the
-back-ends used here (rapidfuzz, dtaidistance, NumPy/LAPACK) release the GIL.
+triangle inside diagonal tiles).  Tiles are distributed over ``n_jobs`` threads with joblib where
+the back-end releases the GIL (NumPy/LAPACK, SciPy); rapidfuzz and dtaidistance (whose C routine holds
+the GIL) run their tiles one after the other, each on ``n_jobs`` threads of their own.
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable
 
 import numpy as np
-from joblib import Parallel, delayed, effective_n_jobs
+from joblib import Parallel, delayed
+from scipy.sparse import issparse
 from sklearn import get_config
+
+from .._threads import n_threads
 
 TileFunc = Callable[[int, int, int, int, bool], np.ndarray]
 
@@ -34,13 +44,20 @@ def tiling_doc(function):
     return function
 
 
-def tile_size(bytes_per_pair: float, working_memory: float | None, *, max_tile: int = 4096) -> int:
-    """Largest tile edge ``t`` such that ``t * t * bytes_per_pair`` fits the memory budget."""
+def budget_bytes(working_memory: float | None) -> float:
+    """The memory budget in bytes: ``working_memory`` MiB (default: scikit-learn's ``working_memory``)."""
     if working_memory is None:
         working_memory = get_config()["working_memory"]
-    if not (isinstance(working_memory, int | float) and working_memory > 0):
+    if isinstance(working_memory, bool) or not (
+        isinstance(working_memory, numbers.Real) and math.isfinite(working_memory) and working_memory > 0
+    ):
         raise ValueError(f"working_memory must be a positive number of MiB, got {working_memory!r}")
-    budget = float(working_memory) * 2**20
+    return float(working_memory) * 2**20
+
+
+def tile_size(bytes_per_pair: float, working_memory: float | None, *, max_tile: int = 4096) -> int:
+    """Largest tile edge ``t`` such that ``t * t * bytes_per_pair`` fits the memory budget."""
+    budget = budget_bytes(working_memory)
     t = int(math.sqrt(budget / max(float(bytes_per_pair), 1.0)))
     return max(16, min(max_tile, t))
 
@@ -75,18 +92,39 @@ def check_collection(A, name: str, *, item_ndim: int, collection: str, item_shap
     return out
 
 
+def reject_sparse(X, name: str) -> None:
+    """TypeError for a scipy sparse matrix or array: a collection of objects must be dense."""
+    if issparse(X):
+        raise TypeError(
+            f"{name} is a scipy sparse {type(X).__name__}; pairwise distances take a dense array or a "
+            f"list of objects (pass {name}.toarray())"
+        )
+
+
 def check_operands(A, B, check: Callable):
     """``(a, b, symmetric)``: ``A`` and ``B`` passed through ``check(X, name)``, with ``b is a`` and
     ``symmetric`` true when ``B`` is None (``A`` against itself, each unordered pair once)."""
+    reject_sparse(A, "A")
     a = check(A, "A")
     symmetric = B is None
+    if not symmetric:
+        reject_sparse(B, "B")
     return a, (a if symmetric else check(B, "B")), symmetric
 
 
 def check_n_jobs(n_jobs) -> int:
-    if n_jobs is not None and (not isinstance(n_jobs, int | np.integer) or n_jobs == 0):
+    """The number of threads: 1 for None, ``n_jobs`` if positive, else the CPUs + 1 + ``n_jobs`` (−1: all).
+
+    Threads only (tiles on joblib threads, OpenMP inside dtaidistance), so also inside a daemonic
+    process such as a dask worker, where joblib's ``effective_n_jobs`` would warn and return 1.
+    """
+    if n_jobs is not None and (
+        isinstance(n_jobs, bool) or not isinstance(n_jobs, int | np.integer) or n_jobs == 0
+    ):
         raise ValueError(f"n_jobs must be None or a non-zero integer, got {n_jobs!r}")
-    return effective_n_jobs(n_jobs)
+    if n_jobs is None:
+        return 1
+    return int(n_jobs) if n_jobs > 0 else max(1, n_threads() + 1 + int(n_jobs))
 
 
 def pairwise_tiles(
@@ -127,3 +165,96 @@ def pairwise_tiles(
         if symmetric and c0 != r0:
             out[c0:c1, r0:r1] = block.T
     return out
+
+
+class Metric:
+    """A distance between objects, evaluated by :func:`evaluate`.
+
+    Subclasses set ``name``, ``parameters`` (each accepted keyword and its default) and implement
+    ``check`` (one collection of objects, validated, in the form ``tiles`` needs) and ``tiles`` (the
+    tile function and the tile edge); ``check_params`` validates the keywords, ``check_pair`` that
+    the two collections are comparable.  ``homogeneous`` marks distances with d(s·a, s·b) = s·d(a, b)
+    for s > 0: they are evaluated on objects rescaled by a power of two when the largest absolute value
+    lies outside [2⁻²⁵⁵, 2²⁵⁵], where squared differences would overflow or underflow.
+    """
+
+    name: str = ""
+    parameters: dict = {}
+    homogeneous: bool = False
+
+    def check(self, X, name: str):
+        raise NotImplementedError
+
+    def check_params(self, params: dict) -> dict:
+        return params
+
+    def check_pair(self, a, b) -> None:
+        """Raise a ValueError naming ``A`` and ``B`` when their objects cannot be compared."""
+
+    def is_symmetric(self, params: dict) -> bool:
+        """Whether d(a, b) = d(b, a), so that ``A`` against itself evaluates each unordered pair once."""
+        return True
+
+    def tiles(self, a, b, symmetric: bool, params: dict, n_jobs: int, working_memory) -> tuple:
+        """``(tile_function, tile_edge, n_jobs_for_the_tiles)``; see :func:`pairwise_tiles`."""
+        raise NotImplementedError
+
+    def infinite_message(self, params: dict) -> str:
+        return f"{self.name} distances overflow float64 for some pairs (a distance above 1.8e308)"
+
+
+#: Objects whose largest absolute value lies outside [2**-255, 2**255] are rescaled (homogeneous metrics).
+_SAFE_EXPONENT = 255
+
+
+def _magnitude(objects) -> float:
+    if isinstance(objects, np.ndarray):
+        return float(np.max(np.abs(objects), initial=0.0))
+    return max((float(np.max(np.abs(x), initial=0.0)) for x in objects), default=0.0)
+
+
+def _power_of_two_scale(a, b) -> float:
+    """2**k bringing the largest absolute value of ``a`` and ``b`` near 1, or 1.0 when it is in range."""
+    largest = max(_magnitude(a), _magnitude(b))
+    if largest == 0.0 or -_SAFE_EXPONENT <= math.frexp(largest)[1] <= _SAFE_EXPONENT:
+        return 1.0
+    return math.ldexp(1.0, math.frexp(largest)[1])
+
+
+def _divide(objects, scale: float):
+    if isinstance(objects, np.ndarray):
+        return objects / scale
+    return [x / scale for x in objects]
+
+
+def evaluate(metric: Metric, A, B=None, *, n_jobs=None, working_memory=None, **params) -> np.ndarray:
+    """The ``n_a × n_b`` matrix of ``metric`` between the objects of ``A`` and ``B`` (``A`` when None).
+
+    One path for every distance: the keywords are checked against ``metric.parameters``, ``n_jobs``
+    and ``working_memory`` validated, ``A`` and ``B`` validated by ``metric.check``; homogeneous
+    distances of objects with very large or very small values are computed on the objects divided
+    by a power of two 2ᵏ and multiplied back (exact in binary floating point); the matrix is assembled
+    from memory-bounded tiles by :func:`pairwise_tiles` and must be finite.
+    """
+    unknown = sorted(set(params) - set(metric.parameters))
+    if unknown:
+        valid = ", ".join(metric.parameters) or "none"
+        raise TypeError(f"metric {metric.name!r} got unexpected parameter(s) {unknown}; valid: {valid}")
+    params = metric.check_params({**metric.parameters, **params})
+    workers = check_n_jobs(n_jobs)
+    budget_bytes(working_memory)  # validated before any work
+    a, b, same = check_operands(A, B, metric.check)
+    metric.check_pair(a, b)
+    symmetric = same and metric.is_symmetric(params)
+    scale = _power_of_two_scale(a, b) if metric.homogeneous else 1.0
+    if scale != 1.0:
+        a = _divide(a, scale)
+        b = a if same else _divide(b, scale)
+    func, tile, tile_jobs = metric.tiles(a, b, symmetric, params, workers, working_memory)
+    distances = pairwise_tiles(func, len(a), len(b), symmetric=symmetric, tile=tile, n_jobs=tile_jobs)
+    if scale != 1.0:
+        with np.errstate(over="ignore"):  # an overflow becomes inf, reported below
+            distances *= scale
+    if not np.all(np.isfinite(distances)):
+        raise ValueError(metric.infinite_message(params))
+    return distances

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import numpy as np
 from numbers import Real
 
+import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data

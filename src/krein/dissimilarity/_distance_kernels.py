@@ -19,7 +19,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from .._parameters import store_parameters
-from ._centering import check_training_distances, check_test_distances, median_off_diagonal
+from ._centering import check_test_distances, check_training_distances, median_off_diagonal
 
 __all__ = ["GaussianOfDistance"]
 

@@ -7,7 +7,7 @@ import functools
 import numpy as np
 from scipy.ndimage import gaussian_filter
 
-from ._blocks import check_n_jobs, check_operands, pairwise_tiles, tile_size, tiling_doc
+from ._blocks import Metric, check_n_jobs, check_operands, evaluate, pairwise_tiles, tile_size, tiling_doc
 
 __all__ = ["simpson_similarity", "tangent_distances"]
 
@@ -80,8 +80,8 @@ def _tangent_basis(images: np.ndarray, sigma: float, tol: float = 1e-8) -> np.nd
 
     Tangent vectors of Simard et al. (1998): x- and y-translation, rotation, scaling, parallel
     and diagonal hyperbolic transformations, thickening; computed from the derivatives of the
-    Gaussian-smoothed image.  Directions with singular value below ``tol`` times the largest
-    are dropped (set to zero).
+    Gaussian-smoothed image, each scaled to unit norm.  Directions with singular value below ``tol``
+    times the largest are dropped (set to zero).
     """
     n, h, w = images.shape
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float64)
@@ -101,9 +101,99 @@ def _tangent_basis(images: np.ndarray, sigma: float, tol: float = 1e-8) -> np.nd
             gx * gx + gy * gy,
         )
         T[i] = np.stack([v.ravel() for v in vecs], axis=1)
+    # unit columns: the thickening vector is quadratic in the image, the others linear; normalized,
+    # the rank decision below does not depend on the scale of the image (tangent distances are then
+    # homogeneous, d(s·x, s·y) = s·d(x, y))
+    norms = np.linalg.norm(T, axis=1, keepdims=True)
+    T = np.divide(T, norms, out=np.zeros_like(T), where=norms > 0)
     U, s, _ = np.linalg.svd(T, full_matrices=False)
     keep = s > tol * np.maximum(s[:, :1], np.finfo(np.float64).tiny)
     return U * keep[:, None, :]
+
+
+class Tangent(Metric):
+    """(Mean) tangent distance between grey-level images; see :func:`tangent_distances`."""
+
+    name = "tangent"
+    parameters = {"symmetrize": "mean", "sigma": 1.0}
+    homogeneous = True
+
+    def check(self, X, name: str) -> np.ndarray:
+        arr = _check_images(X, name)
+        if arr.ndim != 3 or min(arr.shape[1:]) < 2:
+            raise ValueError(
+                f"{name} must have shape (n, h, w) with images of at least 2 x 2 pixels "
+                f"(the tangent vectors are derivatives), got shape {arr.shape}"
+            )
+        return arr
+
+    def check_params(self, params: dict) -> dict:
+        if params["symmetrize"] not in ("mean", None):
+            raise ValueError(f"symmetrize must be 'mean' or None, got {params['symmetrize']!r}")
+        sigma = params["sigma"]
+        if isinstance(sigma, bool) or not (isinstance(sigma, int | float) and 0 <= sigma < np.inf):
+            raise ValueError(f"sigma must be a finite non-negative number, got {sigma!r}")
+        return params
+
+    def check_pair(self, a, b) -> None:
+        if b.shape[1:] != a.shape[1:]:
+            raise ValueError(
+                f"B must hold images of A's size {a.shape[1]} x {a.shape[2]}, got {b.shape[1]} x {b.shape[2]}"
+            )
+
+    def is_symmetric(self, params: dict) -> bool:
+        return params["symmetrize"] == "mean"
+
+    def tiles(self, a, b, symmetric, params, n_jobs, working_memory):
+        symmetrize, sigma = params["symmetrize"], float(params["sigma"])
+        Qb = _tangent_basis(b, sigma)
+        Qa = Qb if b is a else _tangent_basis(a, sigma)
+        fa = a.reshape(len(a), -1)
+        fb = b.reshape(len(b), -1)
+        sqa = np.einsum("ij,ij->i", fa, fa)
+        sqb = np.einsum("ij,ij->i", fb, fb)
+        pb_self = np.einsum("jpk,jp->jk", Qb, fb)  # Q_bᵀ b
+        pa_self = np.einsum("ipk,ip->ik", Qa, fa)  # Q_aᵀ a
+
+        def exact(x, y, Q):
+            """‖(I − Q Qᵀ)(x − y)‖ from the difference itself."""
+            diff = x - y
+            return float(np.linalg.norm(diff - Q @ (Q.T @ diff)))
+
+        def refined(d2, rows, cols, x, y, Q, at):
+            """√d2, except where the expansion ‖x‖² + ‖y‖² − 2x·y − ‖Qᵀ(x − y)‖² kept fewer than
+            about 8 digits (d² < 1e-7 (‖x‖² + ‖y‖²): near-duplicate images): those from the
+            differences.  ``at(i, j)`` says at which image the tangents are taken."""
+            d = np.sqrt(d2)
+            for i, j in zip(*np.nonzero(d2 < 1e-7 * (sqa[rows, None] + sqb[None, cols])), strict=True):
+                d[i, j] = exact(x[rows[i]], y[cols[j]], Q[at(rows[i], cols[j])])
+            return d
+
+        def one_sided(r0, r1, c0, c1):
+            """d₁(a_i, b_j): tangents at b_j."""
+            diff2 = sqa[r0:r1, None] + sqb[None, c0:c1] - 2.0 * fa[r0:r1] @ fb[c0:c1].T
+            proj = np.einsum("jpk,ip->ijk", Qb[c0:c1], fa[r0:r1]) - pb_self[None, c0:c1]
+            d2 = np.maximum(diff2 - np.einsum("ijk,ijk->ij", proj, proj), 0.0)
+            return refined(d2, np.arange(r0, r1), np.arange(c0, c1), fa, fb, Qb, lambda i, j: j)
+
+        def reverse(r0, r1, c0, c1):
+            """d₁(b_j, a_i): tangents at a_i."""
+            diff2 = sqa[r0:r1, None] + sqb[None, c0:c1] - 2.0 * fa[r0:r1] @ fb[c0:c1].T
+            proj = np.einsum("ipk,jp->ijk", Qa[r0:r1], fb[c0:c1]) - pa_self[r0:r1, None]
+            d2 = np.maximum(diff2 - np.einsum("ijk,ijk->ij", proj, proj), 0.0)
+            return refined(d2, np.arange(r0, r1), np.arange(c0, c1), fa, fb, Qa, lambda i, j: i)
+
+        def tile(r0, r1, c0, c1, diagonal):
+            d1 = one_sided(r0, r1, c0, c1)
+            if symmetrize is None:
+                return d1
+            D = 0.5 * (d1 + reverse(r0, r1, c0, c1))
+            if diagonal:
+                D = 0.5 * (D + D.T)
+                np.fill_diagonal(D, 0.0)
+            return D
+
+        return tile, tile_size(8.0 * (2 * 7 + 6), working_memory, max_tile=2048), n_jobs
 
 
 @tiling_doc
@@ -127,7 +217,7 @@ def tangent_distances(
     with Q_y an orthonormal basis of the 7 tangent vectors at y (see ``_tangent_basis``).  It is
     not symmetric; Luss & d'Aspremont (2009, Sec. 5.1) symmetrize it by the *mean* tangent
     distance of Haasdonk & Keysers, d(x, y) = ½ (d₁(x, y) + d₁(y, x)), and use
-    exp(−γ d(x, y)²) as kernel.
+    exp(−γ d(x, y)²) as kernel.  The same as ``pairwise_distances(A, B, metric="tangent")``.
 
     Parameters
     ----------
@@ -145,49 +235,6 @@ def tangent_distances(
     -------
     D : ndarray of shape (n_a, n_b), float64
     """
-    if symmetrize not in ("mean", None):
-        raise ValueError(f"symmetrize must be 'mean' or None, got {symmetrize!r}")
-    if not (isinstance(sigma, int | float) and sigma >= 0):
-        raise ValueError(f"sigma must be a non-negative number, got {sigma!r}")
-    a = _check_images(A, "A")
-    if a.ndim != 3:
-        raise ValueError(f"A must have shape (n, h, w), got {a.shape}")
-    same = B is None
-    b = a if same else _check_images(B, "B")
-    if b.ndim != 3 or b.shape[1:] != a.shape[1:]:
-        raise ValueError(f"B must have shape (n, {a.shape[1]}, {a.shape[2]}), got {b.shape}")
-    check_n_jobs(n_jobs)
-    Qb = _tangent_basis(b, float(sigma))
-    Qa = Qb if same else _tangent_basis(a, float(sigma))
-    fa = a.reshape(len(a), -1)
-    fb = b.reshape(len(b), -1)
-    sqa = np.einsum("ij,ij->i", fa, fa)
-    sqb = np.einsum("ij,ij->i", fb, fb)
-    pb_self = np.einsum("jpk,jp->jk", Qb, fb)  # Q_bᵀ b
-    pa_self = np.einsum("ipk,ip->ik", Qa, fa)  # Q_aᵀ a
-
-    def one_sided(r0, r1, c0, c1):
-        """d₁(a_i, b_j)²: tangents at b_j."""
-        diff2 = sqa[r0:r1, None] + sqb[None, c0:c1] - 2.0 * fa[r0:r1] @ fb[c0:c1].T
-        proj = np.einsum("jpk,ip->ijk", Qb[c0:c1], fa[r0:r1]) - pb_self[None, c0:c1]
-        return np.maximum(diff2 - np.einsum("ijk,ijk->ij", proj, proj), 0.0)
-
-    def reverse(r0, r1, c0, c1):
-        """d₁(b_j, a_i)²: tangents at a_i."""
-        diff2 = sqa[r0:r1, None] + sqb[None, c0:c1] - 2.0 * fa[r0:r1] @ fb[c0:c1].T
-        proj = np.einsum("ipk,jp->ijk", Qa[r0:r1], fb[c0:c1]) - pa_self[r0:r1, None]
-        return np.maximum(diff2 - np.einsum("ijk,ijk->ij", proj, proj), 0.0)
-
-    def tile(r0, r1, c0, c1, diagonal):
-        d1 = np.sqrt(one_sided(r0, r1, c0, c1))
-        if symmetrize is None:
-            return d1
-        D = 0.5 * (d1 + np.sqrt(reverse(r0, r1, c0, c1)))
-        if diagonal:
-            D = 0.5 * (D + D.T)
-            np.fill_diagonal(D, 0.0)
-        return D
-
-    t = tile_size(8.0 * (2 * 7 + 6), working_memory, max_tile=2048)
-    symmetric = same and symmetrize == "mean"
-    return pairwise_tiles(tile, len(a), len(b), symmetric=symmetric, tile=t, n_jobs=n_jobs)
+    return evaluate(
+        Tangent(), A, B, symmetrize=symmetrize, sigma=sigma, n_jobs=n_jobs, working_memory=working_memory
+    )

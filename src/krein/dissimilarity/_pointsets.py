@@ -5,23 +5,68 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from ._blocks import check_collection, check_n_jobs, check_operands, pairwise_tiles, tile_size, tiling_doc
+from ._blocks import Metric, check_collection, evaluate, tile_size, tiling_doc
 
 __all__ = ["hausdorff_distances"]
 
 
-def _check_point_sets(A, name: str) -> list[np.ndarray]:
-    out = check_collection(
-        A,
-        name,
-        item_ndim=2,
-        collection="a 3-d array (n_sets, n_points, dim) or a list of (n_points, dim) arrays",
-        item_shape="(n_points >= 1, dim)",
-    )
-    dims = {s.shape[1] for s in out}
-    if len(dims) > 1:
-        raise ValueError(f"the point sets of {name} have different dimensions {sorted(dims)}")
-    return out
+class Hausdorff(Metric):
+    """(Modified) Hausdorff distance between point sets; see :func:`hausdorff_distances`."""
+
+    name = "hausdorff"
+    parameters = {"variant": "max"}
+    homogeneous = True
+
+    def check(self, X, name: str) -> list[np.ndarray]:
+        out = check_collection(
+            X,
+            name,
+            item_ndim=2,
+            collection="a 3-d array (n_sets, n_points, dim) or a list of (n_points, dim) arrays",
+            item_shape="(n_points >= 1, dim)",
+        )
+        dims = {s.shape[1] for s in out}
+        if len(dims) > 1:
+            raise ValueError(f"the point sets of {name} have different dimensions {sorted(dims)}")
+        return out
+
+    def check_params(self, params: dict) -> dict:
+        if params["variant"] not in ("max", "modified"):
+            raise ValueError(f"variant must be 'max' or 'modified', got {params['variant']!r}")
+        return params
+
+    def check_pair(self, a, b) -> None:
+        if a and b and a[0].shape[1] != b[0].shape[1]:
+            raise ValueError(f"A holds {a[0].shape[1]}-d points but B {b[0].shape[1]}-d points")
+
+    def tiles(self, a, b, symmetric, params, n_jobs, working_memory):
+        variant = params["variant"]
+        len_a = np.array([len(s) for s in a])
+        len_b = np.array([len(s) for s in b])
+
+        def directed(D, seg_rows, seg_cols, lens_rows):
+            # min over the columns of each column set, then max/mean over the rows of each row set
+            m = np.minimum.reduceat(D, seg_cols, axis=1)
+            if variant == "max":
+                return np.maximum.reduceat(m, seg_rows, axis=0)
+            return np.add.reduceat(m, seg_rows, axis=0) / lens_rows[:, None]
+
+        def tile(r0, r1, c0, c1, diagonal):
+            P = np.concatenate(a[r0:r1])
+            Q = np.concatenate(b[c0:c1])
+            seg_a = np.r_[0, np.cumsum(len_a[r0:r1])[:-1]]
+            seg_b = np.r_[0, np.cumsum(len_b[c0:c1])[:-1]]
+            D = cdist(P, Q)
+            h_ab = directed(D, seg_a, seg_b, len_a[r0:r1])
+            h_ba = directed(D.T, seg_b, seg_a, len_b[c0:c1]).T
+            H = np.maximum(h_ab, h_ba)
+            if diagonal:
+                H = np.maximum(H, H.T)
+                np.fill_diagonal(H, 0.0)
+            return H
+
+        mean_points = max(1.0, float(np.mean(len_a)) * float(np.mean(len_b))) if a and b else 1.0
+        return tile, tile_size(8.0 * 2 * mean_points, working_memory), n_jobs
 
 
 @tiling_doc
@@ -42,7 +87,8 @@ def hausdorff_distances(
       max(h̄(P, Q), h̄(Q, P)) with h̄(P, Q) = mean_{p∈P} min_{q∈Q} ‖p − q‖ (not a metric).
 
     Oglic & Gärtner (2018), Table 2, use Hausdorff distances on the pdish57/pdism57 data.  All
-    point-to-point distances of a tile are computed at once and reduced per set.
+    point-to-point distances of a tile are computed at once and reduced per set.  The same as
+    ``pairwise_distances(A, B, metric="hausdorff")``.
 
     Parameters
     ----------
@@ -56,36 +102,4 @@ def hausdorff_distances(
     -------
     D : ndarray of shape (n_a, n_b), float64
     """
-    if variant not in ("max", "modified"):
-        raise ValueError(f"variant must be 'max' or 'modified', got {variant!r}")
-    a, b, symmetric = check_operands(A, B, _check_point_sets)
-    if a and b and a[0].shape[1] != b[0].shape[1]:
-        raise ValueError(f"A holds {a[0].shape[1]}-d points but B {b[0].shape[1]}-d points")
-    check_n_jobs(n_jobs)
-    len_a = np.array([len(s) for s in a])
-    len_b = np.array([len(s) for s in b])
-
-    def directed(D, seg_rows, seg_cols, lens_rows):
-        # min over the columns of each column set, then max/mean over the rows of each row set
-        m = np.minimum.reduceat(D, seg_cols, axis=1)
-        if variant == "max":
-            return np.maximum.reduceat(m, seg_rows, axis=0)
-        return np.add.reduceat(m, seg_rows, axis=0) / lens_rows[:, None]
-
-    def tile(r0, r1, c0, c1, diagonal):
-        P = np.concatenate(a[r0:r1])
-        Q = np.concatenate(b[c0:c1])
-        seg_a = np.r_[0, np.cumsum(len_a[r0:r1])[:-1]]
-        seg_b = np.r_[0, np.cumsum(len_b[c0:c1])[:-1]]
-        D = cdist(P, Q)
-        h_ab = directed(D, seg_a, seg_b, len_a[r0:r1])
-        h_ba = directed(D.T, seg_b, seg_a, len_b[c0:c1]).T
-        H = np.maximum(h_ab, h_ba)
-        if diagonal:
-            H = np.maximum(H, H.T)
-            np.fill_diagonal(H, 0.0)
-        return H
-
-    mean_points = max(1.0, float(np.mean(len_a)) * float(np.mean(len_b)))
-    t = tile_size(8.0 * 2 * mean_points, working_memory)
-    return pairwise_tiles(tile, len(a), len(b), symmetric=symmetric, tile=t, n_jobs=n_jobs)
+    return evaluate(Hausdorff(), A, B, variant=variant, n_jobs=n_jobs, working_memory=working_memory)

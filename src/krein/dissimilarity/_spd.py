@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import solve_triangular
 
-from ._blocks import check_n_jobs, check_operands, pairwise_tiles, tile_size, tiling_doc
+from ._blocks import Metric, budget_bytes, check_collection, evaluate, reject_sparse, tile_size, tiling_doc
+from ._vectors import Euclidean
 
 __all__ = ["spd_distances", "covariance_descriptors"]
 
@@ -29,8 +30,8 @@ def _check_spd(A, name: str) -> np.ndarray:
         raise ValueError(f"{name} must have shape (n, d, d) with d >= 1, got {arr.shape}")
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or infinite values")
-    scale = np.maximum(np.abs(arr).max(axis=(1, 2)), np.finfo(np.float64).tiny)
-    asym = np.abs(arr - arr.transpose(0, 2, 1)).max(axis=(1, 2)) / scale
+    scale = np.maximum(np.abs(arr).max(axis=(1, 2), initial=0.0), np.finfo(np.float64).tiny)
+    asym = np.abs(arr - arr.transpose(0, 2, 1)).max(axis=(1, 2), initial=0.0) / scale
     bad = np.flatnonzero(asym > 1e-8)
     if bad.size:
         raise ValueError(f"{name}[{bad[0]}] is not symmetric")
@@ -40,6 +41,16 @@ def _check_spd(A, name: str) -> np.ndarray:
     if bad.size:
         raise ValueError(
             f"{name}[{bad[0]}] is not positive definite (smallest eigenvalue {w[bad[0], 0]:.3g})"
+        )
+    # eigenvalues below d·ε·λ_max are rounding, not data: their logarithms (and the distances) are
+    # not determined in float64 (and the Cholesky factorization may fail)
+    limit = 1.0 / (arr.shape[1] * np.finfo(np.float64).eps)
+    bad = np.flatnonzero(w[:, -1] > limit * w[:, 0])
+    if bad.size:
+        raise ValueError(
+            f"{name}[{bad[0]}] is numerically singular (condition number {w[bad[0], -1] / w[bad[0], 0]:.2g} "
+            f"> 1/(d·ε) = {limit:.2g}): its geodesic distances are not determined in float64; add a "
+            "ridge (covariance_descriptors(reg=...))"
         )
     return arr
 
@@ -56,6 +67,72 @@ def _inv_cholesky(S: np.ndarray) -> np.ndarray:
     return np.stack([solve_triangular(Li, eye, lower=True) for Li in L]) if len(S) else L
 
 
+class _SPDMetric(Metric):
+    def check(self, X, name: str) -> np.ndarray:
+        return _check_spd(X, name)
+
+    def check_pair(self, a, b) -> None:
+        if a.shape[1] != b.shape[1]:
+            raise ValueError(f"A holds {a.shape[1]}x{a.shape[1]} matrices but B {b.shape[1]}x{b.shape[1]}")
+
+
+class AffineInvariant(_SPDMetric):
+    """d(S₁, S₂) = ‖log(S₁^{-1/2} S₂ S₁^{-1/2})‖_F = 2 (Σᵢ log² σᵢ)^{1/2}, σᵢ the singular values of
+    L₁⁻¹ L₂ (Sⱼ = Lⱼ Lⱼᵀ): the eigenvalues of the pencil (S₂, S₁) are σᵢ².
+
+    The singular values of the triangular product keep their relative accuracy down to
+    ε·σ_max/σ_min, the square root of the conditioning that the eigenvalues of L₁⁻¹ S₂ L₁⁻ᵀ have
+    (with condition numbers 1e9 and 1e12 those come out negative, and log turned them into 709).
+    """
+
+    name = "affine_invariant"
+
+    def tiles(self, a, b, symmetric, params, n_jobs, working_memory):
+        wa = _inv_cholesky(a)
+        lb = np.linalg.cholesky(b)
+        d = a.shape[1]
+        # pairs per batched SVD: the d×d product and LAPACK's work arrays, about 4 d² doubles a pair,
+        # at most 8 MiB (cache-sized batches) and within the budget
+        chunk = max(1, int(min(budget_bytes(working_memory), 2**23) // (32 * d * d)))
+
+        def tile(r0, r1, c0, c1, diagonal):
+            if diagonal:  # strictly upper triangle only: each unordered pair once
+                rows, cols = np.triu_indices(r1 - r0, k=1)
+            else:
+                rows, cols = np.divmod(np.arange((r1 - r0) * (c1 - c0)), c1 - c0)
+            dist = np.empty(rows.shape[0])
+            for s0 in range(0, rows.shape[0], chunk):
+                sv = np.linalg.svd(
+                    np.matmul(wa[r0 + rows[s0 : s0 + chunk]], lb[c0 + cols[s0 : s0 + chunk]]),
+                    compute_uv=False,
+                )
+                log_sv = np.log(sv)
+                dist[s0 : s0 + chunk] = 2.0 * np.sqrt(np.einsum("pk,pk->p", log_sv, log_sv))
+            D = np.zeros((r1 - r0, c1 - c0))
+            D[rows, cols] = dist
+            if diagonal:
+                D[cols, rows] = dist
+            return D
+
+        # the tile, the pair indices and the distances: 4 numbers of 8 bytes per pair
+        return tile, tile_size(32.0, working_memory, max_tile=512), n_jobs
+
+
+class LogEuclidean(_SPDMetric):
+    """d(S₁, S₂) = ‖log S₁ − log S₂‖_F: the Euclidean distance between the matrix logarithms, taken
+    once per matrix by a symmetric eigendecomposition and compared by their differences."""
+
+    name = "log_euclidean"
+
+    def tiles(self, a, b, symmetric, params, n_jobs, working_memory):
+        la = _spd_log(a).reshape(len(a), -1)
+        lb = la if symmetric else _spd_log(b).reshape(len(b), -1)
+        return Euclidean().tiles(la, lb, symmetric, {}, n_jobs, working_memory)
+
+
+_METRICS = {"affine_invariant": AffineInvariant, "log_euclidean": LogEuclidean}
+
+
 @tiling_doc
 def spd_distances(
     A,
@@ -68,11 +145,13 @@ def spd_distances(
     """Pairwise geodesic distances between SPD matrices (IKLR paper, Table I).
 
     ``metric="affine_invariant"``: d(S₁, S₂) = ‖log(S₁^{-1/2} S₂ S₁^{-1/2})‖_F
-    = (Σᵢ log² λᵢ)^{1/2}, λᵢ the eigenvalues of the pencil (S₂, S₁), computed as the eigenvalues
-    of W S₂ Wᵀ with W = L⁻¹, S₁ = L Lᵀ.  Invariant under congruence S ↦ G S Gᵀ (G invertible).
+    = (Σᵢ log² λᵢ)^{1/2}, λᵢ the eigenvalues of the pencil (S₂, S₁), computed as the squared
+    singular values of L₁⁻¹ L₂ with Sⱼ = Lⱼ Lⱼᵀ.  Invariant under congruence S ↦ G S Gᵀ (G invertible).
 
     ``metric="log_euclidean"``: d(S₁, S₂) = ‖log S₁ − log S₂‖_F, with the matrix logarithms taken
     once per matrix by a symmetric eigendecomposition.
+
+    The same as ``pairwise_distances(A, B, metric=metric)``.
 
     Parameters
     ----------
@@ -87,53 +166,8 @@ def spd_distances(
     D : ndarray of shape (n_a, n_b), float64
     """
     if metric not in _METRICS:
-        raise ValueError(f"metric must be one of {_METRICS}, got {metric!r}")
-    a, b, symmetric = check_operands(A, B, _check_spd)
-    if a.shape[1] != b.shape[1]:
-        raise ValueError(f"A holds {a.shape[1]}x{a.shape[1]} matrices but B {b.shape[1]}x{b.shape[1]}")
-    check_n_jobs(n_jobs)
-    d = a.shape[1]
-
-    if metric == "log_euclidean":
-        la = _spd_log(a).reshape(len(a), -1)
-        lb = la if symmetric else _spd_log(b).reshape(len(b), -1)
-        sq_a = np.einsum("ij,ij->i", la, la)
-        sq_b = sq_a if symmetric else np.einsum("ij,ij->i", lb, lb)
-
-        def tile(r0, r1, c0, c1, diagonal):
-            sq = sq_a[r0:r1, None] + sq_b[None, c0:c1] - 2.0 * la[r0:r1] @ lb[c0:c1].T
-            D = np.sqrt(np.maximum(sq, 0.0))
-            if diagonal:
-                D = 0.5 * (D + D.T)
-                np.fill_diagonal(D, 0.0)
-            return D
-
-        t = tile_size(8.0 * 3, working_memory)
-    else:
-        wa = _inv_cholesky(a)
-        chunk = max(1, int(8 * 2**20 // (8 * 3 * d * d)))  # pairs per batched eigvalsh (~8 MiB)
-
-        def tile(r0, r1, c0, c1, diagonal):
-            if diagonal:  # strictly upper triangle only: each unordered pair once
-                rows, cols = np.triu_indices(r1 - r0, k=1)
-            else:
-                rows, cols = np.divmod(np.arange((r1 - r0) * (c1 - c0)), c1 - c0)
-            dist = np.empty(rows.shape[0])
-            for s0 in range(0, rows.shape[0], chunk):
-                r = r0 + rows[s0 : s0 + chunk]
-                c = c0 + cols[s0 : s0 + chunk]
-                M = np.matmul(np.matmul(wa[r], b[c]), wa[r].transpose(0, 2, 1))
-                lam = np.linalg.eigvalsh(M)
-                lam = np.log(np.maximum(lam, np.finfo(np.float64).tiny))
-                dist[s0 : s0 + chunk] = np.sqrt(np.einsum("pk,pk->p", lam, lam))
-            D = np.zeros((r1 - r0, c1 - c0))
-            D[rows, cols] = dist
-            if diagonal:
-                D[cols, rows] = dist
-            return D
-
-        t = tile_size(8.0, working_memory, max_tile=512)
-    return pairwise_tiles(tile, len(a), len(b), symmetric=symmetric, tile=t, n_jobs=n_jobs)
+        raise ValueError(f"metric must be one of {tuple(_METRICS)}, got {metric!r}")
+    return evaluate(_METRICS[metric](), A, B, n_jobs=n_jobs, working_memory=working_memory)
 
 
 def _image_features(img: np.ndarray) -> np.ndarray:
@@ -180,7 +214,8 @@ def covariance_descriptors(X, *, kind: str = "series", reg: float = 1e-6) -> np.
 
     Parameters
     ----------
-    X : for ``"image"``: array of shape (n, h, w), grey-level images;
+    X : for ``"image"``: array of shape (n, h, w) or a list of 2-d grey-level images (sizes may
+        differ, h, w >= 2);
         for ``"series"``: array of shape (n, c, T) or a list of (c, Tᵢ) arrays (lengths may
         differ, Tᵢ >= 2).
     kind : {"series", "image"}
@@ -193,34 +228,41 @@ def covariance_descriptors(X, *, kind: str = "series", reg: float = 1e-6) -> np.
     """
     if kind not in ("series", "image"):
         raise ValueError(f"kind must be 'series' or 'image', got {kind!r}")
-    if not (isinstance(reg, int | float) and reg >= 0):
-        raise ValueError(f"reg must be a non-negative number, got {reg!r}")
+    if isinstance(reg, bool) or not (isinstance(reg, int | float) and 0 <= reg < np.inf):
+        raise ValueError(f"reg must be a finite non-negative number, got {reg!r}")
+    reject_sparse(X, "X")
     if kind == "image":
-        arr = np.asarray(X, dtype=np.float64)
-        if arr.ndim != 3 or min(arr.shape[1:], default=0) < 2:
-            raise ValueError(f"X must have shape (n, h, w) with h, w >= 2, got {arr.shape}")
-        if not np.all(np.isfinite(arr)):
-            raise ValueError("X contains NaN or infinite values")
-        return np.stack([_regularized_cov(_image_features(img), reg) for img in arr])
-    if isinstance(X, np.ndarray) and X.dtype != object:
-        if X.ndim != 3:
-            raise ValueError(f"X must have shape (n, channels, length), got {X.shape}")
-        items = list(X)
+        images = check_collection(
+            X,
+            "X",
+            item_ndim=2,
+            collection="an array (n, h, w) or a list of 2-d images (sizes may differ)",
+            item_shape="(h >= 2, w >= 2)",
+        )
+        for i, img in enumerate(images):
+            if min(img.shape) < 2:
+                raise ValueError(f"X[{i}] must be an image of at least 2 x 2 pixels, got shape {img.shape}")
+        covs = [_regularized_cov(_image_features(img), reg) for img in images]
     else:
-        items = list(X)
-    out = []
-    c = None
-    for i, s in enumerate(items):
-        arr = np.asarray(s, dtype=np.float64)
-        if arr.ndim != 2 or arr.shape[1] < 2:
-            raise ValueError(f"X[{i}] must have shape (channels, length >= 2), got {arr.shape}")
-        if c is None:
-            c = arr.shape[0]
-        elif arr.shape[0] != c:
-            raise ValueError(f"X[{i}] has {arr.shape[0]} channels, X[0] has {c}")
-        if not np.all(np.isfinite(arr)):
-            raise ValueError(f"X[{i}] contains NaN or infinite values")
-        out.append(_regularized_cov(arr, reg))
-    if not out:
+        series = check_collection(
+            X,
+            "X",
+            item_ndim=2,
+            collection="an array (n, channels, length) or a list of (channels, length) arrays",
+            item_shape="(channels, length >= 2)",
+        )
+        for i, arr in enumerate(series):
+            if arr.shape[1] < 2:
+                raise ValueError(f"X[{i}] must have shape (channels, length >= 2), got {arr.shape}")
+            if arr.shape[0] != series[0].shape[0]:
+                raise ValueError(f"X[{i}] has {arr.shape[0]} channels, X[0] has {series[0].shape[0]}")
+        for i, arr in enumerate(series):
+            if np.all(arr == arr[:, :1]):
+                raise ValueError(
+                    f"X[{i}] is constant over time: its covariance is zero, and no ridge relative to its "
+                    "trace makes it positive definite; drop the series or add a constant ridge yourself"
+                )
+        covs = [_regularized_cov(arr, reg) for arr in series]
+    if not covs:
         raise ValueError("X is empty")
-    return np.stack(out)
+    return np.stack(covs)

@@ -4,26 +4,53 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._blocks import check_n_jobs, check_operands, pairwise_tiles, tile_size, tiling_doc
+from ._blocks import Metric, evaluate, tile_size, tiling_doc
 
 __all__ = ["edit_distances"]
 
 
-def _check_strings(A, name: str) -> list[str]:
-    if isinstance(A, str | bytes):
-        raise TypeError(f"{name} must be a sequence of strings, not a single string")
-    if isinstance(A, np.ndarray):
-        if A.ndim != 1:
-            raise ValueError(f"{name} must be a 1-d sequence of strings, got shape {A.shape}")
-        A = A.tolist()
-    try:
-        items = list(A)
-    except TypeError:
-        raise TypeError(f"{name} must be a sequence of strings, got {type(A).__name__}") from None
-    for i, s in enumerate(items):
-        if not isinstance(s, str):
-            raise TypeError(f"{name}[{i}] is a {type(s).__name__}, expected str")
-    return items
+class Edit(Metric):
+    """Levenshtein distance between strings, by rapidfuzz; see :func:`edit_distances`."""
+
+    name = "edit"
+    parameters = {"normalized": False}
+
+    def check(self, X, name: str) -> list[str]:
+        if isinstance(X, str | bytes):
+            raise TypeError(f"{name} must be a sequence of strings, not a single string")
+        if isinstance(X, np.ndarray):
+            if X.ndim != 1:
+                raise ValueError(f"{name} must be a 1-d sequence of strings, got shape {X.shape}")
+            X = X.tolist()
+        try:
+            items = list(X)
+        except TypeError:
+            raise TypeError(f"{name} must be a sequence of strings, got {type(X).__name__}") from None
+        for i, s in enumerate(items):
+            if not isinstance(s, str):
+                raise TypeError(f"{name}[{i}] is a {type(s).__name__}, expected str")
+        return items
+
+    def check_params(self, params: dict) -> dict:
+        if not isinstance(params["normalized"], bool | np.bool_):
+            raise TypeError(f"normalized must be True or False, got {params['normalized']!r}")
+        return params
+
+    def tiles(self, a, b, symmetric, params, n_jobs, working_memory):
+        from rapidfuzz.distance import Levenshtein
+        from rapidfuzz.process import cdist
+
+        scorer = Levenshtein.normalized_distance if params["normalized"] else Levenshtein.distance
+
+        def tile(r0, r1, c0, c1, diagonal):
+            if diagonal:
+                block = a[r0:r1]
+                # same object for queries and choices: rapidfuzz evaluates each pair once
+                return cdist(block, block, scorer=scorer, dtype=np.float64, workers=n_jobs)
+            return cdist(a[r0:r1], b[c0:c1], scorer=scorer, dtype=np.float64, workers=n_jobs)
+
+        # rapidfuzz parallelises inside a tile; the tiles themselves run one after the other
+        return tile, tile_size(8.0, working_memory), 1
 
 
 @tiling_doc
@@ -41,7 +68,8 @@ def edit_distances(
     substitutions (each of cost one) that turn one string into the other; it is a metric, but
     −½ H (D∘D) H is in general indefinite (Oglic & Gärtner 2018, Table 2 uses it on
     chicken-piece contours; here it serves the splice DNA strings).  Computed by rapidfuzz's
-    bit-parallel C++ implementation (``rapidfuzz.distance.Levenshtein``).
+    bit-parallel C++ implementation (``rapidfuzz.distance.Levenshtein``).  The same as
+    ``pairwise_distances(A, B, metric="edit")``.
 
     Parameters
     ----------
@@ -57,20 +85,4 @@ def edit_distances(
     -------
     D : ndarray of shape (n_a, n_b), float64
     """
-    from rapidfuzz.distance import Levenshtein
-    from rapidfuzz.process import cdist
-
-    a, b, symmetric = check_operands(A, B, _check_strings)
-    scorer = Levenshtein.normalized_distance if normalized else Levenshtein.distance
-    workers = check_n_jobs(n_jobs)
-
-    def tile(r0, r1, c0, c1, diagonal):
-        if diagonal:
-            block = a[r0:r1]
-            # same object for queries and choices: rapidfuzz evaluates each pair once
-            return cdist(block, block, scorer=scorer, dtype=np.float64, workers=workers)
-        return cdist(a[r0:r1], b[c0:c1], scorer=scorer, dtype=np.float64, workers=workers)
-
-    t = tile_size(8.0, working_memory)
-    # rapidfuzz parallelises inside a tile; the tiles themselves run one after the other
-    return pairwise_tiles(tile, len(a), len(b), symmetric=symmetric, tile=t, n_jobs=1)
+    return evaluate(Edit(), A, B, normalized=normalized, n_jobs=n_jobs, working_memory=working_memory)

@@ -155,7 +155,11 @@ METHODS = (
     ),
     # ρ="auto" keeps the proxy kernel's rank-one label term (absent from the test rows) below 1e-3 of
     # the kernel's scale; a small ρ fits the training folds and misses the test fold.
-    Method("IndefiniteSVC", lambda: IndefiniteSVC(kernel="precomputed"), {"C": [1.0, 10.0, 100.0], "rho": ["auto"]}),
+    Method(
+        "IndefiniteSVC",
+        lambda: IndefiniteSVC(kernel="precomputed"),
+        {"C": [1.0, 10.0, 100.0], "rho": ["auto"]},
+    ),
     Method("KreinSVC", lambda: KreinSVC(kernel="precomputed"), {"C": _C}),
     Method(
         "IKLR",

@@ -2,13 +2,16 @@
 
 The vectorial kernels of Appendix D of Oglic & Gärtner (2018) (GAUSS, RL-GAUSS, SIGMOID, RL-SIGMOID,
 DELTA-GAUSS, EPANECHNIKOV), the TL1 kernel of Liu et al. (2019), polynomial and linear kernels; sums,
-differences, elementwise products, scalings and powers of kernels; memory-bounded block evaluation.
+differences, elementwise products, scalings and powers of kernels; memory-bounded block evaluation;
+:class:`DistanceKernel`, the Gaussian of a structured distance (DTW, edit, SPD, ...) on objects packed
+into rows by :func:`pack_objects`.
 Estimators accept a :class:`Kernel`, one of the names in :data:`KERNEL_NAMES`, or ``"precomputed"``.
 """
 
 from ._base import Hyperparameter, Kernel
 from ._blocks import block_rows, kernel_blocks, streamed_gram
 from ._composite import Constant, Difference, Power, Product, Scaled, Sum
+from ._distance import DistanceKernel, pack_objects, unpack_objects
 from ._initialization import APPENDIX_D_CLASSES, APPENDIX_D_KERNELS, initial_kernel, initial_kernel_like
 from ._vectorial import (
     ARDGaussian,
@@ -30,6 +33,7 @@ __all__ = [
     "Constant",
     "DeltaGaussian",
     "Difference",
+    "DistanceKernel",
     "Epanechnikov",
     "Gaussian",
     "Hyperparameter",
@@ -48,7 +52,9 @@ __all__ = [
     "initial_kernel_like",
     "kernel_blocks",
     "make_kernel",
+    "pack_objects",
     "streamed_gram",
+    "unpack_objects",
 ]
 
 #: Kernel names accepted wherever an estimator takes ``kernel=`` (aliases map to the same class).

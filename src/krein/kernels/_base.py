@@ -86,6 +86,14 @@ class Kernel:
     _per_feature_hint = ""
     #: Whether every Gram matrix of this kernel is positive semidefinite (a Mercer kernel).
     is_positive_definite: bool = False
+    #: Whether the inputs are collections of objects (series, strings, matrices) rather than feature
+    #: rows: estimators then pass ``X`` through :meth:`rows` before their validation and leave the
+    #: validation of test objects to the kernel (``DistanceKernel``).
+    takes_objects: bool = False
+
+    def rows(self, X):
+        """``X`` as the 2-D float rows estimators validate and slice (identity for feature kernels)."""
+        return X
 
     # ------------------------------------------------------------------ parameters
     def get_params(self, deep=True):

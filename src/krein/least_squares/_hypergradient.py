@@ -137,7 +137,10 @@ class HypergradientMixin:
                 "random restarts draw it (Appendix E.1)."
             )
         scalars = self._scalar_hyperparameters()
-        start = [self.radius if name == "radius" else start_value(getattr(self, name), DEFAULT_LAMBDA) for name in scalars]
+        start = [
+            self.radius if name == "radius" else start_value(getattr(self, name), DEFAULT_LAMBDA)
+            for name in scalars
+        ]
         theta, bounds = np.log(start), np.log(list(scalars.values()))
         if self._tuned_kernel():
             kernel = make_kernel(self.kernel)

@@ -10,11 +10,6 @@
 """
 
 from ._family import KreinClassifierCV, KreinRegressorCV
-from ._hypergradient_search import (
-    HypergradientSearchCV,
-    _cross_validation_objective,
-    _fold_data,
-    cross_validation_loss,
-)
+from ._hypergradient_search import HypergradientSearchCV, cross_validation_loss
 
 __all__ = ["HypergradientSearchCV", "KreinClassifierCV", "KreinRegressorCV", "cross_validation_loss"]

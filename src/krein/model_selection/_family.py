@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass, field
-from numbers import Integral, Real
+from dataclasses import dataclass
+from numbers import Integral
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -47,12 +47,12 @@ from sklearn.metrics import get_scorer
 from sklearn.model_selection import ParameterGrid, check_cv
 from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
 from sklearn.pipeline import Pipeline
-from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC, SVR
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._base import check_kernel_memory
 from .._parameters import store_parameters
 from .._validation import check_precomputed_test_kernel, check_square_kernel
 from ..dissimilarity import DoubleCentering, GaussianOfDistance
@@ -67,7 +67,7 @@ from ..logistic import IndefiniteLogisticRegression
 from ..spectral import SpectrumTransformer, reuse_eigendecompositions
 from ..svm import IndefiniteSVC, IndefiniteSVR, KreinSquaredHingeSVC
 
-__all__ = ["KernelNormalizer", "KreinClassifierCV", "KreinRegressorCV", "SearchResults"]
+__all__ = ["KernelNormalizer", "KreinClassifierCV", "KreinRegressorCV", "SearchResults", "TargetScaler"]
 
 
 class KernelNormalizer(TransformerMixin, BaseEstimator):
@@ -116,6 +116,32 @@ class KernelNormalizer(TransformerMixin, BaseEstimator):
         if self.center:
             K = K - K.mean(axis=1, keepdims=True) - self.column_means_[None, :] + self.grand_mean_
         return K / self.scale_
+
+
+class TargetScaler(TransformerMixin, BaseEstimator):
+    """Standardize real targets, ``(y − ȳ) / s``, without overflow for targets near the float limits.
+
+    ``ȳ`` and ``s`` are the mean and standard deviation of the training targets, computed on targets
+    divided by their largest magnitude first (targets of size 1e160 have squares beyond the float
+    range); ``s = 1`` for constant targets. 1-D or (n, 1) arrays.
+    """
+
+    def fit(self, y, X=None):
+        y = np.asarray(y, dtype=np.float64).ravel()
+        largest = float(np.max(np.abs(y), initial=0.0))
+        unit = largest if largest > 0 else 1.0
+        self.mean_ = unit * float(np.mean(y / unit))
+        spread = float(np.max(np.abs(y - self.mean_), initial=0.0))
+        spread_unit = spread if spread > 0 else 1.0
+        scale = spread_unit * float(np.std((y - self.mean_) / spread_unit))
+        self.scale_ = scale if scale > 0 else 1.0
+        return self
+
+    def transform(self, y):
+        return (np.asarray(y, dtype=np.float64) - self.mean_) / self.scale_
+
+    def inverse_transform(self, y):
+        return np.asarray(y, dtype=np.float64) * self.scale_ + self.mean_
 
 
 class _KernelRows(TransformerMixin, BaseEstimator):
@@ -176,7 +202,9 @@ _NEIGHBORS = [15, 9, 7, 5, 3, 1]
 def _classifier_families():
     lambdas = {"lambda_plus": _LAMBDAS, "lambda_minus": [_CLIP] + _LAMBDAS}
     families = [
-        _Family("Kreĭn LS", lambda: KreinRidgeClassifier(kernel="precomputed", center=False), lambdas, path=True),
+        _Family(
+            "Kreĭn LS", lambda: KreinRidgeClassifier(kernel="precomputed", center=False), lambdas, path=True
+        ),
         _Family(
             "KREĬN (VC)",
             lambda: VarianceConstrainedKreinClassifier(kernel="precomputed", center=False),
@@ -201,7 +229,9 @@ def _classifier_families():
         ),
     ]
     for method in ("clip", "flip", "shift", "square"):
-        families.append(_Family(f"{method}+SVC", lambda: SVC(kernel="precomputed"), {"C": _C}, spectrum=method))
+        families.append(
+            _Family(f"{method}+SVC", lambda: SVC(kernel="precomputed"), {"C": _C}, spectrum=method)
+        )
     families.append(
         _Family(
             "k-NN",
@@ -231,7 +261,9 @@ def _regressor_families():
         ),
     ]
     for method in ("clip", "flip", "shift", "square"):
-        families.append(_Family(f"{method}+SVR", lambda: SVR(kernel="precomputed"), {"C": _C}, spectrum=method))
+        families.append(
+            _Family(f"{method}+SVR", lambda: SVR(kernel="precomputed"), {"C": _C}, spectrum=method)
+        )
     families.append(
         _Family(
             "k-NN",
@@ -246,8 +278,9 @@ def _regressor_families():
 #: Method names of each meta-estimator, in the order of the tie-break (earlier wins a tie).
 CLASSIFIER_METHODS = tuple(f.name for f in _classifier_families())
 REGRESSOR_METHODS = tuple(f.name for f in _regressor_families())
-#: Methods left out by ``methods="auto"``: the proxy-kernel SVMs above this many training samples
-#: (their fit costs several eigendecompositions; ``methods="all"`` includes them).
+#: ``methods="auto"`` leaves out the proxy-kernel SVMs above this many training samples and, for
+#: classification, above two classes (one proxy problem per one-vs-rest task: on japanesevowels, 9
+#: classes, they took more than every other candidate together); ``methods="all"`` includes them.
 PROXY_SVM_AUTO_MAX_SAMPLES = 2000
 
 
@@ -266,7 +299,9 @@ class SearchResults(dict):
         lines = [f"{'rank':>4}  {'score':>13}  {'kernel':<22} {'method':<14} params"]
         for i in self.best_per_method():
             score = f"{self['mean_test_score'][i]:.4f} ± {self['std_test_score'][i]:.3f}"
-            params = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in self["params"][i].items())
+            params = ", ".join(
+                f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in self["params"][i].items()
+            )
             lines.append(
                 f"{self['rank_test_score'][i]:>4}  {score:>13}  {self['kernel'][i]:<22.22} "
                 f"{self['method'][i]:<14.14} {params}"
@@ -310,11 +345,9 @@ def _fit_kernel(choice, X_train, X_test):
 def _candidate_scores(family, K_train, y_train, K_test, y_test, scorer, regression):
     """Scores of every setting of ``family`` trained on one fold (a list, grid order)."""
     settings = family.settings()
-    offset = 0.0
-    if regression:  # the models have no intercept on a centred kernel: centre the targets
-        offset = float(np.mean(y_train))
-        y_train = y_train - offset
-        y_test = y_test - offset
+    if regression:  # the models have no intercept on a centred kernel: standardize the targets
+        scaler = TargetScaler().fit(y_train)
+        y_train, y_test = scaler.transform(y_train), scaler.transform(y_test)
     for _, step in _spectrum_steps(family):
         K_train, K_test = step.fit_transform(K_train), step.transform(K_test)
     if family.path:
@@ -450,25 +483,27 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
             for f in factors
         ]
 
-    def _families(self, n_samples, n_train_min):
+    def _families(self, n_samples, n_train_min, n_classes):
         families = [
             f
             if not f.on_distance
-            else _Family(f.name, f.make, {"n_neighbors": [k for k in _NEIGHBORS if k <= n_train_min]}, on_distance=True)
+            else _Family(
+                f.name, f.make, {"n_neighbors": [k for k in _NEIGHBORS if k <= n_train_min]}, on_distance=True
+            )
             for f in self._all_families()
         ]
         names = [f.name for f in families]
         if isinstance(self.methods, str):
+            costly = n_samples > PROXY_SVM_AUTO_MAX_SAMPLES or n_classes > 2
             chosen = [
-                f
-                for f in families
-                if self.methods == "all"
-                or not (f.name.startswith("Indefinite") and n_samples > PROXY_SVM_AUTO_MAX_SAMPLES)
+                f for f in families if self.methods == "all" or not (f.name.startswith("Indefinite") and costly)
             ]
         else:
             unknown = sorted(set(self.methods) - set(names))
             if unknown or not self.methods:
-                raise ValueError(f"methods must be 'auto', 'all' or a list from {names}; got {self.methods!r}.")
+                raise ValueError(
+                    f"methods must be 'auto', 'all' or a list from {names}; got {self.methods!r}."
+                )
             chosen = [f for f in families if f.name in self.methods]
         if not self._is_distance():
             distance_only = [f.name for f in chosen if f.on_distance]
@@ -495,7 +530,9 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
                 )
             X = check_square_kernel(X, name)
             if distance and (X < 0).any():
-                raise ValueError("X holds negative values: a precomputed distance matrix must be non-negative.")
+                raise ValueError(
+                    "X holds negative values: a precomputed distance matrix must be non-negative."
+                )
         return X, y, pairwise
 
     def fit(self, X, y):
@@ -514,6 +551,7 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
         """
         self._validate_params()
         X, y, pairwise = self._validate_input(X, y)
+        check_kernel_memory(X.shape[0], self)
         regression = not is_classifier(self)
         if not regression:
             check_classification_targets(y)
@@ -523,7 +561,8 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
         kernels = self._kernel_choices()
         cv = check_cv(self.cv, y, classifier=not regression)
         folds = list(cv.split(X, y))
-        families = self._families(X.shape[0], min(train.size for train, _ in folds))
+        n_classes = 0 if regression else self.classes_.size
+        families = self._families(X.shape[0], min(train.size for train, _ in folds), n_classes)
         scorer = self._scorer()
         distance = X if self._is_distance() else None
         started = time.perf_counter()
@@ -533,12 +572,17 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
                 f"on {len(folds)} folds of {X.shape[0]} samples"
             )
         jobs = Parallel(n_jobs=self.n_jobs)(
-            delayed(_evaluate_fold)(kernels, families, X, distance, y, train, test, pairwise, scorer, regression)
+            delayed(_evaluate_fold)(
+                kernels, families, X, distance, y, train, test, pairwise, scorer, regression
+            )
             for train, test in folds
         )
         self._collect(jobs, families)
         if self.verbose:
-            print(f"{type(self).__name__}: inner CV done in {time.perf_counter() - started:.1f} s\n{self.cv_results_}")
+            print(
+                f"{type(self).__name__}: inner CV done in {time.perf_counter() - started:.1f} s\n"
+                f"{self.cv_results_}"
+            )
         self._refit(X, y, kernels, families)
         return self
 
@@ -583,7 +627,7 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
             estimator = Pipeline(steps + _spectrum_steps(family) + [("model", model)])
             if not is_classifier(self):
                 estimator = TransformedTargetRegressor(
-                    estimator, transformer=StandardScaler(with_std=False), check_inverse=False
+                    estimator, transformer=TargetScaler(), check_inverse=False
                 )
         with warnings.catch_warnings(), reuse_eigendecompositions() as cache:
             warnings.simplefilter("ignore", ConvergenceWarning)
@@ -642,7 +686,8 @@ class KreinClassifierCV(ClassifierMixin, _KreinFamilyCV):
         Methods compared, from ``CLASSIFIER_METHODS``: ``"Kreĭn LS"``, ``"KREĬN (VC)"``, ``"SH-SVM"``,
         ``"IKLR"``, ``"IndefiniteSVC"``, ``"clip+SVC"``, ``"flip+SVC"``, ``"shift+SVC"``,
         ``"square+SVC"``, ``"k-NN"`` (distance input only). ``"auto"``: all of them, without the
-        proxy-kernel SVM above 2000 training samples; ``"all"``: all of them.
+        proxy-kernel SVM above 2000 training samples or two classes (one proxy problem per
+        one-vs-rest task); ``"all"``: all of them.
     scales : "auto" or list of float, default="auto"
         Relative kernel scales: ``γ`` multipliers of :class:`~krein.dissimilarity.GaussianOfDistance`
         (auto: 0.3, 1, 3, 10, plus the double-centred kernel), or factors of a kernel object's
@@ -710,8 +755,9 @@ class KreinRegressorCV(RegressorMixin, _KreinFamilyCV):
 
     As :class:`KreinClassifierCV`, for real targets: the methods are ``"Kreĭn LS"``, ``"KREĬN (VC)"``,
     ``"IndefiniteSVR"``, ``"clip+SVR"``, ``"flip+SVR"``, ``"shift+SVR"``, ``"square+SVR"`` and
-    ``"k-NN"`` (distance input only), scored by R² (``scoring=None``). The targets are centred by
-    their training mean (the kernel is centred, so the models have no other intercept).
+    ``"k-NN"`` (distance input only), scored by R² (``scoring=None``). The targets are standardized
+    by their training mean and standard deviation (:class:`TargetScaler`; the kernel is centred, so
+    the models have no other intercept).
 
     Parameters
     ----------

@@ -115,6 +115,8 @@ class SpectralEstimatorMixin(KernelEstimatorMixin):
             self.landmark_indices_ = None
         else:
             self.kernel_ = make_kernel(self.kernel)
+            if getattr(self.kernel_, "takes_objects", False) and not is_dask_array(X):
+                X = self.kernel_.rows(X)
             if is_dask_array(X):
                 X, y = self._validate_dask_fit(X, y)
             elif y is None:
@@ -173,6 +175,8 @@ class SpectralEstimatorMixin(KernelEstimatorMixin):
             return check_dask_data(X, self.n_features_in_, type(self).__name__)
         if self.kernel_ == "precomputed":
             return check_precomputed_test_kernel(X, self)
+        if getattr(self.kernel_, "takes_objects", False):  # objects of any size: the kernel checks them
+            return self.kernel_.rows(X)
         return validate_data(self, X, reset=False, dtype=np.float64)
 
     def _evaluate(self, X):

@@ -89,8 +89,8 @@ class _OneVsRestKernelSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         if any(issubclass(item.category, ConvergenceWarning) for item in caught):
             warnings.warn(
                 f"{type(self).__name__}: libsvm stopped at max_iter={self.max_iter} iterations before "
-                f"reaching tol={self.tol}; increase max_iter, or decrease C (C={self._cost():g}: a large C makes "
-                "the dual slow to solve).",
+                f"reaching tol={self.tol}; increase max_iter, or decrease C (C={self._cost():g}: a large C "
+                "makes the dual slow to solve).",
                 ConvergenceWarning,
                 stacklevel=4,
             )
@@ -122,9 +122,9 @@ _LIBSVM_PARAMETERS_DOC = """Parameters
 
 
 _AUTO_C_DOC = """C : float or "auto", default="auto"
-        SVM cost. ``"auto"``: 1 / s with the kernel's scale ``s = Σ|σᵢ|/n`` (the mean absolute
-        eigenvalue of the training kernel; 1 for a Gaussian kernel), so that the model does not change
-        when the kernel is multiplied by a constant; a number is used as it is."""
+        SVM cost. ``"auto"``: 1 / s (to 6 significant digits) with the kernel's scale ``s = Σ|σᵢ|/n``
+        (the mean absolute eigenvalue of the training kernel; 1 for a Gaussian kernel), so that the
+        model does not change when the kernel is multiplied by a constant; a number is used as it is."""
 
 
 class _LibsvmBaseline(_OneVsRestKernelSVC):
@@ -188,7 +188,9 @@ class KreinSVC(_LibsvmBaseline):
         values, U = eigendecompose(K)
         self.flip_kernel_ = (U * np.abs(values)) @ U.T
         self._signed_basis = (U, np.sign(values))
-        self.C_ = penalty(self.C, 1.0, kernel_scale(values, values.size), inverse=True)
+        # rounded to 6 significant digits: rounding-level changes of the kernel (a strided copy, points
+        # far from the origin) must not move libsvm's path, whose result is only accurate to ``tol``
+        self.C_ = float(f"{penalty(self.C, 1.0, kernel_scale(values, values.size), inverse=True):.6g}")
 
     def _cost(self):
         return self.C_

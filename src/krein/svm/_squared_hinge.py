@@ -257,7 +257,8 @@ class KreinSquaredHingeSVC(SpectralEstimatorMixin, ClassifierMixin, BaseEstimato
 
     def _hyperparameter_vector(self):
         """Log-space vector ``(log λ₊, log λ₋)`` and its bounds (the kernel is not tuned)."""
-        theta = np.log([start_value(value, DEFAULT_LAMBDA) for value in (self.lambda_plus, self.lambda_minus)])
+        start = [start_value(value, DEFAULT_LAMBDA) for value in (self.lambda_plus, self.lambda_minus)]
+        theta = np.log(start)
         return theta, np.log(np.array([LAMBDA_BOUNDS, LAMBDA_BOUNDS], dtype=float))
 
     def _params_from_vector(self, theta):

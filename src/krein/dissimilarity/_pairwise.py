@@ -1,0 +1,127 @@
+"""One entry point over every distance: ``pairwise_distances(A, B, metric=...)``."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from ._blocks import Metric, evaluate, tile_size
+from ._images import Tangent
+from ._pointsets import Hausdorff
+from ._spd import AffineInvariant, LogEuclidean
+from ._strings import Edit
+from ._timeseries import DTW
+from ._vectors import Euclidean
+
+__all__ = ["METRICS", "pairwise_distances"]
+
+#: The shipped distances by name (pyRiemann-style registry); each entry is a :class:`Metric`.
+METRICS: dict[str, Metric] = {
+    m.name: m for m in (Euclidean(), DTW(), Edit(), Hausdorff(), Tangent(), AffineInvariant(), LogEuclidean())
+}
+
+
+class UserMetric(Metric):
+    """A user's function ``metric(a, b) -> float`` evaluated on every pair of objects.
+
+    With ``B=None`` the function is taken to be symmetric, evaluated once per unordered pair
+    i < j, and on the diagonal.  Each value must be a finite non-negative real number.
+    """
+
+    def __init__(self, function: Callable, params: dict):
+        self.function = function
+        self.name = getattr(function, "__name__", repr(function))
+        self.parameters = dict(params)  # passed through to the function, unchecked
+
+    def check(self, X, name: str) -> list:
+        if isinstance(X, str | bytes):
+            raise TypeError(f"{name} must be a collection of objects, not a single string")
+        try:
+            return list(X)
+        except TypeError:
+            raise TypeError(f"{name} must be a collection of objects, got {type(X).__name__}") from None
+
+    def tiles(self, a, b, symmetric, params, n_jobs, working_memory):
+        function = self.function
+
+        def value(i, j):
+            d = function(a[i], b[j], **params)
+            try:
+                d = float(d)
+            except (TypeError, ValueError):
+                raise TypeError(
+                    f"metric {self.name!r} returned {type(d).__name__} for A[{i}], B[{j}]; expected a float"
+                ) from None
+            if not (math.isfinite(d) and d >= 0):
+                raise ValueError(
+                    f"metric {self.name!r} returned {d!r} for A[{i}], B[{j}]; a distance is finite and >= 0"
+                )
+            return d
+
+        def tile(r0, r1, c0, c1, diagonal):
+            D = np.empty((r1 - r0, c1 - c0))
+            for i in range(r0, r1):
+                for j in range(c0 + (i - r0) if diagonal else c0, c1):
+                    D[i - r0, j - c0] = value(i, j)
+                    if diagonal:
+                        D[j - c0, i - r0] = D[i - r0, j - c0]
+            return D
+
+        return tile, tile_size(8.0, working_memory), n_jobs
+
+
+def pairwise_distances(A, B=None, metric="euclidean", *, n_jobs=None, working_memory=None, **params):
+    """Pairwise distances between the objects of ``A`` and ``B``, by a shipped metric or a function.
+
+    D[i, j] = d(A[i], B[j]) for the distance ``metric``:
+
+    ======================  =====================================  ===============================
+    ``metric``              objects                                function with the formula
+    ======================  =====================================  ===============================
+    ``"euclidean"``         vectors, array (n, d)                  ‖a − b‖₂ from the differences
+    ``"dtw"``               univariate series (lengths may vary)   :func:`dtw_distances`
+    ``"edit"``              strings                                :func:`edit_distances`
+    ``"hausdorff"``         point sets (n_points_i, dim)           :func:`hausdorff_distances`
+    ``"tangent"``           grey-level images (n, h, w)            :func:`tangent_distances`
+    ``"affine_invariant"``  SPD matrices (n, d, d)                 :func:`spd_distances`
+    ``"log_euclidean"``     SPD matrices (n, d, d)                 :func:`spd_distances`
+    callable                anything: ``metric(a, b, **params)``   must return a float >= 0
+    ======================  =====================================  ===============================
+
+    Every metric goes through the same validation (the keywords ``params`` against the metric's
+    parameters, ``n_jobs``, ``working_memory``, each collection) and the same blocked, parallel
+    evaluation: square tiles sized by ``working_memory`` run on ``n_jobs`` threads; with
+    ``B=None`` the result is exactly symmetric and each unordered pair is evaluated once.
+    Homogeneous distances (Euclidean, DTW, Hausdorff, tangent: d(s·a, s·b) = s·d(a, b)) of
+    objects whose largest absolute value lies outside [2⁻²⁵⁵, 2²⁵⁵] are computed on the objects
+    divided by a power of two and multiplied back, so that values near 1e155 or 1e-170 do not
+    overflow or underflow when squared.  A non-finite distance is an error.
+
+    Parameters
+    ----------
+    A : collection of n_a objects (an array with one object per row, or a list)
+    B : collection of n_b objects, or None
+        ``None`` computes ``A`` against itself.
+    metric : str or callable, default="euclidean"
+        A name of :data:`METRICS` or a function of two objects.
+    n_jobs : int or None
+        Number of threads (``None`` means 1, ``-1`` all cores).
+    working_memory : float or None
+        Memory budget of one tile in MiB (default: scikit-learn's ``working_memory``).
+    **params
+        The metric's parameters (``window`` for DTW, ``normalized`` for edit, ``variant`` for
+        Hausdorff, ``symmetrize`` and ``sigma`` for tangent; for a callable, passed to it).
+
+    Returns
+    -------
+    D : ndarray of shape (n_a, n_b), float64
+    """
+    if callable(metric):
+        spec = UserMetric(metric, params)
+    elif isinstance(metric, str) and metric in METRICS:
+        spec = METRICS[metric]
+    else:
+        raise ValueError(f"metric must be one of {sorted(METRICS)} or a callable, got {metric!r}")
+    return evaluate(spec, A, B, n_jobs=n_jobs, working_memory=working_memory, **params)

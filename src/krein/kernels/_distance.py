@@ -1,0 +1,256 @@
+"""A distance between structured objects as a kernel object: ``DistanceKernel`` and its row packing.
+
+Estimators validate their inputs as 2-D float arrays and slice them by rows (landmarks, row blocks,
+dask chunks), so a collection of objects (series of different lengths, strings, SPD matrices) travels
+through them packed one object per row by :func:`pack_objects`; :class:`DistanceKernel` unpacks the
+rows and evaluates its metric (:func:`krein.dissimilarity.pairwise_distances`) only on the pairs
+asked for: a low-rank fit with ``n_components=m`` computes the n × m distances to the landmarks and
+the m × m distances between them, never the n × n matrix.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ._base import Kernel
+
+__all__ = ["DistanceKernel", "pack_objects", "unpack_objects"]
+
+#: First entry of every packed row (a value no data set holds in its first column by chance).
+_PACKED = -1.2345678901234567e307
+_ARRAY, _STRING = 0.0, 1.0
+
+
+def _pack_one(obj, i: int, name: str) -> np.ndarray:
+    if isinstance(obj, str):
+        return np.concatenate([[_PACKED, _STRING, len(obj)], [float(ord(c)) for c in obj]])
+    try:
+        arr = np.asarray(obj, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"{name}[{i}] is a {type(obj).__name__}: only strings and numeric arrays are packed"
+        ) from None
+    return np.concatenate([[_PACKED, _ARRAY, arr.ndim], arr.shape, arr.ravel()])
+
+
+def pack_objects(objects, *, width: int | None = None, name: str = "objects") -> np.ndarray:
+    """Pack a collection of objects into a 2-D float array, one object per row.
+
+    Row ``i`` is ``[marker, kind, ndim or length, shape..., values..., 0...]`` (a string is stored
+    by its code points, an array by its shape and its values in C order), padded with zeros to
+    ``width`` columns.  :func:`unpack_objects` inverts it exactly; estimators slice and validate the
+    packed rows like any feature matrix, and :class:`DistanceKernel` unpacks them.
+
+    Parameters
+    ----------
+    objects : list of str or of numeric arrays (shapes may differ), or an array with one object per row
+    width : int or None
+        Number of columns (default: the longest packed object).
+    name : str, default="objects"
+        The argument's name in error messages.
+
+    Returns
+    -------
+    X : ndarray of shape (n_objects, width)
+    """
+    if isinstance(objects, str | bytes):
+        raise TypeError(f"{name} must be a collection of objects, not a single string")
+    try:
+        items = list(objects)
+    except TypeError:
+        raise TypeError(f"{name} must be a collection of objects, got {type(objects).__name__}") from None
+    rows = [_pack_one(obj, i, name) for i, obj in enumerate(items)]
+    if not rows:
+        raise ValueError(f"{name} is empty")
+    longest = max(len(r) for r in rows)
+    if width is None:
+        width = longest
+    elif not isinstance(width, numbers.Integral) or width < longest:
+        raise ValueError(
+            f"width must be an integer of at least {longest} (the longest packed object), got {width!r}"
+        )
+    X = np.zeros((len(rows), int(width)))
+    for i, r in enumerate(rows):
+        X[i, : len(r)] = r
+    return X
+
+
+def is_packed(X) -> bool:
+    """Whether ``X`` is a 2-D float array whose rows all come from :func:`pack_objects`."""
+    return (
+        isinstance(X, np.ndarray)
+        and X.ndim == 2
+        and X.dtype == np.float64
+        and X.shape[1] >= 3
+        and bool(np.all(X[:, 0] == _PACKED))
+    )
+
+
+def unpack_objects(X, name: str = "X") -> list:
+    """The objects packed in the rows of ``X`` by :func:`pack_objects` (strings or float arrays)."""
+    out = []
+    for i, row in enumerate(X):
+        kind = row[1]
+        if kind == _STRING:
+            length = int(row[2])
+            out.append("".join(map(chr, row[3 : 3 + length].astype(np.int64))))
+            continue
+        ndim = int(row[2])
+        shape = tuple(int(s) for s in row[3 : 3 + ndim])
+        size = int(np.prod(shape))
+        if kind != _ARRAY or 3 + ndim + size > row.shape[0]:
+            raise ValueError(f"{name}[{i}] is not a row packed by pack_objects")
+        out.append(row[3 + ndim : 3 + ndim + size].reshape(shape))
+    return out
+
+
+class DistanceKernel(Kernel):
+    """The Gaussian of a distance between objects, K = exp(−γ · D²), as a kernel object.
+
+    ``D`` is ``pairwise_distances(X, Y, metric=metric, **metric_params)`` (DTW on series of any
+    lengths, edit distances on strings, affine-invariant or log-Euclidean distances on SPD
+    matrices, a user's function, ...; see :func:`krein.dissimilarity.pairwise_distances`).  The
+    kernel is indefinite in general (DTW, edit, affine-invariant; positive definite for the
+    Euclidean and log-Euclidean distances).
+
+    With ``relative=True`` the scale is free of the distance's unit: γ = gamma / median(D²), the
+    median over the off-diagonal entries of the *training* block.  A kernel object is a function
+    K(X, Y), so the scale is fixed at fit time: the first symmetric evaluation ``K(X)`` — the
+    n × n training block of an exact fit, or the landmarks' m × m block of a low-rank fit (the
+    first block every estimator evaluates) — resolves it and stores it in ``gamma_``; later
+    evaluations ``K(X, Y)`` (landmark columns, predictions) use it.  Estimators fit a fresh copy of
+    the kernel (``make_kernel``), so each fit resolves its own scale; ``relative=False`` uses γ =
+    ``gamma`` as given.
+
+    Estimators fitted with this kernel take the objects themselves (a list of series of different
+    lengths, a list of strings, an array of SPD matrices): they pack them into rows
+    (:func:`pack_objects`, ``takes_objects``) that they validate and slice like feature rows, and the
+    kernel unpacks them.  Estimators that validate ``X`` on their own take packed rows (training and
+    test objects packed to one width).
+
+    Parameters
+    ----------
+    metric : str or callable, default="dtw"
+        A name accepted by :func:`~krein.dissimilarity.pairwise_distances`, or ``metric(a, b)``.
+    transform : {"gaussian"}, default="gaussian"
+        K = exp(−γ · D²).
+    gamma : float, default=1.0
+        γ (``relative=False``) or γ times the median of the squared training distances.
+    relative : bool, default=True
+    metric_params : dict or None
+        Keywords of the metric (``{"window": 10}`` for DTW, ...).
+    n_jobs : int or None
+        Threads of the distance evaluation.
+
+    Attributes
+    ----------
+    gamma_ : float
+        The γ in use, set by the first symmetric evaluation (``relative=True``) or equal to ``gamma``.
+    """
+
+    is_positive_definite = False
+    takes_objects = True
+
+    def __init__(
+        self, metric="dtw", transform="gaussian", gamma=1.0, relative=True, metric_params=None, n_jobs=None
+    ):
+        self.metric = metric
+        self.transform = transform
+        self.gamma = gamma
+        self.relative = relative
+        self.metric_params = metric_params
+        self.n_jobs = n_jobs
+
+    def rows(self, X):
+        """The objects of ``X`` packed into rows (:func:`pack_objects`); packed rows pass unchanged."""
+        return X if is_packed(X) else pack_objects(X, name="X")
+
+    def _check_parameters(self):
+        if self.transform != "gaussian":
+            raise ValueError(f"transform must be 'gaussian', got {self.transform!r}")
+        if (
+            isinstance(self.gamma, bool)
+            or not isinstance(self.gamma, numbers.Real)
+            or not (0 < self.gamma < np.inf)
+        ):
+            raise ValueError(f"gamma must be a finite positive number, got {self.gamma!r}")
+        if not isinstance(self.relative, bool):
+            raise TypeError(f"relative must be True or False, got {self.relative!r}")
+        if self.metric_params is not None and not isinstance(self.metric_params, dict):
+            raise TypeError(f"metric_params must be a dict or None, got {type(self.metric_params).__name__}")
+
+    def _distances(self, X, Y=None):
+        from ..dissimilarity import pairwise_distances
+
+        a = unpack_objects(X, "X") if is_packed(X) else X
+        b = None if Y is None else (unpack_objects(Y, "Y") if is_packed(Y) else Y)
+        return pairwise_distances(a, b, metric=self.metric, n_jobs=self.n_jobs, **(self.metric_params or {}))
+
+    def _resolve_scale(self, D):
+        """γ from the training block ``D`` (symmetric): gamma / median of its off-diagonal D²."""
+        if not self.relative:
+            return float(self.gamma)
+        n = D.shape[0]
+        if n < 2:
+            raise ValueError(
+                "relative=True needs at least 2 training objects (the median of their distances)"
+            )
+        squared = D[~np.eye(n, dtype=bool)] ** 2
+        median = float(np.median(squared))
+        if not median > 0:
+            raise ValueError(
+                "the median squared distance between the training objects is 0 (more than half of the "
+                "pairs coincide): relative=True has no scale; pass relative=False and gamma"
+            )
+        return float(self.gamma) / median
+
+    def __call__(self, X, Y=None, eval_gradient=False):
+        """K(X, Y) = exp(−γ D(X, Y)²); ``K(X)`` (Y None) fixes γ on its first call (see the class)."""
+        if eval_gradient:
+            raise ValueError("DistanceKernel has no tunable hyperparameter: eval_gradient is not available")
+        self._check_parameters()
+        D = self._distances(X, Y)
+        if Y is None and getattr(self, "gamma_", None) is None:
+            self.gamma_ = self._resolve_scale(D)
+        gamma = getattr(self, "gamma_", None)
+        if gamma is None:
+            if self.relative:
+                raise ValueError(
+                    "DistanceKernel(relative=True) takes its scale from the training block K(X): "
+                    "evaluate K(X) on the training objects before K(X, Y)"
+                )
+            gamma = float(self.gamma)
+        K = np.exp(-gamma * D**2)
+        if Y is None:
+            np.fill_diagonal(K, np.exp(-gamma * np.diagonal(D) ** 2))
+        return K
+
+    # the hooks of Kernel's block evaluation (``kernel_blocks(..., reuse=True)``, ``_block``): the
+    # rows are objects, not features, and the distance evaluation parallelizes itself
+    def _validate(self, X, Y):
+        self._check_parameters()
+        return X, Y
+
+    def _fill(self, out, X, Y):
+        out[...] = self(X, Y)
+
+    def _fill_parallel(self, out, X, Y):
+        self._fill(out, X, Y)
+
+    def diag(self, X):
+        """k(x, x) = exp(−γ d(x, x)²) for every object (1 where d(x, x) = 0)."""
+        self._check_parameters()
+        objects = unpack_objects(X, "X") if is_packed(X) else list(X)
+        if isinstance(self.metric, str):  # every shipped distance vanishes on the diagonal
+            return np.ones(len(objects))
+        d = np.array([self._distances([x], [x])[0, 0] for x in objects])
+        if not np.any(d):
+            return np.ones(len(objects))
+        gamma = getattr(self, "gamma_", None)
+        if gamma is None:
+            if self.relative:
+                raise ValueError("DistanceKernel(relative=True): evaluate K(X) on the training objects first")
+            gamma = float(self.gamma)
+        return np.exp(-gamma * d**2)
