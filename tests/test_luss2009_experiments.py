@@ -152,6 +152,10 @@ def test_krein_accpm_agrees_with_an_independent_one(tmp_path):
     for row in centers:
         assert row["relative distance"] < 1e-3 and abs(row["barrier krein − cvxpy"]) < 1e-4
         assert row["gap (independent)"] == pytest.approx(row["gap (IndefiniteSVC)"], rel=1e-6)
-    gaps = json.loads((tmp_path / "accpm_check.json").read_text())["gaps"]
+    check = json.loads((tmp_path / "accpm_check.json").read_text())
+    gaps = check["gaps"]
     ours, theirs = np.array(gaps["krein accpm_maximize"]), np.array(gaps["cvxpy ACCPM, feasible set (P₀)"])
     assert np.allclose(ours[:15], theirs[:15], rtol=1e-3)
+    # errors are on the gap's scale, and the optimum lies below every certified bound: error ≤ gap
+    for name, curve in gaps.items():
+        assert np.all(np.array(check["errors"][name]) <= np.array(curve) + 1e-9), name

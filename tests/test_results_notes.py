@@ -313,6 +313,6 @@ def test_figure1_notes_first_iterations_below_1e_3():
         label: int(np.argmax(figure1_summary(runs)["mean_log10"] < -3))
         for label, runs in data["gaps"].items()
     }
-    assert first["projected gradient, step 5/k (paper)"] == 79 and "iteration 79" in notes
-    assert first["projected gradient, BB steps (krein default)"] == 20 and "1e-3 in 20 iterations" in notes
+    assert first["projected gradient, step 5/k (paper)"] == 74 and "iteration 74" in notes
+    assert first["projected gradient, BB steps (krein default)"] == 19 and "1e-3 in 19 iterations" in notes
     assert np.all(figure1_summary(data["gaps"]["ACCPM"])["mean_log10"] > -3)

@@ -1,6 +1,7 @@
 """The proxy SVMs (Luss & d'Aspremont 2009) at default settings: scale-free stopping rule, intercept
 and defaults; agreement with scikit-learn on PSD kernels (the large-ρ limit is the plain SVM)."""
 
+import warnings
 from unittest import mock
 
 import numpy as np
@@ -120,6 +121,56 @@ def test_default_C_and_rho_are_scale_free(factor):
             assert scaled.C_ == pytest.approx(base.C_ / factor, rel=1e-10)
 
 
+@pytest.mark.parametrize("factor", [1e-150, 1e150, 1e-300, 1e300])
+def test_kernels_at_the_edges_of_double_precision_give_the_same_model(factor):
+    """The fit works in units of κ (K₀/κ with Cκ, ρκ³): a kernel multiplied by 1e±150 or 1e±300 gives
+    the unscaled kernel's decision function to rounding (the one-class SVM's scaled by s), C_ and the
+    objective scaled by 1/s (s for the one-class SVM) and the proxy kernel by s; a C or ρ that is beyond
+    double precision in units of κ is a clear ValueError naming it."""
+    rng = np.random.default_rng(1)
+    X, X_test = rng.standard_normal((60, 3)), rng.standard_normal((50, 3))
+    y = np.repeat([0, 1], 30)
+    X[:, 0] += y
+    kernel = Sigmoid(eta=1.0)
+    K, K_test = kernel(X), kernel(X_test, X)
+    target = X[:, 0] + 0.1 * rng.standard_normal(60)
+    for make, args in [
+        (lambda: IndefiniteSVC(kernel="precomputed"), (y,)),
+        (lambda: IndefiniteSVR(kernel="precomputed"), (target,)),
+        (lambda: IndefiniteOneClassSVM(kernel="precomputed", nu=0.2), ()),
+    ]:
+        base = make().fit(K, *args)
+        scaled = make().fit(factor * K, *args)
+        one_class = isinstance(base, IndefiniteOneClassSVM)
+        decide = "predict" if isinstance(base, IndefiniteSVR) else "decision_function"
+        expected = getattr(base, decide)(K_test) * (factor if one_class else 1.0)
+        got = getattr(scaled, decide)(factor * K_test)
+        np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-9 * np.max(np.abs(expected)))
+        if decide == "decision_function":
+            np.testing.assert_array_equal(scaled.predict(factor * K_test), base.predict(K_test))
+        power = 1 if one_class else -1
+        assert scaled.objective_ == pytest.approx(base.objective_ * factor**power, rel=1e-9)
+        np.testing.assert_allclose(scaled.proxy_kernel_, factor * base.proxy_kernel_, rtol=1e-9,
+                                   atol=1e-9 * factor * np.max(np.abs(base.proxy_kernel_)))  # fmt: skip
+        if hasattr(base, "C_"):
+            assert scaled.C_ == pytest.approx(base.C_ / factor, rel=1e-10)
+    # the paper's step η and the smoothing ε are in the kernel's units: η/s and εs give the same model
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        base = IndefiniteSVC(kernel="precomputed", learning_rate=5.0, smoothing=1e-2, max_iter=30).fit(K, y)
+        scaled = IndefiniteSVC(
+            kernel="precomputed", learning_rate=5.0 / factor, smoothing=1e-2 * factor, max_iter=30
+        ).fit(factor * K, y)
+    expected = base.decision_function(K_test)
+    np.testing.assert_allclose(scaled.decision_function(factor * K_test), expected, rtol=1e-9,
+                               atol=1e-9 * np.max(np.abs(expected)))  # fmt: skip
+    tiny = min(factor, 1 / factor)  # ρκ³ underflows, and so does rho="auto" ∝ (Cκ)² with C = κ
+    with pytest.raises(ValueError, match="rho=1.0 is .* beyond double precision"):
+        IndefiniteSVC(kernel="precomputed", rho=1.0).fit(tiny * K, y)
+    with pytest.raises(ValueError, match="C=.*beyond double precision|beyond double precision.*C='auto'"):
+        IndefiniteSVC(kernel="precomputed", C=tiny).fit(tiny * K, y)
+
+
 def test_multiclass_shares_one_eigendecomposition_and_n_jobs_gives_the_same_model():
     rng = np.random.default_rng(2)
     X = rng.standard_normal((90, 3))
@@ -190,5 +241,5 @@ def test_large_rho_start_saves_iterations_on_a_dtw_kernel():
     from_zero = solve_proxy_problem(problem, solver="projected_gradient", max_iter=1000, tol=model.tol)
     assert model.gap_history_[-1] <= model.tol and from_zero.converged
     assert model.n_iter_ <= 5 < from_zero.n_iter
-    scale = abs(from_zero.value - problem.constant())
-    assert abs(model.objective_ - from_zero.value) <= 2 * model.tol * scale
+    scale = abs(from_zero.value - problem.constant())  # the problem in units of κ: f̂ = κf
+    assert abs(model.objective_ * spectrum.unit - from_zero.value) <= 2 * model.tol * scale

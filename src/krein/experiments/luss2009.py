@@ -669,8 +669,11 @@ class _IndependentProxySVC:
     ``f(α) = 1ᵀα − ½ zᵀK*z + ρ‖K* − K₀‖²_F``, ``z = y ∘ α``, ``K* = (K₀ + zzᵀ/4ρ)₊`` (Theorem 1), on
     ``A = {yᵀα = 0, 0 ≤ α ≤ C}``, with ``∇f = 1 − y ∘ (K* z)`` (Danskin), a dense ``eigh`` per
     evaluation, and the certified bound ``f* ≤ f(α) + max_{α′∈A} ∇f(α)ᵀ(α′ − α)`` (concavity) from
-    scipy's HiGHS linear programming. The relative gap is krein's definition (``luss2009-figure1``):
-    ``(upper − f)/max(1, |f − ρ‖(K₀)₋‖²|)`` with the best bound and value so far.
+    scipy's HiGHS linear programming. The relative gap is the one ``IndefiniteSVC`` certifies
+    (``gap_history_``): ``(upper − f)/max(|f − f₀|, |upper − f₀|, eᵀα)`` with ``f`` the best value and
+    ``upper`` the best bound so far, ``f₀ = ρ‖(K₀)₋‖²`` (the value at α = 0) and ``α`` the point just
+    evaluated; the floor ``eᵀα`` keeps the measure scale-free where ``f`` and ``upper`` are near ``f₀``
+    (``½eᵀα ≤ f − f₀ ≤ eᵀα`` at a maximizer).
     """
 
     def __init__(self, K, y, C, rho):
@@ -692,16 +695,24 @@ class _IndependentProxySVC:
         best = linprog(-gradient, A_eq=self.y[None, :], b_eq=[0.0], bounds=[(0, self.C)] * n, method="highs")
         return float(-best.fun - gradient @ alpha)
 
-    def errors(self, values, optimum):
-        """Relative error of the best value so far against a known ``optimum``, on the gap's scale."""
-        best_value = np.maximum.accumulate(values)
-        return (optimum - best_value) / np.maximum(1.0, np.abs(best_value - self.f0))
+    def _best_so_far(self, values, bounds, points):
+        """After each evaluation: the best value and the best bound so far, relative to ``f₀``, and the
+        gap's denominator ``max(|f − f₀|, |upper − f₀|, eᵀα)`` (``α`` the point just evaluated)."""
+        best_value = np.maximum.accumulate(np.asarray(values, dtype=float)) - self.f0
+        upper = np.minimum.accumulate(np.asarray(values) + np.asarray(bounds)) - self.f0
+        magnitude = np.abs(np.asarray(points, dtype=float).sum(axis=1))
+        return best_value, upper, np.maximum(np.maximum(np.abs(best_value), np.abs(upper)), magnitude)
 
-    def gaps(self, values, bounds):
-        """Relative gap after each evaluation, from the best value and the best bound so far."""
-        best_value = np.maximum.accumulate(values)
-        upper = np.minimum.accumulate(np.asarray(values) + np.asarray(bounds))
-        return (upper - best_value) / np.maximum(1.0, np.abs(best_value - self.f0))
+    def errors(self, values, bounds, points, optimum):
+        """Relative error of the best value so far against a known ``optimum``, on the gap's scale (so
+        it is at most the gap wherever ``optimum`` is below the bound)."""
+        best_value, _, scale = self._best_so_far(values, bounds, points)
+        return (optimum - self.f0 - best_value) / scale
+
+    def gaps(self, values, bounds, points):
+        """Relative gap after each evaluation (``IndefiniteSVC.gap_history_``'s definition)."""
+        best_value, upper, scale = self._best_so_far(values, bounds, points)
+        return (upper - best_value) / scale
 
 
 def analytic_center(C, y, cuts, offsets):
@@ -735,9 +746,9 @@ def independent_accpm(problem, iterations, initial_cuts=()):
     """Algorithm 2 (ACCPM) written out with cvxpy's analytic centers: query the center of the
     localization set, add the cut ``∇f(α_k)ᵀ(α − α_k) ≥ 0``, repeat (no pruning: fewer than 3n cuts).
     ``initial_cuts``: points whose cuts start the localization set (a warm start). Returns the values
-    and certified bounds of the queried centers."""
+    and certified bounds of the queried centers, and the centers."""
     n = problem.y.size
-    cuts, offsets, values, bounds = np.empty((0, n)), np.empty(0), [], []
+    cuts, offsets, values, bounds, points = np.empty((0, n)), np.empty(0), [], [], []
     for point in initial_cuts:
         _, gradient = problem(point)
         cuts, offsets = np.vstack([cuts, gradient]), np.append(offsets, gradient @ point)
@@ -746,8 +757,9 @@ def independent_accpm(problem, iterations, initial_cuts=()):
         value, gradient = problem(alpha)
         values.append(value)
         bounds.append(problem.bound(alpha, gradient))
+        points.append(alpha)
         cuts, offsets = np.vstack([cuts, gradient]), np.append(offsets, gradient @ alpha)
-    return values, bounds
+    return values, bounds, points
 
 
 #: The ACCPM check, (quick, full): subset size, iterations, and the iterates whose centers are checked.
@@ -787,7 +799,8 @@ def run_figure1_accpm(ctx):
                    callback=lambda *args: False)  # fmt: skip
     points = np.array([q[0] for q in queried])
     gradients = np.array([q[2] for q in queried])
-    krein_gaps = problem.gaps([q[1] for q in queried], [q[3] for q in queried])
+    krein_values, krein_bounds = [q[1] for q in queried], [q[3] for q in queried]
+    krein_gaps = problem.gaps(krein_values, krein_bounds, points)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         svc = IndefiniteSVC(kernel="precomputed", C=C, rho=rho, solver="accpm", tol=1e-12,
@@ -822,12 +835,12 @@ def run_figure1_accpm(ctx):
     # curve is how far its best value is from f*, on the scale of its gap: the gap bounds it from above.
     optimum = float(best.objective_)
     curves = {"krein accpm_maximize": krein_gaps}
-    errors = {"krein accpm_maximize": problem.errors([q[1] for q in queried], optimum)}
+    errors = {"krein accpm_maximize": problem.errors(krein_values, krein_bounds, points, optimum)}
     uppers = [q[1] + q[3] for q in queried]
     for name, initial in starts.items():
-        values, bounds = independent_accpm(problem, settings.iterations, initial)
-        curves[f"cvxpy ACCPM, {name}"] = problem.gaps(values, bounds)
-        errors[f"cvxpy ACCPM, {name}"] = problem.errors(values, optimum)
+        values, bounds, centers_queried = independent_accpm(problem, settings.iterations, initial)
+        curves[f"cvxpy ACCPM, {name}"] = problem.gaps(values, bounds, centers_queried)
+        errors[f"cvxpy ACCPM, {name}"] = problem.errors(values, bounds, centers_queried, optimum)
         uppers += list(np.add(values, bounds))
     ctx.write_json(
         {

@@ -22,7 +22,6 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base import KernelEstimatorMixin, decision_to_labels, fit_path_clones, one_vs_rest_targets
 from .._parameters import store_parameters
-from .._validation import LIBSVM_MAX_KERNEL
 from ._proxy import KernelSpectrum, ProxyKernelProblem, default_cost, solve_proxy_problem
 
 __all__ = ["IndefiniteOneClassSVM", "IndefiniteSVC", "IndefiniteSVR"]
@@ -43,7 +42,8 @@ _COST_CONSTRAINT = [StrOptions({"auto"}), Interval(Real, 0, None, closed="neithe
 class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
     """Shared fitting loop: one proxy-kernel problem per task, one eigendecomposition for all."""
 
-    _max_kernel_magnitude = LIBSVM_MAX_KERNEL
+    # No limit on the kernel's magnitude: the fit works in units of the kernel scale (``_units``), so
+    # libsvm (the ρ → ∞ start) and the proxy problem see a kernel of unit scale.
 
     def _validate_params(self):
         super()._validate_params()
@@ -86,9 +86,49 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
             lambda model, prepared, starts: model._fit_prepared(prepared, starts),
         )
 
+    def _dual_unit(self, spectrum):
+        """``t``: the dual variables of the normalized problem are ``β̂ = tβ`` (:meth:`_units`)."""
+        return spectrum.unit
+
+    def _units(self, spectrum):
+        """``(κ, t)``: the problem is solved on ``K̂₀ = K₀/κ`` (``spectrum`` is normalized) for ``β̂ = tβ``.
+
+        Substituting ``K = κK̂``, ``β = β̂/t`` in ``pᵀβ − ½zᵀKz + ρ‖K − K₀‖²`` (feasible set
+        ``sᵀβ = r, 0 ≤ β ≤ u``) gives ``(κ/t²)`` times the same problem in ``β̂`` with ``p̂ = (t/κ)p``,
+        ``û = tu``, ``r̂ = tr`` and ``ρ̂ = ρκt²``. SVC and SVR take ``t = κ`` (``p̂ = p``, ``Ĉ = Cκ``: 1 for
+        ``C="auto"``), the one-class SVM ``t = 1`` (``p = 0``, ``eᵀα = 1``). Back in the kernel's units: the
+        decision function's coefficients are ``ĉ/t``, its intercept ``(κ/t)ν̂``, the proxy kernel
+        ``κK̂*``, the objective ``(κ/t²)f̂`` and ρ ``ρ̂/(κt²)``; the predictions are those of the kernel
+        of unit scale, at any κ that double precision holds.
+        """
+        return spectrum.unit, self._dual_unit(spectrum)
+
+    def _in_units(self, spectrum, name, value):
+        """A user's ``C`` (``Ct``) or ``rho`` (``ρκt²``) in the normalized problem (:meth:`_units`), with a
+        clear error where that leaves double precision."""
+        kappa, t = self._units(spectrum)
+        with np.errstate(over="ignore", under="ignore"):
+            converted = (
+                float(np.float64(value) * t) if name == "C" else float(np.float64(value) * kappa * t * t)
+            )
+        if not (np.isfinite(converted) and converted > 0):
+            raise ValueError(
+                f"{name}={value} is {converted:.3g} in units of the kernel scale κ = mean|λ(K)| = "
+                f"{kappa:.3g}, beyond double precision; rescale the kernel or use {name}='auto'."
+            )
+        return converted
+
     def _cost(self, spectrum):
-        """The ``C`` in force: ``1/κ`` for ``"auto"`` (:func:`~krein.svm._proxy.default_cost`)."""
-        return default_cost(spectrum) if self.C == "auto" else float(self.C)
+        """The ``C`` in force in the normalized problem (:meth:`_units`): ``1`` for ``"auto"``
+        (:func:`~krein.svm._proxy.default_cost`: ``1/κ`` in the kernel's units), ``Cκ`` otherwise."""
+        if self.C == "auto":
+            return default_cost(spectrum)
+        return self._in_units(spectrum, "C", float(self.C))
+
+    def _rho(self, spectrum):
+        """The ρ of the normalized problem: ``"auto"`` (:func:`~krein.svm._proxy.default_rho` on it)
+        or ``ρκt²`` (:meth:`_units`)."""
+        return "auto" if self.rho == "auto" else self._in_units(spectrum, "rho", float(self.rho))
 
     def _fit_prepared(self, prepared, starts):
         """Solve every task of ``prepared`` (warm-started from ``starts``); store; return the solutions.
@@ -107,19 +147,34 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
             if result["warning"] is not None:
                 warnings.warn(result["warning"], ConvergenceWarning, stacklevel=3)
         if "C" in self._path_parameters:
-            self.C_ = self._cost(spectrum)
+            self.C_ = float(self.C) if self.C != "auto" else self._cost(spectrum) / self._dual_unit(spectrum)
         self._store(problems, results, single=len(tasks) == 1)
         return [r["solution"].beta for r in results]
 
     def _solve(self, problem, start):
+        # In the normalized problem (:meth:`_units`) the paper's step (η/k)∇f is (κη/k)∇f̂ for β̂, and
+        # the smoothing ε of the eigenvalues of K₀ + zzᵀ/4ρ (which are κ times those of K̂₀ + ẑẑᵀ/4ρ̂)
+        # is ε/κ; the price of smoothing f_ε − f is (κ/t²) times that of f̂.
+        kappa, t = self._units(problem.spectrum)
+        learning_rate = self.learning_rate
+        if learning_rate != "auto":
+            learning_rate = float(learning_rate) * kappa
+        with np.errstate(over="ignore"):
+            smoothing = float(np.float64(self.smoothing) / kappa)
+        if not np.isfinite(smoothing):
+            raise ValueError(
+                f"smoothing={self.smoothing} is beyond double precision in units of the kernel scale "
+                f"κ = {kappa:.3g}; rescale the kernel or use a smaller smoothing."
+            )
+
         def solve(start, max_iter=self.max_iter):
             return solve_proxy_problem(
                 problem,
                 solver=self.solver,
                 max_iter=max_iter,
                 tol=self.tol,
-                learning_rate=self.learning_rate,
-                smoothing=self.smoothing,
+                learning_rate=learning_rate,
+                smoothing=smoothing,
                 start=start,
                 verbose=self.verbose,
             )
@@ -150,8 +205,9 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
             if solution.smoothing_excess > 0:
                 note = (
                     f" With smoothing={self.smoothing} the smoothed objective exceeds (7) by "
-                    f"{solution.smoothing_excess:.3g} at the returned point, which bounds how close the "
-                    "smoothed maximizer gets to the optimum of (7); a smaller smoothing may be needed."
+                    f"{solution.smoothing_excess * (kappa / t) / t:.3g} at the returned point, which bounds "
+                    "how close the smoothed maximizer gets to the optimum of (7); a smaller smoothing may be "
+                    "needed."
                 )
             if solution.n_iter < self.max_iter:
                 note += (
@@ -160,8 +216,8 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
                 )
             else:
                 note += (
-                    f" Raise max_iter, or leave rho='auto' (here rho={problem.rho:.3g}): the large-rho "
-                    "regime converges in a few iterations."
+                    f" Raise max_iter, or leave rho='auto' (here rho={self._rho_in_force(problem):.3g}): the "
+                    "large-rho regime converges in a few iterations."
                 )
             message = (
                 f"{type(self).__name__} ({self.solver}) stopped after {solution.n_iter} iterations "
@@ -172,11 +228,21 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
         omega = problem.spectrum.omega
         return {
             "solution": solution,
-            "dual_coef": problem.dual_coef(solution.beta, basis),
-            "intercept": problem.intercept(solution.beta),
-            "proxy_kernel": K_scaled / omega[:, None] / omega[None, :],
+            "dual_coef": problem.dual_coef(solution.beta, basis) / t,
+            "intercept": problem.intercept(solution.beta) * (kappa / t),
+            "proxy_kernel": K_scaled * kappa / omega[:, None] / omega[None, :],
+            "objective": solution.value * (kappa / t) / t,
             "warning": message,
         }
+
+    def _rho_in_force(self, problem):
+        """ρ in the kernel's units: ``ρ̂/(κt²)`` (:meth:`_units`; ``inf`` or 0 where it is beyond double
+        precision, as for ``rho="auto"`` on a kernel of scale 1e-150)."""
+        if self.rho != "auto":
+            return float(self.rho)
+        kappa, t = self._units(problem.spectrum)
+        with np.errstate(over="ignore", under="ignore"):
+            return float(np.float64(problem.rho) / kappa / t / t)
 
     def _large_rho_start(self, problem):
         """The solution of the ρ → ∞ limit of (7) as a start for projected gradient.
@@ -200,13 +266,13 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
 
     def _store(self, problems, results, single):
         pick = (lambda values: values[0]) if single else np.asarray
-        self.rho_ = pick([problem.rho for problem in problems])
+        self.rho_ = pick([self._rho_in_force(problem) for problem in problems])
         self.dual_coef_ = np.array([r["dual_coef"] for r in results])
         self.intercept_ = np.array([r["intercept"] for r in results])
         self.proxy_kernel_ = pick([r["proxy_kernel"] for r in results])
         histories = [r["solution"].gap_history for r in results]
         self.gap_history_ = histories[0] if single else histories
-        self.objective_ = pick([r["solution"].value for r in results])
+        self.objective_ = pick([r["objective"] for r in results])
         self.n_iter_ = pick([r["solution"].n_iter for r in results])
 
     def _raw_decision(self, X):
@@ -235,7 +301,10 @@ _ATTRIBUTES_DOC = """
     n_iter_ : int or ndarray
         Iterations of the solver.
     rho_ : float or ndarray of shape (n_tasks,)
-        The ρ in force (``rho`` resolved, see ``rho="auto"``).
+        The ρ in force (``rho`` resolved, see ``rho="auto"``), in the kernel's units. The fit works in
+        units of the kernel scale κ (``K₀/κ``, ``ρκ³``; ``ρκ`` for the one-class SVM), so
+        ``rho="auto"`` on a kernel of scale 1e∓150 fits as on one of scale 1, while ``rho_`` itself
+        (∝ 1/κ³) is then beyond double precision and reads ``inf`` or ``0``.
     C_ : float
         The ``C`` in force (``IndefiniteSVC``, ``IndefiniteSVR``; ``C`` resolved, see ``C="auto"``).
     kernel_ : Kernel or "precomputed"
@@ -372,14 +441,15 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
         K, y = self._fit_kernel(X, y)
         self.classes_, Y = one_vs_rest_targets(y)
         weights = compute_sample_weight(self.class_weight, y)
-        return KernelSpectrum(K, penalty_weights), [(labels, weights) for labels in Y.T]
+        return KernelSpectrum(K, penalty_weights, normalize=True), [(labels, weights) for labels in Y.T]
 
     def _problem(self, spectrum, task):
         labels, weights = task
         n = labels.size
         return ProxyKernelProblem(
-            spectrum, self.rho, np.ones(n), np.arange(n), labels, labels, self._cost(spectrum) * weights, 0.0
-        )
+            spectrum, self._rho(spectrum), np.ones(n), np.arange(n), labels, labels,
+            self._cost(spectrum) * weights, 0.0,
+        )  # fmt: skip
 
     def _limit_solution(self, kernel, problem, scale):
         """α: libsvm's SVC on the limit kernel over ``scale`` with the bounds ``scale·u``, over ``scale``."""
@@ -467,7 +537,7 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
         K, y = self._fit_kernel(X, y, y_numeric=True)
-        return KernelSpectrum(K), [y]
+        return KernelSpectrum(K, normalize=True), [y]
 
     def _problem(self, spectrum, y):
         n = y.size
@@ -475,7 +545,14 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
         coef = np.concatenate([np.ones(n), -np.ones(n)])
         linear = np.concatenate([y - self.epsilon, -y - self.epsilon])
         return ProxyKernelProblem(
-            spectrum, self.rho, linear, index, coef, coef, np.full(2 * n, self._cost(spectrum)), 0.0
+            spectrum,
+            self._rho(spectrum),
+            linear,
+            index,
+            coef,
+            coef,
+            np.full(2 * n, self._cost(spectrum)),
+            0.0,
         )
 
     def _limit_solution(self, kernel, problem, scale):
@@ -556,14 +633,25 @@ class IndefiniteOneClassSVM(OutlierMixin, _ProxyKernelEstimator):
 
     def _prepare(self, X, y=None):
         K, _ = self._fit_kernel(X)
-        return KernelSpectrum(K), [None]
+        return KernelSpectrum(K, normalize=True), [None]
 
     def _problem(self, spectrum, task):
         n = spectrum.K.shape[0]
         ones = np.ones(n)
         return ProxyKernelProblem(
-            spectrum, self.rho, np.zeros(n), np.arange(n), ones, ones, np.full(n, 1.0 / (self.nu * n)), 1.0
+            spectrum,
+            self._rho(spectrum),
+            np.zeros(n),
+            np.arange(n),
+            ones,
+            ones,
+            np.full(n, 1.0 / (self.nu * n)),
+            1.0,
         )
+
+    def _dual_unit(self, spectrum):
+        """``t = 1``: α keeps ``eᵀα = 1`` (:meth:`_ProxyKernelEstimator._units`)."""
+        return 1.0
 
     def _limit_solution(self, kernel, problem, scale):
         """α of libsvm's one-class SVM on the limit kernel (bounds 1, sum νn: divided by νn; the

@@ -113,9 +113,16 @@ class KernelSpectrum:
     Built once and shared by every one-vs-rest task, every iteration and every (C, ρ) of a path.
     ``scale`` is the kernel scale ``κ = mean |λᵢ(K̃₀)|`` (``tr K̃₀ / n`` when PSD: 1 for a Gaussian
     kernel), the unit of the default ``C`` and ``ρ`` (:func:`default_cost`, :func:`default_rho`).
+
+    ``normalize=True`` holds ``K̃₀/κ`` instead (then ``scale`` is 1 and ``unit`` is κ; otherwise
+    ``unit`` is 1): the estimators solve (7) in units of κ (:meth:`_ProxyKernelEstimator._units
+    <krein.svm._indefinite._ProxyKernelEstimator._units>`), so a kernel of any scale in double precision
+    (1e-300 to 1e300) gives the problem of a kernel of unit scale, whose dual variables, ρ and objective
+    are of order 1 rather than over- or underflowing with a power of κ. The kernel is first divided by
+    a power of two near its largest entry (exact), so the eigendecomposition and κ are formed in range.
     """
 
-    def __init__(self, K, penalty_weights=None):
+    def __init__(self, K, penalty_weights=None, normalize=False):
         n = K.shape[0]
         if penalty_weights is None:
             self.omega = np.ones(n)
@@ -126,21 +133,42 @@ class KernelSpectrum:
                     f"penalty_weights must be a vector of {n} finite, strictly positive numbers."
                 )
             self.omega = np.sqrt(h)
-        self.K = K * self.omega[:, None] * self.omega[None, :]
+        exponent = 0
+        if normalize:
+            largest = float(np.max(np.abs(K))) if K.size else 0.0
+            if largest > 0 and np.isfinite(largest):
+                exponent = int(np.frexp(largest)[1])
+        self.K = np.ldexp(K, -exponent) * self.omega[:, None] * self.omega[None, :]
         self.psd = _is_positive_semidefinite(self.K)
         if self.psd:
             self.values = self.vectors = None
-            self.negative_norm_squared = 0.0
-            self.curvature = float(np.trace(self.K))  # ≥ λ_max(K̃₀)
-            self.scale = self.curvature / n
+            scale = float(np.trace(self.K)) / n
         else:
             self.values, self.vectors = eigendecompose(self.K)
+            scale = float(np.mean(np.abs(self.values)))
+        if not scale > 0:
+            raise ValueError("The training kernel is zero: the proxy-kernel SVM has nothing to learn from.")
+        self.unit = 1.0
+        if normalize:
+            with np.errstate(over="ignore", under="ignore"):
+                self.unit = float(np.ldexp(scale, exponent))
+            if not (np.isfinite(self.unit) and self.unit > 0):
+                raise ValueError(
+                    f"X: the kernel scale mean|λ(K)| = {scale:.3g}·2^{exponent} is beyond double precision; "
+                    "rescale the kernel (e.g. divide it by its largest entry)."
+                )
+            self.K = self.K / scale
+            if self.values is not None:
+                self.values = self.values / scale
+            scale = 1.0
+        if self.psd:
+            self.negative_norm_squared = 0.0
+            self.curvature = float(np.trace(self.K))  # ≥ λ_max(K̃₀)
+        else:
             negative = np.minimum(self.values, 0.0)
             self.negative_norm_squared = float(negative @ negative)
             self.curvature = float(np.max(np.abs(self.values)))
-            self.scale = float(np.mean(np.abs(self.values)))
-        if not self.scale > 0:
-            raise ValueError("The training kernel is zero: the proxy-kernel SVM has nothing to learn from.")
+        self.scale = scale
 
 
 def linear_maximum_gap(gradient, beta, signs, upper, rhs):
@@ -225,6 +253,12 @@ class ProxyKernelProblem:
         self.spectrum, self.linear, self.z_index = spectrum, linear, z_index
         self.z_coef = z_coef / spectrum.omega[z_index]  # maps β to z̃ = Ω⁻¹z
         self.rho = default_rho(spectrum, self.z_coef, upper) if rho == "auto" else float(rho)
+        if not (np.isfinite(self.rho) and self.rho > 0):
+            raise ValueError(
+                f"rho={rho!r} gives ρ = {self.rho:.3g} in units of the kernel scale, beyond double precision "
+                f"(rho='auto' grows as the square of C, here up to {float(np.max(upper)):.3g} in units of "
+                "1/κ); choose a C nearer 1/κ (C='auto') or an explicit rho."
+            )
         self.signs, self.upper, self.rhs = signs, upper, rhs
         self.n = spectrum.K.shape[0]
 
