@@ -157,7 +157,9 @@ def _spectrum_svc(method, distance):
 
 def methods(distance):
     inner = StratifiedKFold(5, shuffle=True, random_state=SEED)
-    krein = KreinClassifierCV(**({"metric": "precomputed"} if distance else {"kernel": "precomputed"}), cv=inner)
+    krein = KreinClassifierCV(
+        **({"metric": "precomputed"} if distance else {"kernel": "precomputed"}), cv=inner
+    )
     return {
         "KreinClassifierCV": krein,
         "1-NN": KNeighborsClassifier(1, metric="precomputed"),
@@ -279,7 +281,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help=f"only {', '.join(QUICK)}")
     parser.add_argument("--max-train", type=int, default=400, help="training objects per set at most")
-    parser.add_argument("--out", type=Path, default=Path(__file__).parents[1] / "docs" / "results" / "practice")
+    parser.add_argument(
+        "--out", type=Path, default=Path(__file__).parents[1] / "docs" / "results" / "practice"
+    )
     parser.add_argument("--guide", type=Path, help="write the table into this guide (docs/guide.md)")
     parser.add_argument("--only", nargs="*", help="task names (prefixes) to run")
     args = parser.parse_args()

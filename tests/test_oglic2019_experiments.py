@@ -176,7 +176,9 @@ def test_figure1_notes_say_where_kmeans_is_best():
     rows = json.loads((folder / "figure1.json").read_text())["rows"]
     sentence = best_sampler_counts(rows)
     assert sentence in (folder / "NOTES.md").read_text()
-    assert sentence.startswith("Eq. (3) with k landmarks, lowest in 20 cells: uniform 4, leverage 5, kmeans++ 11")
+    assert sentence.startswith(
+        "Eq. (3) with k landmarks, lowest in 20 cells: uniform 4, leverage 5, kmeans++ 11"
+    )
 
 
 def test_figure_notes_helpers_on_a_quick_run():

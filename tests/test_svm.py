@@ -443,7 +443,9 @@ def test_fit_path_matches_independent_fits_with_fewer_iterations():
 def _iterations_from_zero(model, K, y):
     spectrum, tasks = model._prepare(K, y)
     problem = model._problem(spectrum, tasks[0])
-    return solve_proxy_problem(problem, solver="projected_gradient", max_iter=model.max_iter, tol=model.tol).n_iter
+    return solve_proxy_problem(
+        problem, solver="projected_gradient", max_iter=model.max_iter, tol=model.tol
+    ).n_iter
 
 
 def _negative_norm(K):

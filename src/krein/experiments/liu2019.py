@@ -1026,9 +1026,17 @@ def _table6_scales(name, K, lams):
     saturated margins leave about ``λμ``, so one step removes about ``4nλ/μ_max`` of the start there."""
     values, outputs, n = np.linalg.eigvalsh(K), K.sum(axis=1), K.shape[0]
     return [
-        {"data set": name, "step": step, "n": n, "lam": lam, "mu max": float(values[-1]),
-         "mu min": float(values[0]), "K1 min": float(outputs.min()), "K1 max": float(outputs.max()),
-         "4 n lam / mu max": 4.0 * n * lam / float(values[-1])}  # fmt: skip
+        {
+            "data set": name,
+            "step": step,
+            "n": n,
+            "lam": lam,
+            "mu max": float(values[-1]),
+            "mu min": float(values[0]),
+            "K1 min": float(outputs.min()),
+            "K1 max": float(outputs.max()),
+            "4 n lam / mu max": 4.0 * n * lam / float(values[-1]),
+        }  # fmt: skip
         for step, lam in lams.items()
     ]
 

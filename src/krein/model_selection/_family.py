@@ -496,7 +496,9 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
         if isinstance(self.methods, str):
             costly = n_samples > PROXY_SVM_AUTO_MAX_SAMPLES or n_classes > 2
             chosen = [
-                f for f in families if self.methods == "all" or not (f.name.startswith("Indefinite") and costly)
+                f
+                for f in families
+                if self.methods == "all" or not (f.name.startswith("Indefinite") and costly)
             ]
         else:
             unknown = sorted(set(self.methods) - set(names))
