@@ -97,6 +97,10 @@ __all__ = [
 ]
 
 
+#: Largest kernel entries outside this range are first divided by a power of two near them (exact).
+_SAFE_MAGNITUDE = (2.0**-100, 2.0**100)
+
+
 def _is_positive_semidefinite(K):
     """Cholesky test of ``K + δI`` with δ at rounding level (n·eps·max diagonal)."""
     jitter = K.shape[0] * np.finfo(float).eps * max(float(np.max(np.abs(np.diag(K)))), 1e-300)
@@ -118,8 +122,9 @@ class KernelSpectrum:
     ``unit`` is 1): the estimators solve (7) in units of κ (:meth:`_ProxyKernelEstimator._units
     <krein.svm._indefinite._ProxyKernelEstimator._units>`), so a kernel of any scale in double precision
     (1e-300 to 1e300) gives the problem of a kernel of unit scale, whose dual variables, ρ and objective
-    are of order 1 rather than over- or underflowing with a power of κ. The kernel is first divided by
-    a power of two near its largest entry (exact), so the eigendecomposition and κ are formed in range.
+    are of order 1 rather than over- or underflowing with a power of κ. A kernel whose largest entry is
+    outside [2⁻¹⁰⁰, 2¹⁰⁰] is first divided by a power of two near it (exact), so the eigendecomposition
+    and κ are formed in range.
     """
 
     def __init__(self, K, penalty_weights=None, normalize=False):
@@ -136,8 +141,10 @@ class KernelSpectrum:
         exponent = 0
         if normalize:
             largest = float(np.max(np.abs(K))) if K.size else 0.0
-            if largest > 0 and np.isfinite(largest):
+            if largest > 0 and np.isfinite(largest) and not _SAFE_MAGNITUDE[0] <= largest <= _SAFE_MAGNITUDE[1]:
                 exponent = int(np.frexp(largest)[1])
+        # a kernel in the safe range is decomposed as it is (bitwise), so that the eigendecomposition
+        # is shared with the other estimators fitted on it (krein.spectral.reuse_eigendecompositions)
         self.K = np.ldexp(K, -exponent) * self.omega[:, None] * self.omega[None, :]
         self.psd = _is_positive_semidefinite(self.K)
         if self.psd:
