@@ -141,7 +141,8 @@ class KernelSpectrum:
         exponent = 0
         if normalize:
             largest = float(np.max(np.abs(K))) if K.size else 0.0
-            if largest > 0 and np.isfinite(largest) and not _SAFE_MAGNITUDE[0] <= largest <= _SAFE_MAGNITUDE[1]:
+            low, high = _SAFE_MAGNITUDE
+            if largest > 0 and np.isfinite(largest) and not low <= largest <= high:
                 exponent = int(np.frexp(largest)[1])
         # a kernel in the safe range is decomposed as it is (bitwise), so that the eigendecomposition
         # is shared with the other estimators fitted on it (krein.spectral.reuse_eigendecompositions)
