@@ -12,7 +12,13 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._parameters import store_parameters
 from .._validation import check_precomputed_test_kernel
 
-__all__ = ["DoubleCentering", "check_test_distances", "check_training_distances", "median_off_diagonal"]
+__all__ = [
+    "DistanceTransformer",
+    "DoubleCentering",
+    "check_test_distances",
+    "check_training_distances",
+    "median_off_diagonal",
+]
 
 
 def _negative(owner):
@@ -68,7 +74,19 @@ def median_off_diagonal(D, name):
     return largest * float(np.sqrt(np.median(np.square(scaled))))
 
 
-class DoubleCentering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class DistanceTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """A transformer from precomputed dissimilarities to kernel rows: pairwise and non-negative input
+    (so that cross-validation slices D into train × train and test × train blocks), one output column
+    per training object (``set_output``)."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = True
+        tags.input_tags.positive_only = True
+        return tags
+
+
+class DoubleCentering(DistanceTransformer):
     """Negative double centering of squared dissimilarities (classical scaling).
 
     ``fit(D)`` with the n × n training dissimilarities D computes
@@ -142,12 +160,6 @@ class DoubleCentering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
 
     def __init__(self, scale: str = "none", *, symmetry_tol: float = 1e-8):
         store_parameters(self, locals())
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = True
-        tags.input_tags.positive_only = True
-        return tags
 
     def _fit_squares(self, D):
         """Check the training dissimilarities D, store their centring statistics and return (D/s)∘(D/s)."""

@@ -14,17 +14,21 @@ from __future__ import annotations
 from numbers import Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from .._parameters import store_parameters
-from ._centering import check_test_distances, check_training_distances, median_off_diagonal
+from ._centering import (
+    DistanceTransformer,
+    check_test_distances,
+    check_training_distances,
+    median_off_diagonal,
+)
 
 __all__ = ["GaussianOfDistance"]
 
 
-class GaussianOfDistance(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class GaussianOfDistance(DistanceTransformer):
     """The Gaussian of a precomputed distance, ``k(x, x') = exp(−γ d(x, x')²)``.
 
     ``fit(D)`` takes the n × n training distances and fixes ``γ``; ``transform(D_test)`` takes the
@@ -93,12 +97,6 @@ class GaussianOfDistance(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Base
 
     def __init__(self, gamma: float = 1.0, *, relative: bool = True, symmetry_tol: float = 1e-8):
         store_parameters(self, locals())
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = True
-        tags.input_tags.positive_only = True
-        return tags
 
     def _fit(self, D):
         self._validate_params()

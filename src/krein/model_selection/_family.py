@@ -199,75 +199,60 @@ _CLIP = 1e4
 _NEIGHBORS = [15, 9, 7, 5, 3, 1]
 
 
-def _classifier_families():
-    lambdas = {"lambda_plus": _LAMBDAS, "lambda_minus": [_CLIP] + _LAMBDAS}
+def _families_of(classifier):
+    """The candidate methods of :class:`KreinClassifierCV` (``classifier``) or :class:`KreinRegressorCV`,
+    in the order of the tie-break: the Kreĭn-space methods, the spectrum treatments, k-NN."""
+    least_squares, variance, proxy, svm, neighbors = (
+        (KreinRidgeClassifier, VarianceConstrainedKreinClassifier, IndefiniteSVC, SVC, KNeighborsClassifier)
+        if classifier
+        else (KreinRidge, VarianceConstrainedKrein, IndefiniteSVR, SVR, KNeighborsRegressor)
+    )
     families = [
         _Family(
-            "Kreĭn LS", lambda: KreinRidgeClassifier(kernel="precomputed", center=False), lambdas, path=True
-        ),
-        _Family(
-            "KREĬN (VC)",
-            lambda: VarianceConstrainedKreinClassifier(kernel="precomputed", center=False),
-            {"lambda_plus": [1e-1, 1e-3], "lambda_minus": [1e-1, 1e-3]},
+            "Kreĭn LS",
+            lambda: least_squares(kernel="precomputed", center=False),
+            {"lambda_plus": _LAMBDAS, "lambda_minus": [_CLIP] + _LAMBDAS},
             path=True,
         ),
         _Family(
-            "SH-SVM",  # a Newton solve per task and setting (O(r³) a step): two settings, λ₊ = λ₋
-            lambda: KreinSquaredHingeSVC(kernel="precomputed"),
-            [{"lambda_plus": [lam], "lambda_minus": [lam]} for lam in (1e-2, 1e-4)],
+            "KREĬN (VC)",
+            lambda: variance(kernel="precomputed", center=False),
+            {"lambda_plus": [1e-1, 1e-3], "lambda_minus": [1e-1, 1e-3]},
+            path=True,
         ),
+    ]
+    if classifier:
+        families += [
+            _Family(
+                "SH-SVM",  # a Newton solve per task and setting (O(r³) a step): two settings, λ₊ = λ₋
+                lambda: KreinSquaredHingeSVC(kernel="precomputed"),
+                [{"lambda_plus": [lam], "lambda_minus": [lam]} for lam in (1e-2, 1e-4)],
+            ),
+            _Family(
+                "IKLR", lambda: IndefiniteLogisticRegression(kernel="precomputed"), {"alpha": [1e-2, 1e-4]}
+            ),
+        ]
+    families.append(
         _Family(
-            "IKLR",
-            lambda: IndefiniteLogisticRegression(kernel="precomputed"),
-            {"alpha": [1e-2, 1e-4]},
-        ),
-        _Family(
-            "IndefiniteSVC",
-            lambda: IndefiniteSVC(kernel="precomputed"),
+            proxy.__name__,
+            lambda: proxy(kernel="precomputed"),
             {"C": [1.0, 10.0, 100.0], "rho": ["auto"]},
             path=True,
-        ),
-    ]
-    for method in ("clip", "flip", "shift", "square"):
-        families.append(
-            _Family(f"{method}+SVC", lambda: SVC(kernel="precomputed"), {"C": _C}, spectrum=method)
-        )
-    families.append(
-        _Family(
-            "k-NN",
-            lambda: KNeighborsClassifier(metric="precomputed"),
-            {"n_neighbors": _NEIGHBORS},
-            on_distance=True,
         )
     )
-    return families
-
-
-def _regressor_families():
-    lambdas = {"lambda_plus": _LAMBDAS, "lambda_minus": [_CLIP] + _LAMBDAS}
-    families = [
-        _Family("Kreĭn LS", lambda: KreinRidge(kernel="precomputed", center=False), lambdas, path=True),
-        _Family(
-            "KREĬN (VC)",
-            lambda: VarianceConstrainedKrein(kernel="precomputed", center=False),
-            {"lambda_plus": [1e-1, 1e-3], "lambda_minus": [1e-1, 1e-3]},
-            path=True,
-        ),
-        _Family(
-            "IndefiniteSVR",
-            lambda: IndefiniteSVR(kernel="precomputed"),
-            {"C": _C, "rho": ["auto"]},
-            path=True,
-        ),
-    ]
     for method in ("clip", "flip", "shift", "square"):
         families.append(
-            _Family(f"{method}+SVR", lambda: SVR(kernel="precomputed"), {"C": _C}, spectrum=method)
+            _Family(
+                f"{method}+{svm.__name__}",
+                lambda: svm(kernel="precomputed"),
+                {"C": _C},
+                spectrum=method,
+            )
         )
     families.append(
         _Family(
             "k-NN",
-            lambda: KNeighborsRegressor(metric="precomputed"),
+            lambda: neighbors(metric="precomputed"),
             {"n_neighbors": _NEIGHBORS},
             on_distance=True,
         )
@@ -276,8 +261,8 @@ def _regressor_families():
 
 
 #: Method names of each meta-estimator, in the order of the tie-break (earlier wins a tie).
-CLASSIFIER_METHODS = tuple(f.name for f in _classifier_families())
-REGRESSOR_METHODS = tuple(f.name for f in _regressor_families())
+CLASSIFIER_METHODS = tuple(f.name for f in _families_of(classifier=True))
+REGRESSOR_METHODS = tuple(f.name for f in _families_of(classifier=False))
 #: ``methods="auto"`` leaves out the proxy-kernel SVMs above this many training samples and, for
 #: classification, above two classes (one proxy problem per one-vs-rest task: on japanesevowels, 9
 #: classes, they took more than every other candidate together); ``methods="all"`` includes them.
@@ -744,7 +729,7 @@ class KreinClassifierCV(ClassifierMixin, _KreinFamilyCV):
     """
 
     def _all_families(self):
-        return _classifier_families()
+        return _families_of(classifier=True)
 
     def decision_function(self, X):
         """Decision values of the refitted best model, where it has them."""
@@ -790,6 +775,6 @@ class KreinRegressorCV(RegressorMixin, _KreinFamilyCV):
     """
 
     def _all_families(self):
-        return _regressor_families()
+        return _families_of(classifier=False)
 
     _default_scoring = "r2"
