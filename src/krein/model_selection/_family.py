@@ -558,7 +558,7 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
                 f"{type(self).__name__}: {len(kernels)} kernel(s) × {len(families)} method(s) "
                 f"on {len(folds)} folds of {X.shape[0]} samples"
             )
-        jobs = Parallel(n_jobs=self.n_jobs)(
+        jobs = Parallel(n_jobs=self.n_jobs, verbose=10 * (self.verbose > 1))(
             delayed(_evaluate_fold)(
                 kernels, families, X, distance, y, train, test, pairwise, scorer, regression
             )
@@ -686,7 +686,8 @@ class KreinClassifierCV(ClassifierMixin, _KreinFamilyCV):
     n_jobs : int or None, default=None
         Folds evaluated in parallel (joblib).
     verbose : int, default=0
-        Print the plan and, at the end of the search, the table of the best setting of each method.
+        1: print the plan and, at the end of the search, the table of the best setting of each method;
+        2 or more: also a line per finished inner fold (joblib's progress).
 
     Attributes
     ----------
