@@ -322,3 +322,21 @@ def test_clear_errors():
         KreinRidge("precomputed", lambda_minus=0.0).fit(K, y)
     with pytest.raises(ValueError, match="zero"):
         KreinRidge("precomputed").fit(np.zeros((5, 5)), np.arange(5.0))
+
+
+@pytest.mark.parametrize("factor", [1e-170, 1e160])
+@pytest.mark.parametrize("cls", [KreinRidge, VarianceConstrainedKrein])
+def test_targets_at_the_ends_of_floating_point_give_the_scaled_model(cls, factor):
+    """The model is homogeneous in y (the default radius is the targets' spread): targets near 1e160
+    (whose squares overflow) or 1e-170 (whose squares underflow) give factor × the model of y. The
+    default radius overflowed to 'radius must be finite', a parameter the user never set."""
+    from krein.kernels import Gaussian
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=40)
+    base = cls(Gaussian(1.0)).fit(X, y)
+    scaled = cls(Gaussian(1.0)).fit(X, factor * y)
+    np.testing.assert_allclose(scaled.predict(X) / factor, base.predict(X), rtol=1e-12, atol=1e-12)
+    if cls is VarianceConstrainedKrein:
+        assert scaled.radius_ / factor == pytest.approx(base.radius_, rel=1e-12)

@@ -756,10 +756,6 @@ def run_case(subject, case, n_samples=SMALL_SIZE):
 KNOWN_FAILURES: dict[tuple[str, str], str] = {
     # Regression targets near 1e160 (issue 31, found by the case huge_targets; not in krein.nystroem,
     # krein.embedding or krein.kernels, whose estimators pass it):
-    ("VarianceConstrainedKrein[kernel]", "huge_targets"): "the default radius sqrt(mean(y²)) overflows: "
-    "'radius must be finite', a parameter the user never set; computed without the overflow the solution "
-    "is 5 % off",
-    ("VarianceConstrainedKrein[precomputed]", "huge_targets"): "as VarianceConstrainedKrein[kernel]",
     ("KernelLearningRidge[kernel]", "huge_targets"): "'K_mu + alpha * I is not positive definite': the "
     "targets' scale reaches the positive-definiteness check",
     ("KernelLearningRidge[precomputed]", "huge_targets"): "as KernelLearningRidge[kernel]",

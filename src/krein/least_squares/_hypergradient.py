@@ -199,5 +199,6 @@ class HypergradientMixin:
                 rows = problem.representation.rows(X_val)
             cache.update(problem=problem, encoding=self._encoding, rows=rows, contractions=contractions)
         problem, self._encoding = cache["problem"], cache["encoding"]
-        solution, Y_val = self._solve(problem, warn=False), self._encoding.encode(y_val)
+        # in the problem's target units (a power of two, 1 unless the targets are near 1e±160)
+        solution, Y_val = self._solve(problem, warn=False), self._encoding.encode(y_val) / problem.target_unit
         return validation_loss_and_gradient(problem, solution, cache["rows"], Y_val, cache["contractions"])

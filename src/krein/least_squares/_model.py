@@ -21,7 +21,7 @@ from .._penalties import PENALTY_CONSTRAINT, kernel_scale, penalty
 from ..nystroem import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
 from ..spectral import indefiniteness
 from ._hypergradient import HypergradientMixin
-from ._spectral import DEFAULT_LAMBDA, SpectralProblem
+from ._spectral import DEFAULT_LAMBDA, SpectralProblem, target_unit
 from ._targets import encode_balanced, encode_values
 
 __all__ = []
@@ -68,12 +68,13 @@ class _KreinLeastSquares(HypergradientMixin, SpectralEstimatorMixin, BaseEstimat
         self._validate_params()
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
-        means = []
+        means, units = [], []
 
         def targets(y):  # centred in the streamed pass of the Nyström producer (computed for dask)
             Y, self._encoding = self._encode(y)
             means.append(np.asarray(Y.mean(axis=0)) if self.center else np.zeros(Y.shape[1]))
-            return Y - means[0]
+            units.append(target_unit(Y - means[0]))
+            return (Y - means[0]) / units[0]
 
         representation, Y = self._fit_representation(X, y, targets=targets, **self._validate_y)
         if self._encoding.classes is not None:
@@ -81,7 +82,7 @@ class _KreinLeastSquares(HypergradientMixin, SpectralEstimatorMixin, BaseEstimat
         self.eigenvalues_ = representation.values
         self.indefiniteness_ = indefiniteness(representation.values)
         split = "approximation" if self.n_components is None else self.nystroem_split
-        return SpectralProblem(representation, Y, means[0], split)
+        return SpectralProblem(representation, Y, means[0] / units[0], split, units[0])
 
     def _penalties(self, problem):
         """λ₊, λ₋ of the fit: the numbers given, or ``"auto"``: :data:`DEFAULT_LAMBDA` · s."""
@@ -93,6 +94,7 @@ class _KreinLeastSquares(HypergradientMixin, SpectralEstimatorMixin, BaseEstimat
 
     def _set_solution(self, problem):
         alpha, intercept = problem.dual_coef(self._solve(problem))
+        alpha, intercept = alpha * problem.target_unit, intercept * problem.target_unit
         single = self._encoding.single_output
         self.dual_coef_ = alpha[:, 0] if single else alpha.T
         self.intercept_ = float(intercept[0]) if single else intercept
@@ -172,7 +174,11 @@ class _VarianceConstrained(_KreinLeastSquares):
     def _solve(self, problem, warn=True):
         """Sets ``multiplier_``, ``hard_case_``, ``radius_``; warns in the hard case (Sec. 3.1)."""
         Y = problem.targets  # radius None: match the spread of the (centred) targets
-        radius = np.asarray(np.sqrt((Y**2).mean(axis=0))) if self.radius is None else self.radius
+        radius = (
+            np.asarray(np.sqrt((Y**2).mean(axis=0)))
+            if self.radius is None
+            else self.radius / problem.target_unit
+        )
         solution = problem.solve(*self._penalties(problem), self.regularization, radius)
         hard = solution.hard_case
         if warn and np.any(hard):
@@ -187,7 +193,8 @@ class _VarianceConstrained(_KreinLeastSquares):
         single = self._encoding.single_output
         self.multiplier_ = float(solution.multiplier[0]) if single else solution.multiplier
         self.hard_case_ = bool(hard[0]) if single else hard
-        self.radius_ = float(solution.radius[0]) if single else solution.radius
+        radius = solution.radius * problem.target_unit
+        self.radius_ = float(radius[0]) if single else radius
         return solution
 
 

@@ -37,11 +37,26 @@ import scipy.linalg
 
 from ..optimize import solve_sphere_quadratic
 
-__all__ = ["DEFAULT_LAMBDA", "SpectralProblem", "SpectralSolution"]
+__all__ = ["DEFAULT_LAMBDA", "SpectralProblem", "SpectralSolution", "target_unit"]
 
 #: λ₊ = λ₋ = DEFAULT_LAMBDA · s for the estimators' ``"auto"`` default (s = Σ|σᵢ|/n, the kernel's
 #: scale; :mod:`krein._penalties`).
 DEFAULT_LAMBDA = 1e-2
+#: Targets whose largest magnitude lies outside this range are solved in units of a power of two.
+SAFE_TARGETS = (2.0**-100, 2.0**100)
+
+
+def target_unit(Y):
+    """The power of two the (centred) targets are divided by: 1 within :data:`SAFE_TARGETS`, else
+    ``2^e`` near their largest magnitude, so that ``‖y‖²`` and the secular equation stay in range for
+    targets near 1e160 or 1e-170 (exact: a power of two changes no digit). 1 for dask targets."""
+    if not isinstance(Y, np.ndarray) or not Y.size:
+        return 1.0
+    largest = float(np.max(np.abs(Y)))
+    if not np.isfinite(largest) or largest == 0 or SAFE_TARGETS[0] <= largest <= SAFE_TARGETS[1]:
+        return 1.0
+    return float(np.ldexp(1.0, int(np.frexp(largest)[1])))
+
 
 #: μ* closer than this to the end of its interval (relative to |ω_min|) counts as the hard case: the
 #: solution along the bounding eigenvector is then determined by rounding, not by the data.
@@ -75,12 +90,15 @@ class SpectralProblem:
     """What a least squares fit needs that does not depend on λ₊, λ₋ or r: the ``representation``
     (a :class:`krein.spectral.SpectralRepresentation`), the training ``targets`` (n, t) less their
     ``target_means`` (zeros when not centred) and the ``split`` of a Nyström model (module docstring;
-    ``"landmarks"`` needs a representation with :attr:`landmark_coordinates`)."""
+    ``"landmarks"`` needs a representation with :attr:`landmark_coordinates`). Targets and their means
+    are in units of ``target_unit`` (:func:`target_unit`; so are :meth:`dual_coef`'s coefficients and
+    intercepts, and a radius)."""
 
     representation: object
     targets: np.ndarray
     target_means: np.ndarray
     split: str = "approximation"
+    target_unit: float = 1.0
 
     def __post_init__(self):
         self.projections = self.representation.project(self.targets)
