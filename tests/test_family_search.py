@@ -203,3 +203,25 @@ def test_bad_input_names_the_argument():
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_a_method_that_cannot_be_fitted_ranks_last_with_a_warning(monkeypatch):
+    from sklearn.exceptions import FitFailedWarning
+
+    from krein.logistic import IndefiniteLogisticRegression
+
+    def refuse(self, X, y):
+        raise ValueError("refused on purpose")
+
+    monkeypatch.setattr(IndefiniteLogisticRegression, "fit", refuse)
+    X, y = _problem(n=45, seed=9)
+    D = _distance(X, X)
+    with pytest.warns(FitFailedWarning, match="IKLR: ValueError: refused on purpose"):
+        model = KreinClassifierCV(metric="precomputed", scales=[1.0], methods=["IKLR", "Kreĭn LS"], cv=3).fit(
+            D, y
+        )
+    rows = [i for i, m in enumerate(model.cv_results_["method"]) if m == "IKLR"]
+    assert all(model.cv_results_["mean_test_score"][i] == -np.inf for i in rows)
+    assert model.best_params_["method"] == "Kreĭn LS"
+    with pytest.raises(ValueError, match="no candidate could be fitted"):
+        KreinClassifierCV(metric="precomputed", scales=[1.0], methods=["IKLR"], cv=3).fit(D, y)

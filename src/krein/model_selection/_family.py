@@ -42,7 +42,7 @@ from sklearn.base import (
     is_classifier,
 )
 from sklearn.compose import TransformedTargetRegressor
-from sklearn.exceptions import ConvergenceWarning
+from sklearn.exceptions import ConvergenceWarning, FitFailedWarning
 from sklearn.metrics import get_scorer
 from sklearn.model_selection import ParameterGrid, check_cv
 from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
@@ -327,9 +327,18 @@ def _fit_kernel(choice, X_train, X_test):
     return K_train, K_test
 
 
-def _candidate_scores(family, K_train, y_train, K_test, y_test, scorer, regression):
-    """Scores of every setting of ``family`` trained on one fold (a list, grid order)."""
+def _candidate_scores(family, K_train, y_train, K_test, y_test, scorer, regression, failures):
+    """Scores of every setting of ``family`` trained on one fold (a list, grid order); NaN for every
+    setting when the method cannot be fitted on the fold (the error goes to ``failures``)."""
     settings = family.settings()
+    try:
+        return _fit_and_score(family, settings, K_train, y_train, K_test, y_test, scorer, regression)
+    except (ValueError, ArithmeticError, np.linalg.LinAlgError) as error:
+        failures.append(f"{family.name}: {type(error).__name__}: {error}")
+        return [np.nan] * len(settings)
+
+
+def _fit_and_score(family, settings, K_train, y_train, K_test, y_test, scorer, regression):
     if regression:  # the models have no intercept on a centred kernel: standardize the targets
         scaler = TargetScaler().fit(y_train)
         y_train, y_test = scaler.transform(y_train), scaler.transform(y_test)
@@ -343,8 +352,9 @@ def _candidate_scores(family, K_train, y_train, K_test, y_test, scorer, regressi
 
 
 def _evaluate_fold(kernels, families, X, D, y, train, test, pairwise, scorer, regression):
-    """``(scores, n_eigendecompositions)``: ``scores[(kernel, method)]`` one per setting, on one fold."""
-    scores = {}
+    """``(scores, n_eigendecompositions, failures)``: ``scores[(kernel, method)]`` one per setting, on
+    one fold, and the errors of the methods that could not be fitted there."""
+    scores, failures = {}, []
     with warnings.catch_warnings(), reuse_eigendecompositions() as cache:
         warnings.simplefilter("ignore", ConvergenceWarning)
         for choice in kernels:
@@ -353,15 +363,15 @@ def _evaluate_fold(kernels, families, X, D, y, train, test, pairwise, scorer, re
                 if family.on_distance:
                     continue
                 scores[(choice.label, family.name)] = _candidate_scores(
-                    family, K_train, y[train], K_test, y[test], scorer, regression
+                    family, K_train, y[train], K_test, y[test], scorer, regression, failures
                 )
         for family in families:
             if family.on_distance:
                 D_train, D_test = _fold_blocks(D, train, test, True)
                 scores[("distance", family.name)] = _candidate_scores(
-                    family, D_train, y[train], D_test, y[test], scorer, regression=False
+                    family, D_train, y[train], D_test, y[test], scorer, False, failures
                 )
-    return scores, cache.n_computed
+    return scores, cache.n_computed, failures
 
 
 def _accuracy(model, X, y):
@@ -575,7 +585,7 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
 
     def _collect(self, jobs, families):
         kernels_seen, columns = [], {"kernel": [], "method": [], "params": []}
-        per_fold = [scores for scores, _ in jobs]
+        per_fold = [scores for scores, _, _ in jobs]
         split_scores = []
         order = {f.name: i for i, f in enumerate(families)}
         for key in per_fold[0]:
@@ -588,8 +598,22 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
                 columns["params"].append(setting)
                 split_scores.append([fold[(kernel, method)][j] for fold in per_fold])
         split_scores = np.asarray(split_scores, dtype=float)
-        split_scores = np.where(np.isfinite(split_scores), split_scores, -np.inf)
-        means, stds = split_scores.mean(axis=1), split_scores.std(axis=1)
+        failed = ~np.isfinite(split_scores).all(axis=1)  # ranked last: -inf, their std NaN
+        if failed.all():
+            raise ValueError(
+                f"{type(self).__name__}: no candidate could be fitted on the inner folds: "
+                + "; ".join(sorted({f for _, _, fold in jobs for f in fold})[:3])
+            )
+        means = np.where(failed, -np.inf, split_scores.mean(axis=1))
+        stds = np.where(failed, np.nan, split_scores.std(axis=1))
+        failures = sorted({failure for _, _, fold in jobs for failure in fold})
+        if failures:
+            warnings.warn(
+                f"{type(self).__name__}: {len(failures)} method(s) could not be fitted on some inner "
+                f"fold and rank last: {'; '.join(failures[:3])}",
+                FitFailedWarning,
+                stacklevel=3,
+            )
         results = SearchResults(columns)
         for k in range(split_scores.shape[1]):
             results[f"split{k}_test_score"] = split_scores[:, k]
@@ -598,7 +622,7 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
         self.cv_results_ = results
         self.best_index_ = int(np.argmax(means))  # first of the best: the order breaks ties
         self.best_score_ = float(means[self.best_index_])
-        self.n_eigendecompositions_ = int(sum(n for _, n in jobs))
+        self.n_eigendecompositions_ = int(sum(n for _, n, _ in jobs))
 
     def _refit(self, X, y, kernels, families):
         i = self.best_index_
