@@ -18,6 +18,7 @@ import numpy as np
 
 from .._validation import check_square_kernel
 from ..kernels import block_rows, kernel_blocks
+from ..spectral import is_dask_array
 
 __all__ = [
     "ChunkMoments",
@@ -25,15 +26,8 @@ __all__ = [
     "check_finite_chunk",
     "chunk_moments",
     "combine_moments",
-    "is_dask_array",
     "landmark_blocks",
 ]
-
-
-def is_dask_array(X):
-    """Whether ``X`` is a ``dask.array.Array`` (without importing dask when it is not)."""
-    module = type(X).__module__
-    return module.startswith("dask.") and hasattr(X, "to_delayed")
 
 
 def check_finite_chunk(values, name):
