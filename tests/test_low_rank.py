@@ -220,3 +220,14 @@ def test_splits_agree_for_a_positive_definite_kernel(regression, cls):
     a = cls(Gaussian(1.0), **params).fit(X, y).predict(X_test)
     b = cls(Gaussian(1.0), nystroem_split="landmarks", **params).fit(X, y).predict(X_test)
     np.testing.assert_allclose(b, a, rtol=0, atol=1e-9 * np.abs(a).max())
+
+
+def test_low_rank_eigenvalues_are_ascending_as_the_naming_table_says():
+    from krein.kernels import Sigmoid
+    from krein.least_squares import KreinRidge
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    model = KreinRidge(Sigmoid(), n_components=30, random_state=0).fit(X, X[:, 0])
+    assert np.all(np.diff(model.eigenvalues_) >= 0)
+    np.testing.assert_allclose(model.eigenvalues_, np.sort(model.representation_.values))

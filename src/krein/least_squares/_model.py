@@ -79,7 +79,7 @@ class _KreinLeastSquares(HypergradientMixin, SpectralEstimatorMixin, BaseEstimat
         representation, Y = self._fit_representation(X, y, targets=targets, **self._validate_y)
         if self._encoding.classes is not None:
             self.classes_ = self._encoding.classes
-        self.eigenvalues_ = representation.values
+        self.eigenvalues_ = np.sort(representation.values)  # ascending (a Nyström fit's come by magnitude)
         self.indefiniteness_ = indefiniteness(representation.values)
         split = "approximation" if self.n_components is None else self.nystroem_split
         return SpectralProblem(representation, Y, means[0] / units[0], split, units[0])
