@@ -25,6 +25,7 @@ from joblib import Parallel, delayed
 from scipy.sparse import issparse
 from sklearn import get_config
 
+from .._scaling import power_of_two_unit
 from .._threads import n_threads
 
 TileFunc = Callable[[int, int, int, int, bool], np.ndarray]
@@ -204,7 +205,7 @@ class Metric:
 
 
 #: Objects whose largest absolute value lies outside [2**-255, 2**255] are rescaled (homogeneous metrics).
-_SAFE_EXPONENT = 255
+_SAFE_RANGE = (2.0**-256, 2.0**255)
 
 
 def _magnitude(objects) -> float:
@@ -215,10 +216,7 @@ def _magnitude(objects) -> float:
 
 def _power_of_two_scale(a, b) -> float:
     """2**k bringing the largest absolute value of ``a`` and ``b`` near 1, or 1.0 when it is in range."""
-    largest = max(_magnitude(a), _magnitude(b))
-    if largest == 0.0 or -_SAFE_EXPONENT <= math.frexp(largest)[1] <= _SAFE_EXPONENT:
-        return 1.0
-    return math.ldexp(1.0, math.frexp(largest)[1])
+    return power_of_two_unit(max(_magnitude(a), _magnitude(b)), *_SAFE_RANGE)
 
 
 def _divide(objects, scale: float):

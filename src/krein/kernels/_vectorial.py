@@ -34,6 +34,7 @@ import numpy as np
 from scipy.spatial.distance import cdist
 
 from .._parameters import store_parameters
+from .._scaling import power_of_two_unit
 from ._base import DEFAULT_BOUNDS, Kernel
 
 __all__ = [
@@ -79,10 +80,11 @@ def _spread_scale(Xc, Yc):
     """``(Xc / s, Yc / s, s)`` with ``s`` a power of two that brings the centred data below
     :data:`LARGE_SPREAD` (exact: only the exponent changes); ``s = 1`` and the inputs as they are
     otherwise."""
-    largest = max(np.max(np.abs(Xc), initial=0.0), np.max(np.abs(Yc), initial=0.0))
-    if not largest > LARGE_SPREAD or not np.isfinite(largest):
+    s = power_of_two_unit(
+        max(np.max(np.abs(Xc), initial=0.0), np.max(np.abs(Yc), initial=0.0)), 0.0, LARGE_SPREAD
+    )
+    if s == 1.0:
         return Xc, Yc, 1.0
-    s = 2.0 ** np.ceil(np.log2(largest))
     Xs = Xc / s
     return Xs, (Xs if Yc is Xc else Yc / s), s
 

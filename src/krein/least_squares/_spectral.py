@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
+from .._scaling import power_of_two_unit
 from ..optimize import solve_sphere_quadratic
 
 __all__ = ["DEFAULT_LAMBDA", "SpectralProblem", "SpectralSolution", "target_unit"]
@@ -52,10 +53,7 @@ def target_unit(Y):
     targets near 1e160 or 1e-170 (exact: a power of two changes no digit). 1 for dask targets."""
     if not isinstance(Y, np.ndarray) or not Y.size:
         return 1.0
-    largest = float(np.max(np.abs(Y)))
-    if not np.isfinite(largest) or largest == 0 or SAFE_TARGETS[0] <= largest <= SAFE_TARGETS[1]:
-        return 1.0
-    return float(np.ldexp(1.0, int(np.frexp(largest)[1])))
+    return power_of_two_unit(np.max(np.abs(Y)), *SAFE_TARGETS)
 
 
 #: μ* closer than this to the end of its interval (relative to |ω_min|) counts as the hard case: the

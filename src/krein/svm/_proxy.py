@@ -73,6 +73,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
+from .._penalties import kernel_scale
+from .._scaling import power_of_two_unit
 from ..optimize import (
     accpm_maximize,
     exchange_maximize,
@@ -138,31 +140,26 @@ class KernelSpectrum:
                     f"penalty_weights must be a vector of {n} finite, strictly positive numbers."
                 )
             self.omega = np.sqrt(h)
-        exponent = 0
-        if normalize:
-            largest = float(np.max(np.abs(K))) if K.size else 0.0
-            low, high = _SAFE_MAGNITUDE
-            if largest > 0 and np.isfinite(largest) and not low <= largest <= high:
-                exponent = int(np.frexp(largest)[1])
+        magnitude = power_of_two_unit(np.max(np.abs(K)), *_SAFE_MAGNITUDE) if normalize and K.size else 1.0
         # a kernel in the safe range is decomposed as it is (bitwise), so that the eigendecomposition
         # is shared with the other estimators fitted on it (krein.spectral.reuse_eigendecompositions)
-        self.K = np.ldexp(K, -exponent) * self.omega[:, None] * self.omega[None, :]
+        self.K = (K / magnitude) * self.omega[:, None] * self.omega[None, :]
         self.psd = _is_positive_semidefinite(self.K)
         if self.psd:
             self.values = self.vectors = None
             scale = float(np.trace(self.K)) / n
         else:
             self.values, self.vectors = eigendecompose(self.K)
-            scale = float(np.mean(np.abs(self.values)))
+            scale = kernel_scale(self.values, n)
         if not scale > 0:
             raise ValueError("The training kernel is zero: the proxy-kernel SVM has nothing to learn from.")
         self.unit = 1.0
         if normalize:
             with np.errstate(over="ignore", under="ignore"):
-                self.unit = float(np.ldexp(scale, exponent))
+                self.unit = scale * magnitude
             if not (np.isfinite(self.unit) and self.unit > 0):
                 raise ValueError(
-                    f"X: the kernel scale mean|λ(K)| = {scale:.3g}·2^{exponent} is beyond double precision; "
+                    f"X: the kernel scale mean|λ(K)| = {scale:.3g}·{magnitude:g} is beyond double precision; "
                     "rescale the kernel (e.g. divide it by its largest entry)."
                 )
             self.K = self.K / scale
