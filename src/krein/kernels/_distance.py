@@ -222,10 +222,7 @@ class DistanceKernel(Kernel):
                     "evaluate K(X) on the training objects before K(X, Y)"
                 )
             gamma = float(self.gamma)
-        K = np.exp(-gamma * D**2)
-        if Y is None:
-            np.fill_diagonal(K, np.exp(-gamma * np.diagonal(D) ** 2))
-        return K
+        return np.exp(-gamma * D**2)
 
     # the hooks of Kernel's block evaluation (``kernel_blocks(..., reuse=True)``, ``_block``): the
     # rows are objects, not features, and the distance evaluation parallelizes itself
