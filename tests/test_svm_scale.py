@@ -93,22 +93,29 @@ def test_accpm_and_exchange_intercept_at_large_rho(solver):
     assert model.intercept_[0] == pytest.approx(optimum.intercept_[0], abs=0.05)
 
 
+def _sigmoid_fits(n, n_classes):
+    """A sigmoid kernel on n points of ``n_classes`` shifted classes, its test rows, and the three proxy
+    SVMs with their targets (class labels, a real target, none)."""
+    rng = np.random.default_rng(1)
+    X, X_test = rng.standard_normal((n, 3)), rng.standard_normal((100 if n_classes > 2 else 50, 3))
+    y = np.repeat(np.arange(n_classes), n // n_classes)
+    X[:, 0] += y
+    kernel = Sigmoid(eta=1.0)
+    target = X[:, 0] + 0.1 * rng.standard_normal(n)
+    fits = [
+        (lambda: IndefiniteSVC(kernel="precomputed"), (y,)),
+        (lambda: IndefiniteSVR(kernel="precomputed"), (target,)),
+        (lambda: IndefiniteOneClassSVM(kernel="precomputed", nu=0.2), ()),
+    ]
+    return kernel(X), kernel(X_test, X), y, fits
+
+
 @pytest.mark.parametrize("factor", [1e-3, 1e3])
 def test_default_C_and_rho_are_scale_free(factor):
     """C="auto" = 1/κ and ρ="auto" (κ = mean|λ(K₀)|): the kernel multiplied by 1e±3 gives the same
     predictions, C_ scaled by 1/s and ρ_ by 1/s³ (1/s for the one-class SVM)."""
-    rng = np.random.default_rng(1)
-    X, X_test = rng.standard_normal((80, 3)), rng.standard_normal((100, 3))
-    y = np.repeat([0, 1, 2, 3], 20)
-    X[:, 0] += y
-    kernel = Sigmoid(eta=1.0)
-    K, K_test = kernel(X), kernel(X_test, X)
-    target = X[:, 0] + 0.1 * rng.standard_normal(80)
-    for make, args in [
-        (lambda: IndefiniteSVC(kernel="precomputed"), (y,)),
-        (lambda: IndefiniteSVR(kernel="precomputed"), (target,)),
-        (lambda: IndefiniteOneClassSVM(kernel="precomputed", nu=0.2), ()),
-    ]:
+    K, K_test, _, fits = _sigmoid_fits(80, 4)
+    for make, args in fits:
         base = make().fit(K, *args)
         scaled = make().fit(factor * K, *args)
         if isinstance(base, IndefiniteSVR):
@@ -127,18 +134,8 @@ def test_kernels_at_the_edges_of_double_precision_give_the_same_model(factor):
     the unscaled kernel's decision function to rounding (the one-class SVM's scaled by s), C_ and the
     objective scaled by 1/s (s for the one-class SVM) and the proxy kernel by s; a C or ρ that is beyond
     double precision in units of κ is a clear ValueError naming it."""
-    rng = np.random.default_rng(1)
-    X, X_test = rng.standard_normal((60, 3)), rng.standard_normal((50, 3))
-    y = np.repeat([0, 1], 30)
-    X[:, 0] += y
-    kernel = Sigmoid(eta=1.0)
-    K, K_test = kernel(X), kernel(X_test, X)
-    target = X[:, 0] + 0.1 * rng.standard_normal(60)
-    for make, args in [
-        (lambda: IndefiniteSVC(kernel="precomputed"), (y,)),
-        (lambda: IndefiniteSVR(kernel="precomputed"), (target,)),
-        (lambda: IndefiniteOneClassSVM(kernel="precomputed", nu=0.2), ()),
-    ]:
+    K, K_test, y, fits = _sigmoid_fits(60, 2)
+    for make, args in fits:
         base = make().fit(K, *args)
         scaled = make().fit(factor * K, *args)
         one_class = isinstance(base, IndefiniteOneClassSVM)
