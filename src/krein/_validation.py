@@ -93,7 +93,8 @@ def check_square_kernel(K, name="X", *, symmetrize=True, rtol=SYMMETRY_RTOL, cop
     if error > rtol:
         raise ValueError(
             f"{name} must be a symmetric precomputed kernel matrix: max|K - K.T| / max|K| = {error:.3g} "
-            f"exceeds {rtol:g}."
+            f"exceeds {rtol:g}. A measure that is asymmetric by nature (graph matching, one-sided tangent "
+            "distances) is usually symmetrized first, e.g. 0.5 * (K + K.T)."
         )
     if error > 0 and symmetrize:
         K = 0.5 * (K + K.T)

@@ -64,7 +64,7 @@ from ..least_squares import (
     VarianceConstrainedKreinClassifier,
 )
 from ..logistic import IndefiniteLogisticRegression
-from ..spectral import SpectrumTransformer, reuse_eigendecompositions
+from ..spectral import SpectrumTransformer, center_kernel, reuse_eigendecompositions
 from ..svm import IndefiniteSVC, IndefiniteSVR, KreinSquaredHingeSVC
 
 __all__ = ["KernelNormalizer", "KreinClassifierCV", "KreinRegressorCV", "SearchResults", "TargetScaler"]
@@ -96,12 +96,12 @@ class KernelNormalizer(TransformerMixin, BaseEstimator):
     def fit_transform(self, K, y=None):
         K = check_square_kernel(K, "K")
         self.n_features_in_ = K.shape[0]
-        self.column_means_ = K.mean(axis=0) if self.center else np.zeros(K.shape[0])
-        self.grand_mean_ = float(self.column_means_.mean())
-        centred = K
         if self.center:
-            centred = K - self.column_means_[None, :] - self.column_means_[:, None] + self.grand_mean_
+            centred, self.column_means_ = center_kernel(K)
             centred = 0.5 * (centred + centred.T)
+        else:
+            centred, self.column_means_ = K, np.zeros(K.shape[0])
+        self.grand_mean_ = float(self.column_means_.mean())
         scale = float(np.abs(np.diag(centred)).mean())
         if not scale > 0:
             scale = float(np.sqrt(np.mean(np.square(centred))))
@@ -519,12 +519,6 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
         pairwise = self.__sklearn_tags__().input_tags.pairwise
         if pairwise:
             name = "X (the precomputed distance matrix)" if distance else "X (the precomputed kernel)"
-            if X.shape[0] == X.shape[1] and not np.allclose(X, X.T, rtol=0, atol=1e-8 * np.abs(X).max()):
-                raise ValueError(
-                    f"{name} must be symmetric (max |X - X.T| = {np.abs(X - X.T).max():.3g}); an asymmetric "
-                    "dissimilarity (graph matching, one-sided tangent distances) is usually symmetrized "
-                    "first, e.g. 0.5 * (X + X.T)."
-                )
             X = check_square_kernel(X, name)
             if distance and (X < 0).any():
                 raise ValueError(
