@@ -293,12 +293,6 @@ class SearchResults(dict):
             )
         return "\n".join(lines)
 
-    def to_frame(self):
-        """The results as a :class:`pandas.DataFrame` (one row per candidate)."""
-        import pandas as pd
-
-        return pd.DataFrame(dict(self))
-
 
 def _fold_blocks(X, train, test, pairwise):
     if pairwise:
