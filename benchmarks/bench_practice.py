@@ -7,11 +7,11 @@ alignment similarities aural-sonar and chen-protein, and the dissimilarities pro
 test error of
 
 * ``KreinClassifierCV`` (defaults: ``metric="precomputed"`` for a distance, ``kernel="precomputed"``
-  for a similarity), against
+  for a similarity; ``cv="auto"``, repeated stratified 5-fold), against
 * 1-NN on the distance (on a similarity: the most similar training object),
 * clip+SVC and flip+SVC: ``GridSearchCV`` over ``C`` (and, for a distance, the ``γ`` of
-  ``GaussianOfDistance``), the grid a user would write, on the same inner folds (stratified 5-fold
-  with the same seed),
+  ``GaussianOfDistance``), the grid a user would write, on the same inner folds
+  (``krein.model_selection.auto_cv`` with the same seed),
 
 on the official train/test split where the set has one, otherwise on repeated stratified 70/30 splits
 (the mean over the repetitions). Larger sets are subsampled (stratified) to ``--max-train`` training
@@ -34,7 +34,7 @@ from pathlib import Path
 import joblib
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.model_selection import GridSearchCV, StratifiedKFold, StratifiedShuffleSplit
+from sklearn.model_selection import GridSearchCV, StratifiedShuffleSplit
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import Pipeline
 from sklearn.svm import SVC
@@ -47,7 +47,7 @@ from krein.dissimilarity import (
     edit_distances,
     tangent_distances,
 )
-from krein.model_selection import KreinClassifierCV
+from krein.model_selection import KreinClassifierCV, auto_cv
 from krein.spectral import SpectrumTransformer
 
 SEED = 0
@@ -146,25 +146,26 @@ def load(task, max_train):
     return D, y, splits, True
 
 
-def _spectrum_svc(method, distance):
+def _spectrum_svc(method, distance, inner):
     steps = [("spectrum", SpectrumTransformer(method)), ("svc", SVC(kernel="precomputed"))]
     grid = {"svc__C": C_GRID}
     if distance:
         steps.insert(0, ("gaussian", GaussianOfDistance()))
         grid["gaussian__gamma"] = GAMMA_GRID
-    return GridSearchCV(Pipeline(steps), grid, cv=StratifiedKFold(5, shuffle=True, random_state=SEED))
+    return GridSearchCV(Pipeline(steps), grid, cv=inner)
 
 
-def methods(distance):
-    inner = StratifiedKFold(5, shuffle=True, random_state=SEED)
+def methods(distance, n_train):
+    """The compared estimators; the grid searches get ``KreinClassifierCV``'s inner folds."""
+    inner = auto_cv(n_train, random_state=SEED)
     krein = KreinClassifierCV(
-        **({"metric": "precomputed"} if distance else {"kernel": "precomputed"}), cv=inner
+        **({"metric": "precomputed"} if distance else {"kernel": "precomputed"}), random_state=SEED
     )
     return {
         "KreinClassifierCV": krein,
         "1-NN": KNeighborsClassifier(1, metric="precomputed"),
-        "clip+SVC": _spectrum_svc("clip", distance),
-        "flip+SVC": _spectrum_svc("flip", distance),
+        "clip+SVC": _spectrum_svc("clip", distance, inner),
+        "flip+SVC": _spectrum_svc("flip", distance, inner),
     }
 
 
@@ -177,7 +178,7 @@ def run_task(task, max_train):
     M, y, splits, distance = load(task, max_train)
     errors, seconds = {}, {}
     for train, test in splits:
-        for name, estimator in methods(distance).items():
+        for name, estimator in methods(distance, train.size).items():
             X = M if distance or name != "1-NN" else _as_distance(M)
             start = time.perf_counter()
             estimator.fit(X[np.ix_(train, train)], y[train])

@@ -3,7 +3,7 @@
 With a **distance** (here DTW between the GunPoint series, UCR's official 50/150 split), three lines:
 
     D = dtw_distances(series)                                   # all pairs once
-    model = KreinClassifierCV(metric="precomputed").fit(D[np.ix_(train, train)], y[train])
+    model = KreinClassifierCV(metric="precomputed", random_state=0).fit(D[np.ix_(train, train)], y[train])
     error = 1 - model.score(D[np.ix_(test, train)], y[test])    # test-versus-train distances
 
 With a **similarity** (here the aural-sonar human similarity, 38 negative eigenvalues), the same with
@@ -37,7 +37,7 @@ def distance_route():
     train, test = data.train_idx, data.test_idx
 
     D = dtw_distances(series)
-    model = KreinClassifierCV(metric="precomputed").fit(D[np.ix_(train, train)], y[train])
+    model = KreinClassifierCV(metric="precomputed", random_state=0).fit(D[np.ix_(train, train)], y[train])
     error = 1 - model.score(D[np.ix_(test, train)], y[test])
 
     nearest = KNeighborsClassifier(1, metric="precomputed").fit(D[np.ix_(train, train)], y[train])
@@ -60,7 +60,7 @@ def similarity_route(seed=0):
     S, y = np.asarray(data.data, dtype=float), np.asarray(data.target)
     train, test = train_test_split(np.arange(y.size), test_size=0.3, stratify=y, random_state=seed)
 
-    model = KreinClassifierCV(kernel="precomputed").fit(S[np.ix_(train, train)], y[train])
+    model = KreinClassifierCV(kernel="precomputed", random_state=0).fit(S[np.ix_(train, train)], y[train])
     error = 1 - model.score(S[np.ix_(test, train)], y[test])
 
     # 1-NN on a similarity: the most similar training object (S.max() - S orders each row the same way)

@@ -4,7 +4,14 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.spatial.distance import cdist
-from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold, cross_val_score
+from sklearn.base import clone
+from sklearn.model_selection import (
+    GridSearchCV,
+    KFold,
+    RepeatedStratifiedKFold,
+    StratifiedKFold,
+    cross_val_score,
+)
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import Pipeline
 from sklearn.svm import SVC
@@ -13,7 +20,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from krein.dissimilarity import GaussianOfDistance
 from krein.kernels import Gaussian
 from krein.least_squares import KreinRidgeClassifier
-from krein.model_selection import KreinClassifierCV, KreinRegressorCV
+from krein.model_selection import KreinClassifierCV, KreinRegressorCV, auto_cv
 from krein.model_selection._family import CLASSIFIER_METHODS, KernelNormalizer
 from krein.spectral import SpectrumTransformer
 
@@ -83,7 +90,70 @@ def test_scores_agree_with_grid_search_on_the_same_pipeline_and_folds():
     for params, score in zip(knn.cv_results_["params"], knn.cv_results_["mean_test_score"], strict=True):
         i = next(i for i, p in enumerate(results["params"]) if results["method"][i] == "k-NN" and p == params)
         assert_allclose(results["mean_test_score"][i], score, rtol=1e-12)
-    assert model.best_score_ == pytest.approx(max(results["mean_test_score"]))
+    plain = clone(model).set_params(baseline_margin=0.0).fit(D, y)
+    assert plain.best_score_ == pytest.approx(max(results["mean_test_score"]))
+
+
+def _chosen_by_hand(results, folds, margin):
+    """The rule of KreinClassifierCV's choice, written out: the best mean, unless its paired gain over
+    the best k-NN is within ``margin`` Nadeau-Bengio corrected standard errors."""
+    means = np.asarray(results["mean_test_score"])
+    splits = np.array([results[f"split{k}_test_score"] for k in range(len(folds))]).T
+    best = int(np.argmax(means))
+    knn = [i for i, m in enumerate(results["method"]) if m == "k-NN"]
+    baseline = knn[int(np.argmax(means[knn]))]
+    gain = splits[best] - splits[baseline]
+    ratio = np.mean([len(test) / len(train) for train, test in folds])
+    error = np.sqrt((1 / gain.size + ratio) * gain.var(ddof=1))
+    return baseline if gain.mean() <= margin * error else best
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_nearest_neighbours_are_kept_unless_the_gain_exceeds_the_corrected_standard_error(seed):
+    X, y = _problem(n=60, seed=seed, classes=3)
+    D = _distance(X, X)
+    cv = RepeatedStratifiedKFold(n_splits=4, n_repeats=2, random_state=seed)
+    folds = list(cv.split(D, y))
+    chosen = set()
+    for margin in (0.0, 0.5, 1.0, 3.0):
+        model = KreinClassifierCV(
+            metric="precomputed",
+            scales=[1.0],
+            methods=["Kreĭn LS", "clip+SVC", "k-NN"],
+            cv=cv,
+            baseline_margin=margin,
+        ).fit(D, y)
+        assert model.best_index_ == _chosen_by_hand(model.cv_results_, folds, margin)
+        chosen.add(model.best_params_["method"])
+        if margin == 0.0:
+            assert model.best_score_ == max(model.cv_results_["mean_test_score"])
+    assert "k-NN" in chosen  # the margin decides at least once on these problems
+
+
+def test_a_tie_with_nearest_neighbours_keeps_them():
+    rng = np.random.default_rng(10)
+    centres = np.array([[0.0, 0.0], [20.0, 0.0]])
+    y = np.repeat([0, 1], 20)
+    X = centres[y] + rng.normal(size=(40, 2))
+    D = cdist(X, X)
+    params = {"metric": "precomputed", "scales": [1.0], "methods": ["Kreĭn LS", "k-NN"], "cv": 4}
+    tied = KreinClassifierCV(**params).fit(D, y)  # every candidate scores 1 on every fold
+    assert tied.best_params_["method"] == "k-NN"
+    assert KreinClassifierCV(**params, baseline_margin=0.0).fit(D, y).best_params_["method"] == "Kreĭn LS"
+
+
+def test_auto_cv_repeats_five_fold_on_small_sets():
+    assert auto_cv(60).get_n_splits() == 25
+    assert auto_cv(1000).get_n_splits() == 10
+    assert auto_cv(5000, classifier=False).get_n_splits() == 5
+    X, y = _problem(n=60, seed=11)
+    K = GaussianOfDistance().fit_transform(_distance(X, X))
+    model = KreinClassifierCV(kernel="precomputed", methods=SPECTRAL, random_state=0).fit(K, y)
+    assert model.n_eigendecompositions_ == 25 + 1
+    again = KreinClassifierCV(kernel="precomputed", methods=SPECTRAL, random_state=0).fit(K, y)
+    assert_array_equal(again.cv_results_["mean_test_score"], model.cv_results_["mean_test_score"])
+    with pytest.raises(ValueError, match="n_samples"):
+        auto_cv(0)
 
 
 def test_the_refitted_winner_is_the_chosen_pipeline_fitted_by_hand():

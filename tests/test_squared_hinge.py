@@ -110,6 +110,36 @@ def test_multiclass_one_vs_rest():
     assert model.score(X, y) > 0.9
 
 
+@pytest.mark.parametrize(
+    "params", [{}, {"n_components": 30, "random_state": 0, "nystroem_split": "landmarks"}]
+)
+def test_fit_path_equals_separate_fits_and_warm_starts_save_newton_steps(params):
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    grid = [{"lambda_plus": lam, "lambda_minus": lam} for lam in (1e-1, 1e-2, 1e-3, 1e-4)]
+    model = KreinSquaredHingeSVC(KERNEL, **params)
+    path = model.fit_path(X, y, grid)
+    assert not hasattr(model, "coef_")  # the estimator itself is left unfitted
+    for fitted, setting in zip(path, grid, strict=True):
+        alone = clone(model).set_params(**setting).fit(X, y)
+        np.testing.assert_allclose(fitted.decision_function(X), alone.decision_function(X), atol=1e-8)
+        if not params and setting is not grid[0]:  # exact features: warm-started from the last setting
+            assert fitted.n_iter_.sum() <= alone.n_iter_.sum()
+    assert path[-1].lambda_plus == 1e-4 and path[0].representation_ is path[-1].representation_
+
+
+def test_newton_from_a_warm_start_reaches_the_same_minimum():
+    rng = np.random.default_rng(1)
+    F = rng.normal(size=(80, 5))
+    y = np.sign(F[:, 0] + 0.5 * rng.normal(size=80))
+    w, b, _ = squared_hinge_newton(F, y, np.full(5, 0.05))
+    for start in ((w, b), (rng.normal(size=5), 3.0)):
+        w_warm, b_warm, _ = squared_hinge_newton(F, y, np.full(5, 0.05), start=start)
+        np.testing.assert_allclose(np.r_[w_warm, b_warm], np.r_[w, b], atol=1e-10)
+    assert squared_hinge_newton(F, y, np.full(5, 0.05), start=(w, b))[2] == 1
+
+
 @pytest.fixture(scope="module")
 def indefinite_kernel():
     """A precomputed DELTA-GAUSS kernel with ι = 0.5 on 60 points."""

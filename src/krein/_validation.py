@@ -136,7 +136,7 @@ def check_precomputed_test_kernel(X, owner):
             f"X has {values.shape[1]} features, but {type(owner).__name__} is expecting {n_train} "
             "features as input: a precomputed test kernel needs one column per training sample."
         )
-    validate_data(owner, X, reset=False, dtype=np.float64)
+    validate_data(owner, X, reset=False, skip_check_array=True)  # feature names; values checked above
     return np.ascontiguousarray(values)
 
 

@@ -6,10 +6,16 @@
   family: spectrum treatments (clip, flip, shift, square) with an SVM, Kreĭn least squares over
   (λ₊, λ₋), the variance-constrained model, the squared-hinge SVM, IKLR, the proxy-kernel SVM, and
   nearest neighbours on a distance, together with the kernel's scale; each training fold's kernel is
-  eigendecomposed once for all of them.
+  eigendecomposed once for all of them; :func:`auto_cv` gives their default inner folds.
 """
 
-from ._family import KreinClassifierCV, KreinRegressorCV
+from ._family import KreinClassifierCV, KreinRegressorCV, auto_cv
 from ._hypergradient_search import HypergradientSearchCV, cross_validation_loss
 
-__all__ = ["HypergradientSearchCV", "KreinClassifierCV", "KreinRegressorCV", "cross_validation_loss"]
+__all__ = [
+    "HypergradientSearchCV",
+    "KreinClassifierCV",
+    "KreinRegressorCV",
+    "auto_cv",
+    "cross_validation_loss",
+]

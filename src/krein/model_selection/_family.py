@@ -28,7 +28,7 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import dataclass
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -44,11 +44,11 @@ from sklearn.base import (
 from sklearn.compose import TransformedTargetRegressor
 from sklearn.exceptions import ConvergenceWarning, FitFailedWarning
 from sklearn.metrics import get_scorer
-from sklearn.model_selection import ParameterGrid, check_cv
+from sklearn.model_selection import ParameterGrid, RepeatedKFold, RepeatedStratifiedKFold, check_cv
 from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
 from sklearn.pipeline import Pipeline
 from sklearn.svm import SVC, SVR
-from sklearn.utils._param_validation import StrOptions
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -67,7 +67,14 @@ from ..logistic import IndefiniteLogisticRegression
 from ..spectral import SpectrumTransformer, center_kernel, reuse_eigendecompositions
 from ..svm import IndefiniteSVC, IndefiniteSVR, KreinSquaredHingeSVC
 
-__all__ = ["KernelNormalizer", "KreinClassifierCV", "KreinRegressorCV", "SearchResults", "TargetScaler"]
+__all__ = [
+    "KernelNormalizer",
+    "KreinClassifierCV",
+    "KreinRegressorCV",
+    "SearchResults",
+    "TargetScaler",
+    "auto_cv",
+]
 
 
 class KernelNormalizer(TransformerMixin, BaseEstimator):
@@ -227,6 +234,7 @@ def _families_of(classifier):
                 "SH-SVM",  # a Newton solve per task and setting (O(r³) a step): two settings, λ₊ = λ₋
                 lambda: KreinSquaredHingeSVC(kernel="precomputed"),
                 [{"lambda_plus": [lam], "lambda_minus": [lam]} for lam in (1e-2, 1e-4)],
+                path=True,  # one representation, the second setting warm-started from the first
             ),
             _Family(
                 "IKLR", lambda: IndefiniteLogisticRegression(kernel="precomputed"), {"alpha": [1e-2, 1e-4]}
@@ -390,6 +398,44 @@ def _rank(means):
     return ranks
 
 
+#: ``cv="auto"`` repeats 5-fold cross-validation until about this many held-out predictions are made
+#: (at most :data:`AUTO_CV_MAX_REPEATS` times): on small sets one partition's score differences between
+#: candidates are mostly the partition's noise.
+AUTO_CV_PREDICTIONS = 2000
+AUTO_CV_MAX_REPEATS = 5
+
+
+def auto_cv(n_samples, *, classifier=True, random_state=None):
+    """The inner folds of ``cv="auto"``: 5-fold cross-validation, stratified for a classifier, repeated
+    ``min(5, ⌈2000 / n_samples⌉)`` times with fresh shuffles.
+
+    A scikit-learn splitter; pass it to ``GridSearchCV(cv=...)`` to tune another estimator on the same
+    folds as :class:`KreinClassifierCV` with the same ``random_state``.
+
+    Examples
+    --------
+    >>> from krein.model_selection import auto_cv
+    >>> auto_cv(100, random_state=0).get_n_splits()
+    25
+    >>> auto_cv(10_000).get_n_splits()
+    5
+    """
+    if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 1:
+        raise ValueError(f"n_samples must be a positive integer, got {n_samples!r}.")
+    repeats = int(min(AUTO_CV_MAX_REPEATS, -(-AUTO_CV_PREDICTIONS // n_samples)))
+    splitter = RepeatedStratifiedKFold if classifier else RepeatedKFold
+    return splitter(n_splits=5, n_repeats=repeats, random_state=random_state)
+
+
+def _corrected_standard_error(differences, test_to_train):
+    """Standard error of the mean of paired per-fold score differences, corrected for the overlap of
+    the training folds (Nadeau & Bengio 2003, Machine Learning 52, the corrected resampled t-test):
+    ``sqrt((1/J + n_test/n_train) · s²)`` over ``J`` folds, ``s²`` their sample variance."""
+    if differences.size < 2:
+        return 0.0
+    return float(np.sqrt((1.0 / differences.size + test_to_train) * np.var(differences, ddof=1)))
+
+
 class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
     """The search shared by :class:`KreinClassifierCV` and :class:`KreinRegressorCV`."""
 
@@ -398,8 +444,10 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
         "metric": [StrOptions({"precomputed"}), None],
         "methods": [StrOptions({"auto", "all"}), list, tuple],
         "scales": [StrOptions({"auto"}), list, tuple],
-        "cv": ["cv_object"],
+        "cv": [StrOptions({"auto"}), "cv_object"],
+        "baseline_margin": [Interval(Real, 0, None, closed="left")],
         "scoring": [str, callable, None],
+        "random_state": ["random_state"],
         "n_jobs": [Integral, None],
         "verbose": ["verbose"],
     }
@@ -411,8 +459,10 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
         metric=None,
         methods="auto",
         scales="auto",
-        cv=5,
+        cv="auto",
+        baseline_margin=1.0,
         scoring=None,
+        random_state=None,
         n_jobs=None,
         verbose=0,
     ):
@@ -544,7 +594,10 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
             if self.classes_.size < 2:
                 raise ValueError(f"y has one class only ({self.classes_[0]!r}); a classifier needs two.")
         kernels = self._kernel_choices()
-        cv = check_cv(self.cv, y, classifier=not regression)
+        if isinstance(self.cv, str):
+            cv = auto_cv(X.shape[0], classifier=not regression, random_state=self.random_state)
+        else:
+            cv = check_cv(self.cv, y, classifier=not regression)
         folds = list(cv.split(X, y))
         n_classes = 0 if regression else self.classes_.size
         families = self._families(X.shape[0], min(train.size for train, _ in folds), n_classes)
@@ -562,7 +615,7 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
             )
             for train, test in folds
         )
-        self._collect(jobs, families)
+        self._collect(jobs, families, folds)
         if self.verbose:
             print(
                 f"{type(self).__name__}: inner CV done in {time.perf_counter() - started:.1f} s\n"
@@ -571,7 +624,7 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
         self._refit(X, y, kernels, families)
         return self
 
-    def _collect(self, jobs, families):
+    def _collect(self, jobs, families, folds):
         kernels_seen, columns = [], {"kernel": [], "method": [], "params": []}
         per_fold = [scores for scores, _, _ in jobs]
         split_scores = []
@@ -608,9 +661,36 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
         results["mean_test_score"], results["std_test_score"] = means, stds
         results["rank_test_score"] = _rank(means)
         self.cv_results_ = results
-        self.best_index_ = int(np.argmax(means))  # first of the best: the order breaks ties
+        self.best_index_ = self._select(results, split_scores, means, folds)
         self.best_score_ = float(means[self.best_index_])
         self.n_eigendecompositions_ = int(sum(n for _, n, _ in jobs))
+
+    def _select(self, results, split_scores, means, folds):
+        """The row refitted: the best mean score (ties: the earlier row), unless nearest neighbours on
+        the distance are among the candidates and the best's paired gain over the best k-NN, fold by
+        fold, is at most ``baseline_margin`` corrected standard errors: then that k-NN, the
+        practitioners' baseline, is kept (the gain is noise of the folds, not evidence)."""
+        best = int(np.argmax(means))
+        neighbors = np.flatnonzero(np.asarray(results["method"]) == "k-NN")
+        if (
+            self.baseline_margin == 0
+            or neighbors.size == 0
+            or results["method"][best] == "k-NN"
+            or not np.isfinite(means[neighbors]).any()
+        ):
+            return best
+        baseline = int(neighbors[np.argmax(means[neighbors])])
+        gain = split_scores[best] - split_scores[baseline]
+        test_to_train = np.mean([test.size / train.size for train, test in folds])
+        error = _corrected_standard_error(gain, test_to_train)
+        kept = gain.mean() <= self.baseline_margin * error
+        if self.verbose:
+            print(
+                f"{type(self).__name__}: {results['method'][best]} gains {gain.mean():.4f} ± {error:.4f} "
+                f"(corrected s.e.) over {results['method'][baseline]}: "
+                + ("k-NN kept" if kept else f"{results['method'][best]} chosen")
+            )
+        return baseline if kept else best
 
     def _refit(self, X, y, kernels, families):
         i = self.best_index_
@@ -674,6 +754,13 @@ class KreinClassifierCV(ClassifierMixin, _KreinFamilyCV):
     the best mean score wins (ties: the earlier method in :data:`CLASSIFIER_METHODS`) and is refitted
     on all of ``(X, y)``. Each fold's kernel is eigendecomposed once for every method and penalty.
 
+    On a distance, nearest neighbours (the practitioners' baseline) are kept unless the winner beats
+    the best k-NN by more than ``baseline_margin`` standard errors of their paired per-fold score
+    difference, corrected for the overlap of the training folds (Nadeau & Bengio 2003, the corrected
+    resampled t-test): a gain within the noise of the folds does not replace the simpler model.
+    ``cv="auto"`` repeats 5-fold cross-validation on small sets (:func:`auto_cv`), so that the
+    selection does not follow one partition's noise.
+
     Parameters
     ----------
     kernel : Kernel, str or None, default=None
@@ -691,10 +778,16 @@ class KreinClassifierCV(ClassifierMixin, _KreinFamilyCV):
         Relative kernel scales: ``γ`` multipliers of :class:`~krein.dissimilarity.GaussianOfDistance`
         (auto: 0.3, 1, 3, 10, plus the double-centred kernel), or factors of a kernel object's
         hyperparameters (auto: 0.5, 1, 2).
-    cv : int, cross-validation generator or iterable, default=5
-        Inner folds (stratified for an integer).
+    cv : "auto", int, cross-validation generator or iterable, default="auto"
+        Inner folds. ``"auto"``: stratified 5-fold, repeated ``min(5, ⌈2000/n⌉)`` times
+        (:func:`auto_cv`); an integer: stratified k-fold, not repeated.
+    baseline_margin : float, default=1.0
+        Corrected standard errors by which a candidate's mean paired gain over the best k-NN must
+        exceed zero for it to replace k-NN (distance input only); 0: the best mean score wins.
     scoring : str, callable or None, default=None
         Selection score (None: accuracy).
+    random_state : int, RandomState instance or None, default=None
+        Shuffles of ``cv="auto"``'s folds.
     n_jobs : int or None, default=None
         Folds evaluated in parallel (joblib).
     verbose : int, default=0
@@ -735,7 +828,7 @@ class KreinClassifierCV(ClassifierMixin, _KreinFamilyCV):
     >>> X = rng.normal(size=(60, 2)); y = (X[:, 0] * X[:, 1] > 0).astype(int)
     >>> D = cdist(X, X, "cityblock")  # any distance
     >>> model = KreinClassifierCV(metric="precomputed", cv=3).fit(D, y)
-    >>> model.n_eigendecompositions_ <= 5 * 3 + 1
+    >>> model.n_eigendecompositions_ <= 5 * 3 + 1  # one per inner fold and kernel, one for the refit
     True
     >>> model.predict(cdist(X[:3], X, "cityblock")).shape
     (3,)
@@ -761,8 +854,9 @@ class KreinRegressorCV(RegressorMixin, _KreinFamilyCV):
 
     Parameters
     ----------
-    kernel, metric, methods, scales, cv, scoring, n_jobs, verbose
-        As in :class:`KreinClassifierCV` (``cv`` an integer: plain k-fold).
+    kernel, metric, methods, scales, cv, baseline_margin, scoring, random_state, n_jobs, verbose
+        As in :class:`KreinClassifierCV` (folds not stratified: ``cv="auto"`` repeats plain 5-fold,
+        an integer is plain k-fold; the paired gain over k-NN is in R²).
 
     Attributes
     ----------
@@ -789,5 +883,3 @@ class KreinRegressorCV(RegressorMixin, _KreinFamilyCV):
 
     def _all_families(self):
         return _families_of(classifier=False)
-
-    _default_scoring = "r2"

@@ -51,7 +51,7 @@ def _line_search(a, c, wRd, dRd, n):
     return max(0.0, -alpha / beta)
 
 
-def squared_hinge_newton(features, y, penalties, *, fit_intercept=True, tol=1e-10, max_iter=100):
+def squared_hinge_newton(features, y, penalties, *, fit_intercept=True, tol=1e-10, max_iter=100, start=None):
     """Minimize ``Σ max(0, 1 − yᵢ(Φᵢ w + b))² + n Σⱼ ρⱼ wⱼ²`` by the finite Newton method.
 
     Parameters
@@ -67,6 +67,9 @@ def squared_hinge_newton(features, y, penalties, *, fit_intercept=True, tol=1e-1
     tol : float, default=1e-10
         Stop when the relative decrease of the objective is below ``tol`` or the active set repeats.
     max_iter : int, default=100
+    start : tuple (w, b) or None, default=None
+        Where the iterations start (a warm start, e.g. the solution for nearby penalties); None: 0.
+        The minimum does not depend on it.
 
     Returns
     -------
@@ -81,8 +84,16 @@ def squared_hinge_newton(features, y, penalties, *, fit_intercept=True, tol=1e-1
         D = design[active]
         return D.T @ D, D.T @ y[active]
 
+    initial = None if start is None else (np.append(start[0], start[1]) if fit_intercept else start[0])
     return _finite_newton(
-        normal_equations, lambda direction: design @ direction, y, penalties, fit_intercept, tol, max_iter
+        normal_equations,
+        lambda direction: design @ direction,
+        y,
+        penalties,
+        fit_intercept,
+        tol,
+        max_iter,
+        initial,
     )
 
 
@@ -139,16 +150,17 @@ def squared_hinge_validation_gradient(
     return float(error @ error) / t, np.array(gradient)
 
 
-def _finite_newton(normal_equations, outputs_along, y, penalties, fit_intercept, tol, max_iter):
+def _finite_newton(normal_equations, outputs_along, y, penalties, fit_intercept, tol, max_iter, initial=None):
     """The iterations of :func:`squared_hinge_newton`, given how to reach the data.
 
     ``normal_equations(active)`` returns ``(Φ̂_Iᵀ Φ̂_I, Φ̂_Iᵀ y_I)`` for the active set ``I`` (a boolean
-    mask) and ``outputs_along(d)`` the outputs ``Φ̂ d`` of all points along a direction ``d``.
+    mask) and ``outputs_along(d)`` the outputs ``Φ̂ d`` of all points along a direction ``d``;
+    ``initial`` is the starting ``ŵ`` (None: 0).
     """
     n = y.size
     R = np.append(penalties, 0.0) if fit_intercept else penalties
-    w = np.zeros(R.size)
-    outputs = np.zeros(n)
+    w = np.zeros(R.size) if initial is None else np.array(initial, dtype=float)
+    outputs = np.zeros(n) if initial is None else outputs_along(w)
 
     def objective(out, weights):
         return np.sum(np.maximum(0.0, 1.0 - y * out) ** 2) + n * np.dot(R * weights, weights)

@@ -44,7 +44,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._base import LAMBDA_BOUNDS, one_vs_rest_targets
+from .._base import LAMBDA_BOUNDS, fit_path_clones, one_vs_rest_targets
 from .._parameters import store_parameters
 from .._penalties import PENALTY_CONSTRAINT, kernel_scale, penalty, start_value
 from ..nystroem import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
@@ -190,17 +190,60 @@ class KreinSquaredHingeSVC(SpectralEstimatorMixin, ClassifierMixin, BaseEstimato
         y : array-like of shape (n,)
         """
         self._validate_params()
+        self._fit_prepared(self._prepare(X, y), None)
+        return self
+
+    def fit_path(self, X, y, params):
+        """Fit one model per setting of ``lambda_plus`` and ``lambda_minus``, sharing one spectral
+        representation of the kernel and warm starts.
+
+        The representation (the eigendecomposition, or the Nyström one) is computed once; with the
+        exact or ``nystroem_split="approximation"`` features (which λ± do not change) each setting's
+        Newton iterations start from the previous setting's solution, in the order given.
+
+        Parameters
+        ----------
+        X, y : as in :meth:`fit`
+        params : iterable of dict
+            Settings of ``lambda_plus`` and/or ``lambda_minus``, e.g. a
+            :class:`sklearn.model_selection.ParameterGrid`.
+
+        Returns
+        -------
+        list of fitted estimators
+            Clones of this estimator with the settings applied, in the order of ``params``; the
+            estimator itself is left as it was (fitted or not).
+        """
+        return fit_path_clones(
+            self,
+            params,
+            {"lambda_plus", "lambda_minus"},
+            lambda base: base._prepare(X, y),
+            lambda model, prepared, previous: model._fit_prepared(prepared, previous),
+        )
+
+    def _prepare(self, X, y):
+        """The spectral representation and the ±1 targets of the one-vs-rest tasks (λ± do not change
+        them)."""
         representation, y = self._fit_representation(X, y, producer={"rank": self.rank})
         self.classes_, Y = one_vs_rest_targets(y.compute() if is_dask_array(y) else y)
+        return representation, Y
+
+    def _fit_prepared(self, prepared, previous):
+        """Solve the tasks on a prepared representation, from ``previous`` (the ``(coef, intercepts)``
+        of nearby penalties on the same features, or None), and set the fitted attributes; returns
+        this solution for the next warm start."""
+        representation, Y = prepared
         problem = self._problem(representation, Y.shape[0])
         streams = getattr(representation, "streams", False)  # Ũ is never formed: streamed Newton
         features = None if streams else problem.features(representation.vectors)
-        coef, self.intercept_, self.n_iter_ = self._solve(representation, problem, features, Y)
+        start = None if streams or problem.landmark_split else previous  # λ± change those features
+        coef, intercepts, self.n_iter_ = self._solve(representation, problem, features, Y, start)
         u = problem.to_eigen @ coef if problem.landmark_split else problem.to_eigen[:, None] * coef
         self.coef_ = representation.landmark_coordinates @ u if problem.landmark_split else coef
         self.dual_coef_ = representation.dual_coef(u / representation.values[:, None]).T
-        self.intercept_ += representation.offset(self.dual_coef_.T)
-        return self
+        self.intercept_ = intercepts + representation.offset(self.dual_coef_.T)
+        return coef, intercepts
 
     def _penalties(self, representation, n_samples):
         """λ₊, λ₋ of the fit: the numbers given, or ``"auto"``: :data:`DEFAULT_LAMBDA` · s."""
@@ -231,9 +274,10 @@ class KreinSquaredHingeSVC(SpectralEstimatorMixin, ClassifierMixin, BaseEstimato
         penalties = np.where(values > 0, *lambdas)
         return _Problem(to_eigen, penalties, derivatives, False)
 
-    def _solve(self, representation, problem, features, Y):
+    def _solve(self, representation, problem, features, Y, start=None):
         """``(coef, intercepts, n_iter)`` of the one-vs-rest tasks, columns of the ±1 targets ``Y``,
-        on the training ``features`` (None: streamed from ``representation``)."""
+        on the training ``features`` (None: streamed from ``representation``), each task's Newton
+        iterations starting from its column of ``start = (coef, intercepts)`` (None: from 0)."""
         streams = features is None
         coef = np.empty((problem.penalties.size, Y.shape[1]))
         intercepts = np.empty(Y.shape[1])
@@ -243,6 +287,7 @@ class KreinSquaredHingeSVC(SpectralEstimatorMixin, ClassifierMixin, BaseEstimato
             T = problem.to_eigen if problem.landmark_split else np.diag(problem.to_eigen)
             solver = partial(streamed_squared_hinge_newton, representation, T)
         for task in range(Y.shape[1]):
+            warm = {} if start is None else {"start": (start[0][:, task], start[1][task])}
             coef[:, task], intercepts[task], n_iter[task] = solver(
                 *(() if streams else (features,)),
                 Y[:, task],
@@ -250,6 +295,7 @@ class KreinSquaredHingeSVC(SpectralEstimatorMixin, ClassifierMixin, BaseEstimato
                 fit_intercept=self.fit_intercept,
                 tol=self.tol,
                 max_iter=self.max_iter,
+                **warm,
             )
         return coef, intercepts, n_iter
 
