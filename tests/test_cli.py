@@ -44,6 +44,21 @@ def test_unknown_benchmark_is_explained(capsys):
     assert "available: " in capsys.readouterr().err
 
 
+def test_bench_runs_the_script_with_its_arguments_and_restores_argv(tmp_path, monkeypatch, capsys):
+    import sys
+
+    import krein.cli
+
+    folder = tmp_path / "benchmarks"
+    folder.mkdir()
+    (folder / "bench_echo.py").write_text("import sys\nprint('argv:', sys.argv[1:])\n")
+    monkeypatch.setattr(krein.cli, "_checkout_folder", lambda *_: folder)
+    before = list(sys.argv)
+    assert main(["bench", "echo", "--", "--quick", "--n", "3"]) == 0
+    assert "argv: ['--quick', '--n', '3']" in capsys.readouterr().out
+    assert sys.argv == before
+
+
 def test_only_is_refused_by_experiments_without_tasks(tmp_path, capsys):
     assert main(["reproduce", "spectra", "--quick", "--only", "haberman", "--out", str(tmp_path)]) == 2
     assert "--only is not supported by spectra" in capsys.readouterr().err

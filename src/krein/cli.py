@@ -362,8 +362,11 @@ def cmd_bench(args):
         raise UsageError(
             f"NAME: no benchmark {args.name!r} in {folder}; available: {', '.join(available) or 'none'}."
         )
-    sys.argv = [str(script), *args.bench_args]
-    runpy.run_path(str(script), run_name="__main__")
+    saved, sys.argv = sys.argv, [str(script), *args.bench_args]
+    try:
+        runpy.run_path(str(script), run_name="__main__")
+    finally:
+        sys.argv = saved  # the caller's arguments, as they were (main() may run in a longer process)
     return 0
 
 
