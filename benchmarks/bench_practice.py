@@ -155,9 +155,9 @@ def _spectrum_svc(method, distance, inner):
     return GridSearchCV(Pipeline(steps), grid, cv=inner)
 
 
-def methods(distance, n_train):
+def methods(distance, y_train):
     """The compared estimators; the grid searches get ``KreinClassifierCV``'s inner folds."""
-    inner = auto_cv(n_train, random_state=SEED)
+    inner = auto_cv(y_train, random_state=SEED)
     krein = KreinClassifierCV(
         **({"metric": "precomputed"} if distance else {"kernel": "precomputed"}), random_state=SEED
     )
@@ -178,7 +178,7 @@ def run_task(task, max_train):
     M, y, splits, distance = load(task, max_train)
     errors, seconds = {}, {}
     for train, test in splits:
-        for name, estimator in methods(distance, train.size).items():
+        for name, estimator in methods(distance, y[train]).items():
             X = M if distance or name != "1-NN" else _as_distance(M)
             start = time.perf_counter()
             estimator.fit(X[np.ix_(train, train)], y[train])

@@ -143,17 +143,20 @@ def test_a_tie_with_nearest_neighbours_keeps_them():
 
 
 def test_auto_cv_repeats_five_fold_on_small_sets():
-    assert auto_cv(60).get_n_splits() == 25
-    assert auto_cv(1000).get_n_splits() == 10
-    assert auto_cv(5000, classifier=False).get_n_splits() == 5
+    assert auto_cv(np.arange(60) % 2).get_n_splits() == 25
+    assert auto_cv(np.arange(1000) % 3).get_n_splits() == 10
+    assert auto_cv(np.linspace(0, 1, 5000), classifier=False).get_n_splits() == 5
+    assert auto_cv(np.array([0, 0, 0, 1, 1, 1, 1, 1])).get_n_splits() == 3 * 5  # 3 folds: 3 of class 0
     X, y = _problem(n=60, seed=11)
     K = GaussianOfDistance().fit_transform(_distance(X, X))
     model = KreinClassifierCV(kernel="precomputed", methods=SPECTRAL, random_state=0).fit(K, y)
     assert model.n_eigendecompositions_ == 25 + 1
     again = KreinClassifierCV(kernel="precomputed", methods=SPECTRAL, random_state=0).fit(K, y)
     assert_array_equal(again.cv_results_["mean_test_score"], model.cv_results_["mean_test_score"])
-    with pytest.raises(ValueError, match="n_samples"):
-        auto_cv(0)
+    with pytest.raises(ValueError, match="a class has 1 sample"):
+        auto_cv(np.array([0, 1, 1, 1]))
+    with pytest.raises(ValueError, match="at least 2 targets"):
+        auto_cv(np.array([1.0]), classifier=False)
 
 
 def test_the_refitted_winner_is_the_chosen_pipeline_fitted_by_hand():

@@ -405,8 +405,9 @@ AUTO_CV_PREDICTIONS = 2000
 AUTO_CV_MAX_REPEATS = 5
 
 
-def auto_cv(n_samples, *, classifier=True, random_state=None):
-    """The inner folds of ``cv="auto"``: 5-fold cross-validation, stratified for a classifier, repeated
+def auto_cv(y, *, classifier=True, random_state=None):
+    """The inner folds of ``cv="auto"`` for the targets ``y``: 5-fold cross-validation (fewer folds
+    when the smallest class has fewer than 5 members), stratified for a classifier, repeated
     ``min(5, ⌈2000 / n_samples⌉)`` times with fresh shuffles.
 
     A scikit-learn splitter; pass it to ``GridSearchCV(cv=...)`` to tune another estimator on the same
@@ -414,17 +415,28 @@ def auto_cv(n_samples, *, classifier=True, random_state=None):
 
     Examples
     --------
+    >>> import numpy as np
     >>> from krein.model_selection import auto_cv
-    >>> auto_cv(100, random_state=0).get_n_splits()
+    >>> auto_cv(np.repeat([0, 1], 50), random_state=0).get_n_splits()
     25
-    >>> auto_cv(10_000).get_n_splits()
+    >>> auto_cv(np.repeat([0, 1], 5000)).get_n_splits()
     5
     """
-    if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 1:
-        raise ValueError(f"n_samples must be a positive integer, got {n_samples!r}.")
-    repeats = int(min(AUTO_CV_MAX_REPEATS, -(-AUTO_CV_PREDICTIONS // n_samples)))
+    y = np.asarray(y)
+    if y.ndim != 1 or y.size < 2:
+        raise ValueError(f"y must be a 1-D array of at least 2 targets, got shape {y.shape}.")
+    folds = min(5, y.size)
+    if classifier:
+        smallest = int(np.unique(y, return_counts=True)[1].min())
+        if smallest < 2:
+            raise ValueError(
+                f"y: a class has {smallest} sample; inner cross-validation needs at least 2 samples of "
+                "every class (drop the class, or pass cv= an explicit splitter)."
+            )
+        folds = min(folds, smallest)
+    repeats = int(min(AUTO_CV_MAX_REPEATS, -(-AUTO_CV_PREDICTIONS // y.size)))
     splitter = RepeatedStratifiedKFold if classifier else RepeatedKFold
-    return splitter(n_splits=5, n_repeats=repeats, random_state=random_state)
+    return splitter(n_splits=folds, n_repeats=repeats, random_state=random_state)
 
 
 def _corrected_standard_error(differences, test_to_train):
@@ -595,7 +607,7 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
                 raise ValueError(f"y has one class only ({self.classes_[0]!r}); a classifier needs two.")
         kernels = self._kernel_choices()
         if isinstance(self.cv, str):
-            cv = auto_cv(X.shape[0], classifier=not regression, random_state=self.random_state)
+            cv = auto_cv(y, classifier=not regression, random_state=self.random_state)
         else:
             cv = check_cv(self.cv, y, classifier=not regression)
         folds = list(cv.split(X, y))
@@ -779,8 +791,9 @@ class KreinClassifierCV(ClassifierMixin, _KreinFamilyCV):
         (auto: 0.3, 1, 3, 10, plus the double-centred kernel), or factors of a kernel object's
         hyperparameters (auto: 0.5, 1, 2).
     cv : "auto", int, cross-validation generator or iterable, default="auto"
-        Inner folds. ``"auto"``: stratified 5-fold, repeated ``min(5, ⌈2000/n⌉)`` times
-        (:func:`auto_cv`); an integer: stratified k-fold, not repeated.
+        Inner folds. ``"auto"``: stratified 5-fold (fewer if a class has fewer than 5 members),
+        repeated ``min(5, ⌈2000/n⌉)`` times (:func:`auto_cv`); an integer: stratified k-fold, not
+        repeated.
     baseline_margin : float, default=1.0
         Corrected standard errors by which a candidate's mean paired gain over the best k-NN must
         exceed zero for it to replace k-NN (distance input only); 0: the best mean score wins.
