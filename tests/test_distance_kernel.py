@@ -79,9 +79,10 @@ def test_low_rank_fit_with_all_landmarks_equals_the_precomputed_fit(metric, make
 
 
 def test_low_rank_fit_computes_only_the_landmark_distances(monkeypatch):
-    """n = 600, m = 30: every distance block of the fit has the landmarks (or the held-out probe
-    columns of the error estimate, at most 2m) on one side, never the n × n matrix (179,700 pairs);
-    the scale is the landmarks' median; predicting t objects costs t·m distances."""
+    """n = 600, m = 30: the fit computes the landmarks' block, then the n × m distances to the
+    landmarks and nothing else (no held-out columns: the error estimate waits for its first read,
+    which pays for the probe columns); never the n × n matrix (179,700 pairs); the scale is the
+    landmarks' median; predicting t objects costs t·m distances."""
     rng = np.random.default_rng(2)
     n, m = 600, 30
     series = _series(rng, n)
@@ -97,11 +98,18 @@ def test_low_rank_fit_computes_only_the_landmark_distances(monkeypatch):
     model = KreinRidgeClassifier(kernel=DistanceKernel("dtw", gamma=2.0), n_components=m, random_state=0)
     model.fit(X, y)
     assert blocks[0] == (m, m, True)  # the landmarks' block comes first and fixes the scale
-    assert all(min(a, b) <= 2 * m for a, b, _ in blocks)
-    assert sum(a * (a - 1) // 2 if sym else a * b for a, b, sym in blocks) <= 4 * n * m
+    assert all(b == m and not sym for _, b, sym in blocks[1:]) and sum(a for a, _, _ in blocks[1:]) == n
     Z = [series[i] for i in model.landmark_indices_]
     DZ = pairwise_distances(Z, metric="dtw")
     assert model.kernel_.gamma_ == pytest.approx(2.0 / np.median(DZ[~np.eye(m, dtype=bool)] ** 2), rel=1e-14)
+    blocks.clear()
+    representation = model.representation_
+    assert np.isfinite(representation.approximation_error)
+    probes = representation.n_probes
+    assert 0 < probes <= 64
+    # the diagonal residual of the n − m others (a pool of all of them), the probes against the
+    # landmarks, and one pass over the landmark and probe columns
+    assert sum(a * b for a, b, _ in blocks) == (n - m) * m + m * probes + n * (m + probes)
     blocks.clear()
     model.predict(X[:25])
     assert blocks == [(25, m, False)]
