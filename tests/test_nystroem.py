@@ -118,6 +118,30 @@ def test_singular_landmark_block_uses_documented_cutoff(data):
         landmark_factor(np.zeros((4, 4)))
 
 
+def test_landmark_factor_projects_out_a_known_null_vector():
+    """A block that annihilates the constant vector by construction (double-centred through its own
+    objects) carries, in floating point, an eigenvalue of rounding size along it; put at 1e-13·max|d|
+    (above the cutoff m·ε = 4.4e-15), the plain factor inverts it, 1e13 times the block's scale. Given
+    the vector, the factor inverts the block on its complement: m − 1 columns orthogonal to it, the
+    pseudo-inverse of the exact block, and no warning of a singular block."""
+    rng = np.random.default_rng(4)
+    m = 20
+    J = np.eye(m) - 1.0 / m
+    A = rng.normal(size=(m, m))
+    K = J @ (A + A.T) @ J  # indefinite, K 1 = 0
+    scale = np.abs(np.linalg.eigvalsh(K)).max()
+    noisy = K + 1e-13 * scale * np.ones((m, m)) / m
+    plain = landmark_factor(noisy)
+    assert plain.right.shape == (m, m) and np.abs(plain.values).min() < 1e-12 * scale
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        factor = landmark_factor(noisy, null_vector=np.ones(m))
+    assert factor.right.shape == (m, m - 1)
+    assert np.abs(np.ones(m) @ factor.right).max() < 1e-12 * np.abs(factor.right).max()
+    inverse = (factor.right * factor.signature) @ factor.right.T
+    np.testing.assert_allclose(inverse, np.linalg.pinv(K, rcond=1e-10, hermitian=True), atol=1e-10)
+
+
 def test_errors_name_the_argument(data):
     X, _ = data
     with pytest.raises(ValueError, match="n_components"):

@@ -434,8 +434,8 @@ def one_shot(
     (before the validated truncation).
     """
     check_centring_samples(center, columns.n)
-    K_ZZ = columns.landmark_block(indices)
-    factor = landmark_factor(K_ZZ, rcond=rcond)
+    K_ZZ, null_vector = columns.landmark_block(indices)
+    factor = landmark_factor(K_ZZ, rcond=rcond, null_vector=null_vector)
     validated = landmark_rank == "validated"
     if validated or estimate_error:
         sample, K_ZV, moments = probe_pass(
