@@ -81,12 +81,9 @@ class NystroemRepresentation(SpectralRepresentation):
     gram, row_sum : ndarray of shape (m, m) and (m,)
         ``Σᵢ kᵢ kᵢᵀ`` and ``Σᵢ kᵢ`` over the (centred) landmark rows ``kᵢ = K(xᵢ, Z) − k̄``, so that
         ``ŨᵀŨ = Eᵀ gram E`` and ``Ũᵀ1 = Eᵀ row_sum`` without a pass.
-    approximation_error : float
-        Estimated ``‖K − K̃‖_F / ‖K‖_F`` (:func:`probe_error`), or ``‖H(K − K̃)H‖_F / ‖HKH‖_F`` when centred
-        (:func:`~krein.nystroem._error.centred_probe_error`); when the fit deferred it, made on first read
-        by one more pass (module docstring).
-    n_probes : int
-        Number of held-out columns behind the estimate (read after ``approximation_error``).
+
+    The estimated error of ``K̃`` is :attr:`approximation_error`, and :attr:`n_probes` the number of
+    held-out columns behind it.
     """
 
     def __init__(
@@ -127,7 +124,9 @@ class NystroemRepresentation(SpectralRepresentation):
 
     @property
     def approximation_error(self):
-        """The estimated relative error of ``K̃`` (class docstring), made now if the fit deferred it."""
+        """Estimated ``‖K − K̃‖_F / ‖K‖_F`` (:func:`probe_error`), or ``‖H(K − K̃)H‖_F / ‖HKH‖_F`` when
+        centred (:func:`~krein.nystroem._error.centred_probe_error`); when the fit deferred it, made on
+        this first read by one more pass (module docstring)."""
         if self._deferred_error is not None:
             K_ZZ, rng = self._deferred_error
             center = self.column_means is not None
@@ -146,7 +145,8 @@ class NystroemRepresentation(SpectralRepresentation):
 
     @property
     def n_probes(self):
-        """Number of held-out columns behind :attr:`approximation_error` (0 before a deferred estimate)."""
+        """Number of held-out columns behind :attr:`approximation_error` (0 before a deferred estimate is
+        made)."""
         return self._n_probes
 
     @property
