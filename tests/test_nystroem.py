@@ -1,5 +1,7 @@
 """Tests of krein.nystroem: signed Nyström (Eq. 3), one-shot eigendecomposition, landmarks, streaming, dask."""
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.kernel_approximation import Nystroem
@@ -114,6 +116,30 @@ def test_singular_landmark_block_uses_documented_cutoff(data):
     np.testing.assert_allclose(K_tilde, expected, atol=1e-8)
     with pytest.raises(ValueError, match="K_ZZ is numerically zero"):
         landmark_factor(np.zeros((4, 4)))
+
+
+def test_landmark_factor_projects_out_a_known_null_vector():
+    """A block that annihilates the constant vector by construction (double-centred through its own
+    objects) carries, in floating point, an eigenvalue of rounding size along it; put at 1e-13·max|d|
+    (above the cutoff m·ε = 4.4e-15), the plain factor inverts it, 1e13 times the block's scale. Given
+    the vector, the factor inverts the block on its complement: m − 1 columns orthogonal to it, the
+    pseudo-inverse of the exact block, and no warning of a singular block."""
+    rng = np.random.default_rng(4)
+    m = 20
+    J = np.eye(m) - 1.0 / m
+    A = rng.normal(size=(m, m))
+    K = J @ (A + A.T) @ J  # indefinite, K 1 = 0
+    scale = np.abs(np.linalg.eigvalsh(K)).max()
+    noisy = K + 1e-13 * scale * np.ones((m, m)) / m
+    plain = landmark_factor(noisy)
+    assert plain.right.shape == (m, m) and np.abs(plain.values).min() < 1e-12 * scale
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        factor = landmark_factor(noisy, null_vector=np.ones(m))
+    assert factor.right.shape == (m, m - 1)
+    assert np.abs(np.ones(m) @ factor.right).max() < 1e-12 * np.abs(factor.right).max()
+    inverse = (factor.right * factor.signature) @ factor.right.T
+    np.testing.assert_allclose(inverse, np.linalg.pinv(K, rcond=1e-10, hermitian=True), atol=1e-10)
 
 
 def test_errors_name_the_argument(data):
@@ -260,6 +286,39 @@ def test_error_estimate_within_a_factor_1_5_of_the_true_error(rank):
             nystroem = IndefiniteNystroem(kernel, n_components=50, rank=rank, random_state=seed).fit(X)
             true = relative_error(nystroem.approximate_kernel(X), K)
             assert 1 / 1.5 < nystroem.approximation_error_ / true < 1.5, (name, seed, true)
+
+
+@pytest.mark.parametrize("center", [False, True])
+def test_learning_fit_defers_the_error_estimate_to_its_first_read(center):
+    """Issue 30: ``KreinRidge`` (``landmark_rank="full"``, no warning) needs no probe columns, so its fit
+    makes no estimate (``n_probes`` 0, nothing drawn); the first read of
+    ``representation_.approximation_error`` draws them from the generator as it stood after the
+    landmarks and equals the eager estimate of ``IndefiniteNystroem(landmark_rank="full")`` on the same
+    landmarks to rounding, within 1.5× of the true error (of ``H K̃ H`` against ``H K H`` when centred;
+    0.91–1.05 measured, Sigmoid's Eq. (3) at errors 2–14 included)."""
+    from krein.kernels import Gaussian
+    from krein.least_squares import KreinRidge
+
+    X = np.random.default_rng(1).standard_normal((500, 6))
+    y = np.sin(X[:, 0])
+    for kernel in (Gaussian(), DeltaGaussian(np.sqrt(6), 2 * np.sqrt(6)), Sigmoid(1.0)):
+        K = kernel(X)
+        target = K - K.mean(axis=0) - K.mean(axis=1)[:, None] + K.mean() if center else K
+        for seed in range(2):
+            model = KreinRidge(kernel, n_components=60, center=center, random_state=seed).fit(X, y)
+            representation = model.representation_
+            assert representation.n_probes == 0
+            options = {"landmark_rank": "full", "center": center, "random_state": seed}
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # Sigmoid's Eq. (3) is poor
+                eager = IndefiniteNystroem(kernel, n_components=60, **options).fit(X)
+            np.testing.assert_array_equal(eager.component_indices_, model.landmark_indices_)
+            estimate = representation.approximation_error
+            assert representation.n_probes == eager.representation_.n_probes > 0
+            assert np.isclose(estimate, eager.approximation_error_, rtol=1e-12, atol=0)
+            vectors = representation.vectors
+            true = relative_error((vectors * representation.values) @ vectors.T, target)
+            assert 1 / 1.5 < estimate / true < 1.5, (type(kernel).__name__, seed, true)
 
 
 @pytest.mark.filterwarnings("ignore:The Nyström approximation is poor")

@@ -18,13 +18,15 @@ pairwise functions below are names over it (all take ``A`` against ``B`` or, wit
 
 :func:`covariance_descriptors` turns images (9-feature region covariance, IKLR Sec. V-C) or
 multichannel series into SPD matrices; :class:`DoubleCentering` turns a dissimilarity matrix
-into a kernel, K = −½ H (D∘D) H, and :class:`GaussianOfDistance` into the kernel exp(−γ D∘D), both
-with consistent out-of-sample rows and, with ``scale="median"`` / by default, free of the scale of D;
+into a kernel, K = −½ H (D∘D) H (through :func:`double_center`, which
+:class:`~krein.kernels.DistanceKernel` shares), and :class:`GaussianOfDistance` into the kernel
+exp(−γ D∘D), both with consistent out-of-sample rows and, with ``scale="median"`` / by default, free of
+the scale of D;
 :func:`geodesic_gaussian_kernel` gives the geodesic Gaussian kernels exp(−d²/σ²) on SPD matrices
 (positive definite for the log-Euclidean distance, indefinite in general for the affine-invariant one).
 """
 
-from ._centering import DoubleCentering
+from ._centering import DoubleCentering, double_center
 from ._distance_kernels import GaussianOfDistance
 from ._geodesic_kernel import geodesic_gaussian_kernel
 from ._images import simpson_similarity, tangent_distances
@@ -38,6 +40,7 @@ __all__ = [
     "DoubleCentering",
     "GaussianOfDistance",
     "covariance_descriptors",
+    "double_center",
     "dtw_distances",
     "edit_distances",
     "geodesic_gaussian_kernel",

@@ -17,6 +17,7 @@ __all__ = [
     "DoubleCentering",
     "check_test_distances",
     "check_training_distances",
+    "double_center",
     "median_off_diagonal",
 ]
 
@@ -53,6 +54,40 @@ def check_test_distances(owner, D):
     if (D < 0).any():
         raise ValueError(_negative(owner))
     return D
+
+
+def double_center(squares, grand_mean, row_means, column_means=None):
+    """The double centring of squared dissimilarities through n reference objects z₁ … zₙ.
+
+    For objects x (rows) and y (columns) with squared dissimilarities ``S(x, y) = d(x, y)²``,
+
+        k(x, y) = −½ (S(x, y) − μ(x) − μ(y) + μ̄),   μ(x) = (1/n) Σₖ S(x, zₖ),   μ̄ = (1/n²) Σₖₗ S(zₖ, zₗ)
+
+    (Gower 1968; Cox & Cox 2000). On the references themselves it is classical scaling,
+    ``K = −½ H S H`` with ``H = I − 11ᵀ/n``; a row of another object is centred with the references'
+    column means (the out-of-sample formula of :class:`DoubleCentering`, and of landmark MDS when the
+    references are landmarks, de Silva & Tenenbaum 2004).
+
+    Parameters
+    ----------
+    squares : ndarray of shape (t, s)
+        ``S(x, y)`` of the row and column objects.
+    grand_mean : float
+        ``μ̄``.
+    row_means : ndarray of shape (t,)
+        ``μ(x)`` of the row objects.
+    column_means : ndarray of shape (s,) or None
+        ``μ(y)`` of the column objects; None when ``squares`` is the symmetric block of the references
+        themselves (``column_means = row_means``): the result is then symmetrized, ``½(K + Kᵀ)``, so
+        that it is exactly symmetric.
+
+    Returns
+    -------
+    K : ndarray of shape (t, s)
+    """
+    columns = row_means if column_means is None else column_means
+    K = -0.5 * (squares - row_means[:, None] - columns[None, :] + grand_mean)
+    return 0.5 * (K + K.T) if column_means is None else K
 
 
 def median_off_diagonal(D, name):
@@ -179,10 +214,7 @@ class DoubleCentering(DistanceTransformer):
 
     def fit_transform(self, D, y=None):
         """Fit and return the training kernel K = −½ H (D ∘ D) H (exactly symmetric)."""
-        D2 = self._fit_squares(D)
-        r = self.train_sq_means_
-        K = -0.5 * (D2 - r[:, None] - r[None, :] + self.grand_sq_mean_)
-        return 0.5 * (K + K.T)
+        return double_center(self._fit_squares(D), self.grand_sq_mean_, self.train_sq_means_)
 
     def transform(self, D):
         """Kernel rows of the test objects against the training objects.
@@ -199,5 +231,4 @@ class DoubleCentering(DistanceTransformer):
         """
         check_is_fitted(self, "train_sq_means_")
         D2 = np.square(check_test_distances(self, D) / self.distance_scale_)
-        row = D2.mean(axis=1)
-        return -0.5 * (D2 - row[:, None] - self.train_sq_means_[None, :] + self.grand_sq_mean_)
+        return double_center(D2, self.grand_sq_mean_, D2.mean(axis=1), self.train_sq_means_)

@@ -95,6 +95,15 @@ class Kernel:
         """``X`` as the 2-D float rows estimators validate and slice (identity for feature kernels)."""
         return X
 
+    def block_null_vector(self, Z):
+        """A vector that the symmetric block ``K(Z)`` annihilates by construction, or None (the default).
+
+        A kernel double-centred through the objects ``Z`` (``DistanceKernel(transform="double_centering")``)
+        has ``K(Z) 1 = 0``; the Nyström factor inverts such a landmark block on the complement of the
+        vector (:func:`krein.nystroem.landmark_factor`) instead of on a rounding-level eigenvalue.
+        """
+        return None
+
     # ------------------------------------------------------------------ parameters
     def get_params(self, deep=True):
         """Constructor arguments of this kernel (and, if ``deep``, of its sub-kernels)."""

@@ -5,7 +5,8 @@ dask chunks), so a collection of objects (series of different lengths, strings, 
 through them packed one object per row by :func:`pack_objects`; :class:`DistanceKernel` unpacks the
 rows and evaluates its metric (:func:`krein.dissimilarity.pairwise_distances`) only on the pairs
 asked for: a low-rank fit with ``n_components=m`` computes the n × m distances to the landmarks and
-the m × m distances between them, never the n × n matrix.
+the m × m distances between them, never the n × n matrix. The distances become a kernel by their
+Gaussian or by their double centring through the landmarks (landmark MDS).
 """
 
 from __future__ import annotations
@@ -16,7 +17,10 @@ import numpy as np
 
 from ._base import Kernel
 
-__all__ = ["DistanceKernel", "pack_objects", "unpack_objects"]
+__all__ = ["DISTANCE_TRANSFORMS", "DistanceKernel", "pack_objects", "unpack_objects"]
+
+#: The kernels of a distance: its Gaussian, or its double centring through reference objects.
+DISTANCE_TRANSFORMS = ("gaussian", "double_centering")
 
 #: First entry of every packed row (a value no data set holds in its first column by chance).
 _PACKED = -1.2345678901234567e307
@@ -107,18 +111,39 @@ def unpack_objects(X, name: str = "X") -> list:
 
 
 class DistanceKernel(Kernel):
-    """The Gaussian of a distance between objects, K = exp(−γ · D²), as a kernel object.
+    """A kernel of a distance between objects — its Gaussian, or its double centring (landmark MDS).
 
     ``D`` is ``pairwise_distances(X, Y, metric=metric, **metric_params)`` (DTW on series of any
     lengths, edit distances on strings, affine-invariant or log-Euclidean distances on SPD
-    matrices, a user's function, ...; see :func:`krein.dissimilarity.pairwise_distances`).  The
-    kernel is indefinite in general (DTW, edit, affine-invariant; positive definite for the
-    Euclidean and log-Euclidean distances).
+    matrices, a user's function, ...; see :func:`krein.dissimilarity.pairwise_distances`), and
+    ``S = γ D∘D`` its scaled squares.
+
+    * ``transform="gaussian"``: ``K = exp(−S) = exp(−γ D²)``; indefinite in general (DTW, edit,
+      affine-invariant; positive definite for the Euclidean and log-Euclidean distances).
+    * ``transform="double_centering"``: the double centring of ``S`` through the *reference objects*
+      ``z₁ … z_r`` of the first symmetric evaluation ``K(Z)`` (:func:`~krein.dissimilarity.double_center`)::
+
+          k(x, y) = −½ (S(x, y) − μ(x) − μ(y) + μ̄),  μ(x) = (1/r) Σₖ S(x, zₖ),  μ̄ = (1/r²) Σₖₗ S(zₖ, zₗ).
+
+      On the references it is classical scaling, ``K(Z) = −½ J S_ZZ J`` (``J = I − 11ᵀ/r``), and a
+      row of another object is centred with the references' column means of ``S``: the formula of
+      :class:`~krein.dissimilarity.DoubleCentering` with the references as its training objects.
+      In an exact fit the references are the training objects (``K = −½ H S H``); in a low-rank fit
+      (``n_components=m``) they are the m landmarks, whose block is evaluated first, so that the fit
+      computes only the n × m distances to the landmarks and the m × m between them — landmark MDS
+      (de Silva & Tenenbaum 2004), whose coordinates are the Nyström features of this kernel (Platt
+      2005). ``K(X, Y)`` costs the distances ``D(X, Y)``, plus those of ``X`` and of ``Y`` to the
+      references unless they are the references themselves (with ``landmarks="leverage"`` or
+      ``"kmeans++"`` the first block is that of the uniform sketch these samplers start from, so the
+      references are the sketch and every landmark row pays its distances to it as well). The kernel
+      annihilates the constant vector on the references (:meth:`block_null_vector`), and is
+      indefinite unless D is Euclidean.
 
     With ``relative=True`` the scale is free of the distance's unit: γ = gamma / median(D²), the
-    median over the off-diagonal entries of the *training* block.  A kernel object is a function
-    K(X, Y), so the scale is fixed at fit time: the first symmetric evaluation ``K(X)`` — the
-    n × n training block of an exact fit, or the landmarks' m × m block of a low-rank fit (the
+    median over the off-diagonal entries of the *training* block (``transform="double_centering"``
+    with ``gamma=1`` is ``DoubleCentering(scale="median")``).  A kernel object is a function K(X, Y),
+    so the scale (and the references) are fixed at fit time: the first symmetric evaluation ``K(X)``
+    — the n × n training block of an exact fit, or the landmarks' m × m block of a low-rank fit (the
     first block every estimator evaluates) — resolves it and stores it in ``gamma_``; later
     evaluations ``K(X, Y)`` (landmark columns, predictions) use it.  Estimators fit a fresh copy of
     the kernel (``make_kernel``), so each fit resolves its own scale; ``relative=False`` uses γ =
@@ -134,8 +159,8 @@ class DistanceKernel(Kernel):
     ----------
     metric : str or callable, default="dtw"
         A name accepted by :func:`~krein.dissimilarity.pairwise_distances`, or ``metric(a, b)``.
-    transform : {"gaussian"}, default="gaussian"
-        K = exp(−γ · D²).
+    transform : {"gaussian", "double_centering"}, default="gaussian"
+        ``exp(−γ D²)``, or the double centring of ``γ D²`` through the references (above).
     gamma : float, default=1.0
         γ (``relative=False``) or γ times the median of the squared training distances.
     relative : bool, default=True
@@ -148,6 +173,35 @@ class DistanceKernel(Kernel):
     ----------
     gamma_ : float
         The γ in use, set by the first symmetric evaluation (``relative=True``) or equal to ``gamma``.
+    reference_ : ndarray of shape (r, width) or list
+        ``transform="double_centering"``: the reference objects (packed rows, or the objects as given).
+    reference_sq_means_ : ndarray of shape (r,)
+        Their column means ``μ(zₖ)`` of ``S``.
+    grand_sq_mean_ : float
+        ``μ̄``.
+
+    References
+    ----------
+    V. de Silva and J. B. Tenenbaum, "Sparse multidimensional scaling using landmark points",
+    Stanford University technical report, 2004.
+    J. C. Platt, "FastMap, MetricMap, and Landmark MDS are all Nyström algorithms", AISTATS 2005.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from krein.dissimilarity import DoubleCentering, pairwise_distances
+    >>> from krein.kernels import DistanceKernel
+    >>> words = ["kernel", "kernels", "krein", "space", "spaces", "pace", "pacer"]
+    >>> kernel = DistanceKernel("edit", transform="double_centering")
+    >>> K = kernel(words)  # the first symmetric block: these words are the references
+    >>> centering = DoubleCentering(scale="median")
+    >>> bool(np.allclose(K, centering.fit_transform(pairwise_distances(words, metric="edit"))))
+    True
+    >>> rows = kernel(["spade"], words)  # a new word, centred with the references' means
+    >>> bool(np.allclose(rows, centering.transform(pairwise_distances(["spade"], words, metric="edit"))))
+    True
+    >>> print(round(float(np.sum(K)), 10))  # K 1 = 0 on the references
+    0.0
     """
 
     is_positive_definite = False
@@ -168,8 +222,8 @@ class DistanceKernel(Kernel):
         return X if is_packed(X) else pack_objects(X, name="X")
 
     def _check_parameters(self):
-        if self.transform != "gaussian":
-            raise ValueError(f"transform must be 'gaussian', got {self.transform!r}")
+        if self.transform not in DISTANCE_TRANSFORMS:
+            raise ValueError(f"transform must be one of {DISTANCE_TRANSFORMS}, got {self.transform!r}")
         if (
             isinstance(self.gamma, bool)
             or not isinstance(self.gamma, numbers.Real)
@@ -206,23 +260,81 @@ class DistanceKernel(Kernel):
             )
         return float(self.gamma) / median
 
+    def _gamma(self):
+        """The γ in use: ``gamma_``, or ``gamma`` when ``relative=False`` and nothing has fixed it yet."""
+        gamma = getattr(self, "gamma_", None)
+        if gamma is not None:
+            return gamma
+        if self.relative:
+            raise ValueError(
+                "DistanceKernel(relative=True) takes its scale from the training block K(X): "
+                "evaluate K(X) on the training objects first"
+            )
+        return float(self.gamma)
+
+    def _check_references(self):
+        if getattr(self, "reference_", None) is None:
+            raise ValueError(
+                "DistanceKernel(transform='double_centering') centres through the objects of its first "
+                "symmetric evaluation K(Z): evaluate K(Z) on the training objects (or the landmarks) first"
+            )
+
+    def _is_reference(self, X):
+        """Whether ``X`` holds the reference objects (equal packed rows, or the very object given)."""
+        reference = self.reference_
+        if isinstance(reference, np.ndarray) and is_packed(X):
+            return X.shape == reference.shape and bool(np.array_equal(X, reference))
+        return X is reference
+
+    def _reference_means(self, X):
+        """``μ(x) = (1/r) Σₖ S(x, zₖ)`` of the objects ``X``: stored for the references themselves, from
+        the distances of ``X`` to the references otherwise."""
+        if self._is_reference(X):
+            return self.reference_sq_means_
+        return self._gamma() * np.mean(self._distances(X, self.reference_) ** 2, axis=1)
+
+    def block_null_vector(self, Z):
+        """The constant vector when double-centred through the objects ``Z`` themselves (``K(Z) 1 = 0``:
+        the references' rows of ``S`` are centred by their own means), otherwise None."""
+        if self.transform == "double_centering" and getattr(self, "reference_", None) is not None:
+            if self._is_reference(Z):
+                return np.ones(len(Z))
+        return None
+
+    def _double_centred(self, X, Y, S):
+        """``double_center`` of ``S = γ D(X, Y)²`` through the references (class docstring). The means
+        of ``X`` against the references are the row means of ``S`` when ``Y`` holds the references (the
+        landmark columns of a low-rank fit), and likewise for ``Y``."""
+        from ..dissimilarity import double_center
+
+        if Y is None:
+            return double_center(S, self.grand_sq_mean_, self._reference_means(X))
+        x_reference, y_reference = self._is_reference(X), self._is_reference(Y)
+        rows = S.mean(axis=1) if y_reference and not x_reference else self._reference_means(X)
+        columns = S.mean(axis=0) if x_reference and not y_reference else self._reference_means(Y)
+        return double_center(S, self.grand_sq_mean_, rows, columns)
+
     def __call__(self, X, Y=None, eval_gradient=False):
-        """K(X, Y) = exp(−γ D(X, Y)²); ``K(X)`` (Y None) fixes γ on its first call (see the class)."""
+        """K(X, Y) of the transform (class docstring); the first ``K(X)`` (Y None) fixes γ and, for the
+        double centring, the references."""
         if eval_gradient:
             raise ValueError("DistanceKernel has no tunable hyperparameter: eval_gradient is not available")
         self._check_parameters()
+        centring = self.transform == "double_centering"
+        first = Y is None and getattr(self, "gamma_", None) is None
+        if centring and not first:
+            self._check_references()
         D = self._distances(X, Y)
-        if Y is None and getattr(self, "gamma_", None) is None:
+        if first:
             self.gamma_ = self._resolve_scale(D)
-        gamma = getattr(self, "gamma_", None)
-        if gamma is None:
-            if self.relative:
-                raise ValueError(
-                    "DistanceKernel(relative=True) takes its scale from the training block K(X): "
-                    "evaluate K(X) on the training objects before K(X, Y)"
-                )
-            gamma = float(self.gamma)
-        return np.exp(-gamma * D**2)
+        S = self._gamma() * D**2
+        if not centring:
+            return np.exp(-S)
+        if first:
+            self.reference_ = X
+            self.reference_sq_means_ = S.mean(axis=0)
+            self.grand_sq_mean_ = float(self.reference_sq_means_.mean())
+        return self._double_centred(X, Y, S)
 
     # the hooks of Kernel's block evaluation (``kernel_blocks(..., reuse=True)``, ``_block``): the
     # rows are objects, not features, and the distance evaluation parallelizes itself
@@ -237,17 +349,16 @@ class DistanceKernel(Kernel):
         self._fill(out, X, Y)
 
     def diag(self, X):
-        """k(x, x) = exp(−γ d(x, x)²) for every object (1 where d(x, x) = 0)."""
+        """k(x, x): ``exp(−S(x, x))`` (1 where d(x, x) = 0), or ``−½ (S(x, x) − 2μ(x) + μ̄)`` when
+        double centred (``μ(x)`` from the distances of ``X`` to the references)."""
         self._check_parameters()
         objects = unpack_objects(X, "X") if is_packed(X) else list(X)
         if isinstance(self.metric, str):  # every shipped distance vanishes on the diagonal
-            return np.ones(len(objects))
-        d = np.array([self._distances([x], [x])[0, 0] for x in objects])
-        if not np.any(d):
-            return np.ones(len(objects))
-        gamma = getattr(self, "gamma_", None)
-        if gamma is None:
-            if self.relative:
-                raise ValueError("DistanceKernel(relative=True): evaluate K(X) on the training objects first")
-            gamma = float(self.gamma)
-        return np.exp(-gamma * d**2)
+            d = np.zeros(len(objects))
+        else:
+            d = np.array([self._distances([x], [x])[0, 0] for x in objects])
+        S = self._gamma() * d**2 if np.any(d) else d
+        if self.transform == "gaussian":
+            return np.exp(-S)
+        self._check_references()
+        return -0.5 * (S - 2.0 * self._reference_means(X) + self.grand_sq_mean_)

@@ -10,7 +10,8 @@ Eq. (2) does not exist; we use the Moore–Penrose pseudo-inverse, i.e. drop the
 ``K_ZZ`` with ``|d| ≤ rcond · max|d|`` (default ``rcond = m · ε``), which projects onto the span of the
 numerically independent landmark functionals. On the landmarks this changes ``K̃`` by at most
 ``rcond · max|d|`` per dropped eigenvalue. A warning names the number of dropped eigenvalues and the
-condition number of ``K_ZZ`` then.
+condition number of ``K_ZZ`` then. A null vector known by construction (a kernel double-centred through
+the landmarks annihilates the constant vector) is projected out exactly instead.
 
 **One-shot eigendecomposition.** With the SVD ``L = A Σ Bᵀ``, ``K̃ = A M Aᵀ`` with
 ``M = Σ Bᵀ S B Σ = P Λ Pᵀ``, so ``Ũ = A P`` is orthonormal and ``K̃ = Ũ Λ Ũᵀ``. We obtain ``B`` and
@@ -85,7 +86,16 @@ class OneShotEigendecomposition(NamedTuple):
     vectors: np.ndarray | None
 
 
-def landmark_factor(K_ZZ, *, rcond=None):
+def _complement(vector):
+    """An orthonormal basis (m×(m − 1)) of the complement of ``vector``: the last m − 1 columns of the
+    Householder reflection that maps the first unit vector to a multiple of ``vector``."""
+    v = np.asarray(vector, dtype=np.float64) / np.linalg.norm(vector)
+    v[0] += 1.0 if v[0] >= 0 else -1.0
+    reflection = np.eye(v.size) - np.outer(v, v) * (2.0 / (v @ v))
+    return reflection[:, 1:]
+
+
+def landmark_factor(K_ZZ, *, rcond=None, null_vector=None):
     """Signed square-root factor of the pseudo-inverse of the landmark block (Sec. 2.2).
 
     Parameters
@@ -94,16 +104,27 @@ def landmark_factor(K_ZZ, *, rcond=None):
         Symmetric kernel block of the landmarks.
     rcond : float, default=None
         Eigenvalues with ``|d| ≤ rcond · max|d|`` are treated as zero (default ``m · ε``).
+    null_vector : array-like of shape (m,), default=None
+        A vector that ``K_ZZ`` annihilates by construction (the constant vector of a block
+        double-centred through its own objects, :meth:`~krein.kernels.Kernel.block_null_vector`).
+        ``K_ZZ`` is then inverted on the complement of the vector, ``Qᵀ K_ZZ Q`` with ``Q`` an
+        orthonormal basis of it: in floating point that direction has an eigenvalue of the size of the
+        rounding error, which the ``rcond`` cutoff would invert (with noise-sized rows along it) if it
+        came out above the cutoff, and which is no sign of dependent landmarks; the cutoff and its
+        warning concern the other m − 1 eigenvalues.
 
     Returns
     -------
     LandmarkFactor
     """
-    if np.shape(K_ZZ)[0] > SINGLE_THREADED_EIGENPROBLEM:
-        values, vectors = eigendecompose(K_ZZ, name="K_ZZ")
+    basis = None if null_vector is None else _complement(null_vector)
+    block = K_ZZ if basis is None else basis.T @ K_ZZ @ basis
+    block = 0.5 * (block + block.T)
+    if np.shape(block)[0] > SINGLE_THREADED_EIGENPROBLEM:
+        values, vectors = eigendecompose(block, name="K_ZZ")
     else:
         with single_threaded_blas():
-            values, vectors = eigendecompose(K_ZZ, name="K_ZZ")
+            values, vectors = eigendecompose(block, name="K_ZZ")
     if rcond is None:
         rcond = values.size * np.finfo(float).eps
     scale = np.max(np.abs(values), initial=0.0)
@@ -126,6 +147,8 @@ def landmark_factor(K_ZZ, *, rcond=None):
         )
     order = np.argsort(-np.abs(values), kind="stable")[: np.sum(keep)]
     values, vectors = values[order], vectors[:, order]
+    if basis is not None:
+        vectors = basis @ vectors
     return LandmarkFactor(vectors / np.sqrt(np.abs(values)), np.sign(values), values)
 
 

@@ -89,8 +89,10 @@ __all__ = [
     "ProbeSample",
     "centred_probe_error",
     "draw_probes",
+    "held_out_error",
     "parsimonious_rank",
     "probe_error",
+    "probe_pass",
     "truncation_errors",
     "validated_rank",
 ]
@@ -179,6 +181,26 @@ def draw_probes(columns, indices, factor, rng, n_draws=PROBE_COLUMNS, pool_size=
     return ProbeSample(pool[chosen], counts.astype(float), scale, False)
 
 
+def probe_pass(columns, indices, factor, rng, *, y=None, center=False, working_memory=None):
+    """Probe columns drawn by :func:`draw_probes`, their block ``K_ZV`` against the landmarks, and the
+    :class:`~krein.nystroem.ChunkMoments` of one pass over the landmark and probe columns.
+
+    ``y``: targets whose moment the same pass accumulates; ``center``: with the probe columns' Gram
+    matrix (for :func:`centred_probe_error`). The pass evaluates ``n (m + m')`` kernel entries.
+
+    Returns
+    -------
+    sample : ProbeSample
+    K_ZV : ndarray of shape (m, m')
+    moments : ChunkMoments
+    """
+    sample = draw_probes(columns, indices, factor, rng)
+    probes = sample.indices if sample.indices.size else None
+    K_ZV = np.zeros((indices.size, 0)) if probes is None else columns.block(indices, probes)
+    moments = columns.moments(indices, y, probes=probes, probe_gram=center, working_memory=working_memory)
+    return sample, K_ZV, moments
+
+
 def _sample(probes, n_landmarks, n_probes):
     """The :class:`ProbeSample` behind an estimate: given, or uniform when only n is given."""
     if isinstance(probes, ProbeSample):
@@ -252,6 +274,12 @@ def centred_probe_error(core, moments, K_ZZ, K_ZV, probes):
     error = _centred_square(core, moments, K_ZZ, K_ZV, sample)
     norm = _centred_square(np.zeros_like(core), moments, K_ZZ, K_ZV, sample)
     return float(np.sqrt(max(error, 0.0) / norm))
+
+
+def held_out_error(core, moments, K_ZZ, K_ZV, sample, *, center):
+    """:func:`centred_probe_error` with ``center``, otherwise :func:`probe_error`."""
+    estimate = centred_probe_error if center else probe_error
+    return estimate(core, moments, K_ZZ, K_ZV, sample)
 
 
 def validated_rank(factor, moments, K_ZV, probes):

@@ -54,7 +54,9 @@ SPECTRAL_PARAMETERS_DOC = """center : bool
         dropping eigenpairs of ``K_ZZ`` shrinks the hypothesis space: on
         ``examples/million_points_low_rank.py`` (n = 10⁵, m = 100) "full" has test RMSE 0.61 and
         "validated" 0.94 although K̃'s error is 1.8 against 0.11. The estimated relative error of K̃
-        is kept in ``representation_.approximation_error`` (no warning).
+        is ``representation_.approximation_error`` (no warning). With "full" the fit evaluates the
+        kernel only on the n × m landmark columns and the landmarks' block, and the estimate is made on
+        its first read, by one more pass over 64 held-out columns (``n (m + 64)`` kernel entries).
     random_state : int, RandomState or None, default=None
         Seed of the landmark sampler (then of any other draw of the estimator).
     working_memory : float or None, default=None

@@ -6,8 +6,20 @@ functions of reductions of the landmark columns — the Gram matrix ``K_XZᵀ K_
 ``K_XZᵀ y`` and the column means — which are sums over row chunks. The producer accumulates exactly
 these in one pass within a memory budget (``working_memory`` MiB, by default scikit-learn's
 ``working_memory`` setting) or on a Dask cluster, and never holds an n×m array: fit memory is ``O(m²)``
-beyond the data. The same pass reduces ``m' = 64`` held-out probe columns, from which the landmark
-block's rank is chosen and the approximation error estimated (:mod:`krein.nystroem._error`).
+beyond the data. When the fit needs them, the same pass reduces ``m' = 64`` held-out probe columns,
+from which the landmark block's rank is chosen and the approximation error estimated
+(:mod:`krein.nystroem._error`).
+
+**Deferred error estimate.** Only the validated rank of the landmark block and the warning on a poor
+approximation need the probe columns during the fit. Without them (``landmark_rank="full"``,
+``warn_poor=False``: the learning estimators' default) the fit evaluates the kernel on the n × m landmark
+columns and the m × m landmark block only, and the estimate is made on the first read of
+:attr:`NystroemRepresentation.approximation_error`: the probe columns are drawn from a copy of the
+generator as it stood where the fit would have drawn them, and one more pass reduces the landmark and
+probe columns (``n (m + m')`` kernel entries, and ``c m`` for the draw). It is the estimate the fit
+would have made, to rounding. For a structured distance (``DistanceKernel``: DTW, edit, ...) the probe
+columns and their draw cost as much as ``m' + c m / n`` more landmarks (0.8 of the fit at n = 5000,
+m = 100), which a fit whose error nobody reads no longer pays.
 
 **Centring.** With ``center=True`` the representation is that of ``H K̃ H`` (``H = I − 11ᵀ/n``), the
 centred Nyström kernel: ``H K̃ H = (H K_XZ) K_ZZ⁺ (K_ZX H)``, so only the landmark columns are
@@ -18,6 +30,7 @@ With every point a landmark this is the exact centred kernel ``H K H``.
 
 from __future__ import annotations
 
+import copy
 import warnings
 
 import numpy as np
@@ -27,14 +40,7 @@ from .._validation import check_centring_samples
 from ..kernels import block_rows
 from ..spectral import SpectralRepresentation
 from ._approximation import eigen_from_gram, landmark_factor
-from ._error import (
-    centred_probe_error,
-    draw_probes,
-    parsimonious_rank,
-    probe_error,
-    truncation_errors,
-    validated_rank,
-)
+from ._error import held_out_error, parsimonious_rank, probe_pass, truncation_errors, validated_rank
 from ._landmarks import select_landmarks
 from ._source import KernelColumns, check_finite_chunk, landmark_blocks
 
@@ -75,11 +81,9 @@ class NystroemRepresentation(SpectralRepresentation):
     gram, row_sum : ndarray of shape (m, m) and (m,)
         ``Σᵢ kᵢ kᵢᵀ`` and ``Σᵢ kᵢ`` over the (centred) landmark rows ``kᵢ = K(xᵢ, Z) − k̄``, so that
         ``ŨᵀŨ = Eᵀ gram E`` and ``Ũᵀ1 = Eᵀ row_sum`` without a pass.
-    approximation_error : float
-        Estimated ``‖K − K̃‖_F / ‖K‖_F`` (:func:`probe_error`), or ``‖H(K − K̃)H‖_F / ‖HKH‖_F`` when centred
-        (:func:`~krein.nystroem._error.centred_probe_error`).
-    n_probes : int
-        Number of held-out columns behind the estimate.
+
+    The estimated error of ``K̃`` is :attr:`approximation_error`, and :attr:`n_probes` the number of
+    held-out columns behind it.
     """
 
     def __init__(
@@ -96,8 +100,9 @@ class NystroemRepresentation(SpectralRepresentation):
         row_sum=None,
         targets=None,
         projection=None,
-        approximation_error=np.nan,
+        approximation_error=None,
         n_probes=0,
+        deferred_error=None,
         working_memory=None,
     ):
         self._W = W
@@ -105,7 +110,8 @@ class NystroemRepresentation(SpectralRepresentation):
         self.landmark_factor = factor
         self.gram, self.row_sum = gram, row_sum
         self._targets, self._projection = targets, projection
-        self.approximation_error, self.n_probes = approximation_error, n_probes
+        self._approximation_error, self._n_probes = approximation_error, n_probes
+        self._deferred_error = deferred_error  # (K_ZZ, generator) of an estimate the fit did not make
         self._working_memory = working_memory
         super().__init__(
             values,
@@ -115,6 +121,33 @@ class NystroemRepresentation(SpectralRepresentation):
             points=columns.points(landmark_indices),
             column_means=column_means,
         )
+
+    @property
+    def approximation_error(self):
+        """Estimated ``‖K − K̃‖_F / ‖K‖_F`` (:func:`probe_error`), or ``‖H(K − K̃)H‖_F / ‖HKH‖_F`` when
+        centred (:func:`~krein.nystroem._error.centred_probe_error`); when the fit deferred it, made on
+        this first read by one more pass (module docstring)."""
+        if self._deferred_error is not None:
+            K_ZZ, rng = self._deferred_error
+            center = self.column_means is not None
+            sample, K_ZV, moments = probe_pass(
+                self._columns,
+                self._landmark_indices,
+                self.landmark_factor,
+                rng,
+                center=center,
+                working_memory=self._working_memory,
+            )
+            estimate = _estimate(self.values, self.extension, moments, K_ZZ, K_ZV, sample, center)
+            self._approximation_error, self._n_probes = estimate["approximation_error"], estimate["n_probes"]
+            self._deferred_error = None
+        return self._approximation_error
+
+    @property
+    def n_probes(self):
+        """Number of held-out columns behind :attr:`approximation_error` (0 before a deferred estimate is
+        made)."""
+        return self._n_probes
 
     @property
     def landmark_signature(self):
@@ -328,7 +361,9 @@ def nystroem_representation(
     warn_poor : bool, default=True
         Warn when the estimated error exceeds ``POOR_APPROXIMATION``. Callers whose product is the
         approximation ``K̃`` itself (:class:`IndefiniteNystroem`, ``KreinPCA``) warn; the learning
-        estimators do not, because their model is judged by its predictions, not by ``K̃``.
+        estimators do not, because their model is judged by its predictions, not by ``K̃``. Without the
+        warning and with ``landmark_rank="full"`` the fit needs no probe columns and the estimate is
+        deferred to the first read of ``approximation_error`` (module docstring).
     error_controlled : bool, default=False
         With ``landmark_rank="validated"``, ``rank=None`` and ``center=False``: truncate the one-shot
         eigendecomposition to the smallest rank of least estimated error
@@ -367,6 +402,7 @@ def nystroem_representation(
         center=center,
         working_memory=working_memory,
         error_controlled=error_controlled,
+        estimate_error=warn_poor,
     )
     if warn_poor and representation.approximation_error > POOR_APPROXIMATION:
         _warn_poor(representation, n_components, full_rank, landmarks, landmark_rank, rank)
@@ -385,43 +421,43 @@ def one_shot(
     center,
     working_memory,
     error_controlled=False,
+    estimate_error=True,
 ):
     """The representation of :func:`nystroem_representation` for given landmarks, without warnings.
 
-    Draws the probe columns from ``rng``. With ``landmark_rank="validated"``, ``rank=None``, no
-    centring and probe columns, the one-shot eigendecomposition is truncated to the smallest rank of
-    least estimated error when ``error_controlled`` (:func:`parsimonious_rank`). Returns the
-    representation and the number of eigenpairs of ``K_ZZ`` above the ``rcond`` cutoff (before the
-    validated truncation).
+    Draws the probe columns from ``rng`` when the fit needs them: with ``landmark_rank="validated"``
+    or ``estimate_error``; otherwise the error estimate is deferred to its first read (module
+    docstring) and the pass evaluates only the landmark columns. With ``landmark_rank="validated"``,
+    ``rank=None``, no centring and probe columns, the one-shot eigendecomposition is truncated to the
+    smallest rank of least estimated error when ``error_controlled`` (:func:`parsimonious_rank`).
+    Returns the representation and the number of eigenpairs of ``K_ZZ`` above the ``rcond`` cutoff
+    (before the validated truncation).
     """
     check_centring_samples(center, columns.n)
-    K_ZZ = columns.landmark_block(indices)
-    factor = landmark_factor(K_ZZ, rcond=rcond)
-    sample = draw_probes(columns, indices, factor, rng)
-    probes = sample.indices
-    K_ZV = columns.block(indices, probes) if probes.size else np.zeros((indices.size, 0))
-    moments = columns.moments(
-        indices,
-        y,
-        probes=probes if probes.size else None,
-        probe_gram=center,
-        working_memory=working_memory,
-    )
+    K_ZZ, null_vector = columns.landmark_block(indices)
+    factor = landmark_factor(K_ZZ, rcond=rcond, null_vector=null_vector)
+    validated = landmark_rank == "validated"
+    if validated or estimate_error:
+        sample, K_ZV, moments = probe_pass(
+            columns, indices, factor, rng, y=y, center=center, working_memory=working_memory
+        )
+    else:  # the generator as it stands here draws the probes of the deferred estimate
+        sample, estimate = None, {"deferred_error": (K_ZZ, copy.deepcopy(rng))}
+        moments = columns.moments(indices, y, working_memory=working_memory)
     full_rank = factor.values.size
-    if landmark_rank == "validated":
+    if validated:
         factor = factor.truncate(validated_rank(factor, moments, K_ZV, sample)[0])
     R = factor.right
     gram = moments.scatter if center else moments.gram
     values, W = eigen_from_gram(R.T @ gram @ R, factor.signature, rank=rank)
     extension = R @ W
-    truncate = error_controlled and landmark_rank == "validated" and rank is None
-    if truncate and not center and probes.size:
+    if error_controlled and validated and rank is None and not center and sample.indices.size:
         kept = parsimonious_rank(truncation_errors(values, extension, moments, K_ZZ, K_ZV, sample)[0])
         values, W, extension = values[:kept], W[:, :kept], extension[:, :kept]
     signs = _orientation(K_ZZ - moments.mean if center else K_ZZ, extension)
     W, extension = W * signs, extension * signs
-    core = (extension * values) @ extension.T
-    estimate = centred_probe_error if center else probe_error
+    if sample is not None:
+        estimate = _estimate(values, extension, moments, K_ZZ, K_ZV, sample, center)
     representation = NystroemRepresentation(
         values,
         extension,
@@ -433,14 +469,21 @@ def one_shot(
         gram=gram,
         row_sum=np.zeros(indices.size) if center else columns.n * moments.mean,
         targets=y if y is None or hasattr(y, "dask") else np.asarray(y, dtype=np.float64),
-        approximation_error=estimate(core, moments, K_ZZ, K_ZV, sample),
-        n_probes=probes.size,
+        **estimate,
         working_memory=working_memory,
     )
     if y is not None:
         moment = representation._centred_moment(moments.moment, representation._targets)
         representation._projection = W.T @ (R.T @ moment)
     return representation, full_rank
+
+
+def _estimate(values, extension, moments, K_ZZ, K_ZV, sample, center):
+    """:func:`held_out_error` of the core ``E Λ Eᵀ`` of the one-shot eigendecomposition, and the number
+    of probe columns behind it (keywords of :class:`NystroemRepresentation`)."""
+    core = (extension * values) @ extension.T
+    error = held_out_error(core, moments, K_ZZ, K_ZV, sample, center=center)
+    return {"approximation_error": error, "n_probes": sample.indices.size}
 
 
 def _orientation(K_ZZ, extension):

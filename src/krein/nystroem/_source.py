@@ -192,12 +192,15 @@ class KernelColumns:
         return np.asarray(indices) if self.precomputed else self._rows(indices)
 
     def landmark_block(self, indices):
-        """``K_ZZ`` (m×m, symmetrized)."""
+        """``K_ZZ`` (m×m, symmetrized) and the vector it annihilates by construction
+        (:meth:`~krein.kernels.Kernel.block_null_vector`; None when none is known or precomputed)."""
         if self.precomputed:
-            block = self._rows(indices)[:, np.asarray(indices)]
+            block, null_vector = self._rows(indices)[:, np.asarray(indices)], None
         else:
-            block = self.kernel(self.points(indices))
-        return 0.5 * (block + block.T)
+            Z = self.points(indices)
+            block = self.kernel(Z)
+            null_vector = self.kernel.block_null_vector(Z)
+        return 0.5 * (block + block.T), null_vector
 
     def block(self, rows, indices):
         """``K(X[rows], X[indices])`` (small blocks: landmarks against probe columns)."""
