@@ -32,6 +32,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from joblib import Parallel, delayed
+from sklearn import config_context
 from sklearn.base import (
     BaseEstimator,
     ClassifierMixin,
@@ -357,7 +358,14 @@ def _evaluate_fold(kernels, families, X, D, y, train, test, pairwise, scorer, re
     """``(scores, n_eigendecompositions, failures)``: ``scores[(kernel, method)]`` one per setting, on
     one fold, and the errors of the methods that could not be fitted there."""
     scores, failures = {}, []
-    with warnings.catch_warnings(), reuse_eigendecompositions() as cache:
+    # The candidates' inputs are kernels this search computed from the validated X, and their
+    # parameters this module's grids: scikit-learn's per-fit checks of both (a large share of a fit on
+    # a small fold) are skipped.
+    with (
+        warnings.catch_warnings(),
+        config_context(assume_finite=True, skip_parameter_validation=True),
+        reuse_eigendecompositions() as cache,
+    ):
         warnings.simplefilter("ignore", ConvergenceWarning)
         for choice in kernels:
             K_train, K_test = _fit_kernel(choice, *_fold_blocks(X, train, test, pairwise))
