@@ -339,6 +339,38 @@ def test_rpgd_quadratic_descends_and_stays_nonnegative():
     assert np.all(g[~active] >= -1e-6)
 
 
+@pytest.mark.parametrize("factor", [1e-170, 1e-3, -7.0, 1e3, 1e160])
+@pytest.mark.parametrize("solver", ["pgd", "iia", "trust_region"])
+def test_targets_in_other_units_give_the_same_weights(solver, factor):
+    """F(μ) for targets s·y is s²F(μ): the same minimizer. The solvers follow F/m², m² = mean(y²), so
+    they take the same steps: the weights of y and s times its predictions, to rounding. (On F itself,
+    PGD's first step grew as s²: at s = 1e-3 it stopped after one step, its predictions 2 % away, and
+    near 1e160 yᵀα overflowed into a false "not positive definite" error.)"""
+    X, y = _data()
+    common = dict(kernels=_kernels(), solver=solver, alpha=0.3, radius=0.8, tol=1e-8, max_iter=500)
+    base = KernelLearningRidge(**common).fit(X, y)
+    scaled = KernelLearningRidge(**common).fit(X, factor * y)
+    np.testing.assert_allclose(scaled.weights_, base.weights_, rtol=1e-12)
+    np.testing.assert_allclose(scaled.predict(X) / factor, base.predict(X), rtol=1e-10)
+    np.testing.assert_allclose(scaled.dual_coef_ / factor, base.dual_coef_, rtol=1e-10)
+    if abs(factor) <= 1e3:  # F itself, scaled back from F/m²
+        np.testing.assert_allclose(scaled.objective_history_, factor**2 * base.objective_history_, rtol=1e-10)
+
+
+def test_beta_keeps_its_meaning_for_targets_in_other_units():
+    """β weighs ‖μ‖² against yᵀ(K_μ + λI)⁻¹y: targets s·y with β are targets y with β/s² (the same F up
+    to s²); a β that is beyond double precision against the targets' mean square is an error naming it."""
+    X, y = _data()
+    common = dict(kernels=_kernels(), solver="rpgd", alpha=0.3, tol=1e-10, max_iter=500)
+    base = KernelLearningRidge(beta=0.05 / 1e-6, **common).fit(X, y)
+    scaled = KernelLearningRidge(beta=0.05, **common).fit(X, 1e-3 * y)
+    # to the solver's tolerance: the two β/m² differ by rounding
+    np.testing.assert_allclose(scaled.weights_, base.weights_, rtol=1e-6)
+    np.testing.assert_allclose(scaled.predict(X) / 1e-3, base.predict(X), rtol=1e-6)
+    with pytest.raises(ValueError, match="beta=0.05 is beyond double precision"):
+        KernelLearningRidge(beta=0.05, **common).fit(X, 1e-170 * y)
+
+
 # --------------------------------------------------------------------------- the estimators
 
 
