@@ -516,6 +516,22 @@ CASES = [
         names=X_NAMES,
     ),
     Case(
+        "kernel_1e-300",
+        "kernel values scaled by 1e-300, near the smallest normal double (products underflow)",
+        "either",
+        _scaled_kernel(1e-300),
+        _precomputed,
+        names=X_NAMES,
+    ),
+    Case(
+        "kernel_1e300",
+        "kernel values scaled by 1e300, near the largest double (squares overflow)",
+        "either",
+        _scaled_kernel(1e300),
+        _precomputed,
+        names=X_NAMES,
+    ),
+    Case(
         "bandwidth_1e-8",
         "kernel=Gaussian(1e-8): an identity kernel",
         "either",
