@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 from sklearn.datasets import make_classification
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.model_selection import cross_val_score
 from sklearn.svm import SVC
@@ -14,7 +15,7 @@ from krein.kernel_learning import KernelLearningRidge, KernelLearningSVC
 from krein.kernel_learning._combination import KernelCombination
 from krein.kernel_learning._objectives import RidgeObjective, SVMObjective
 from krein.kernel_learning._solvers import projected_gradient
-from krein.kernels import Gaussian, Polynomial, Sigmoid
+from krein.kernels import Gaussian, Linear, Polynomial, Sigmoid
 from krein.optimize import project_onto_ball_orthant
 
 
@@ -491,6 +492,26 @@ def test_bad_parameters_are_named(params, message):
     X, y = _data(n=20)
     with pytest.raises(ValueError, match=message):
         KernelLearningRidge(**params).fit(X, y)
+
+
+def test_base_kernels_that_overflow_are_named():
+    """A base kernel that overflows on X (a linear kernel on points near 1e155) is named (PGD looped
+    forever on its NaN objective); a combination (Σμ_k K_k)^∘d that overflows at the start is named
+    with the degree (the fit "converged" at μ₀ and predicted NaN), and so are test rows whose learned
+    kernel overflows; the SVM's combination must stay below libsvm's 1e100."""
+    X, y = _data(24)
+    with pytest.raises(ValueError, match=r"base kernel kernels\[0\] = Linear\(\) contains NaN or infinity"):
+        KernelLearningRidge(kernels=[Linear(), Gaussian()]).fit(1e155 * X, y)
+    with pytest.raises(ValueError, match="combined kernel .* beyond double precision .*degree=2"):
+        KernelLearningRidge(kernels=[Linear(), Gaussian()], degree=2).fit(1e82 * X, y)
+    model = KernelLearningRidge(kernels=[Linear(), Gaussian()], degree=2, max_iter=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(X, y)
+    with pytest.raises(ValueError, match="X: the learned kernel .* beyond double precision"):
+        model.predict(1e160 * X)  # K(x, x_i) near 1e160: its square overflows
+    with pytest.raises(ValueError, match="combined kernel .* beyond 1e\\+100 .*degree=2"):
+        KernelLearningSVC(kernels=[Linear(), Gaussian()], degree=2).fit(1e45 * X, y > 0)
 
 
 def test_bad_precomputed_stacks_are_named():

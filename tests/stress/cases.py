@@ -379,15 +379,34 @@ def _side_calls(subject, n):
     return side
 
 
+def _kernel_argument(subject, kernel):
+    """``kernel=kernel``, or ``kernels=[kernel]`` for the estimators that combine base kernels."""
+    import inspect
+
+    combines = "kernels" in inspect.signature(subject.cls).parameters
+    return {"kernels": [kernel]} if combines else {"kernel": kernel}
+
+
 def _indefinite_kernel(subject, n):
     """kernel=Sigmoid(1.0): a strongly indefinite kernel; either a sane model or a
     clear refusal (the judge also checks that regression outputs are of the targets' magnitude)."""
-    import inspect
-
     from krein.kernels import Sigmoid
 
-    combines = "kernels" in inspect.signature(subject.cls).parameters
-    return clean_trial(subject, n, **({"kernels": [Sigmoid(1.0)]} if combines else {"kernel": Sigmoid(1.0)}))
+    return clean_trial(subject, n, **_kernel_argument(subject, Sigmoid(1.0)))
+
+
+def _linear_kernel_on(scale):
+    """kernel=Linear() on points scaled by ``scale``: kernel values scale²·xᵀx', beyond double precision
+    (1e155: they overflow) or subnormal (1e-160: fewer than 53 bits)."""
+
+    def build(subject, n):
+        from krein.kernels import Linear
+
+        X, y, X_test = problem(subject, n)
+        estimator = subject.make(**_kernel_argument(subject, Linear()))
+        return Trial(estimator, X * scale, _fit_target(subject, y), X_test * scale)
+
+    return build
 
 
 def _near_duplicates(subject, n):
@@ -529,6 +548,30 @@ CASES = [
         "either",
         _scaled_kernel(1e300),
         _precomputed,
+        names=X_NAMES,
+    ),
+    Case(
+        "kernel_1e-310",
+        "kernel values scaled by 1e-310: subnormal, fewer than 53 bits",
+        "either",
+        _scaled_kernel(1e-310),
+        _precomputed,
+        names=X_NAMES,
+    ),
+    Case(
+        "linear_kernel_overflow",
+        "kernel=Linear() on points scaled by 1e155: the kernel values overflow",
+        "either",
+        _linear_kernel_on(1e155),
+        _takes_a_kernel,
+        names=X_NAMES,
+    ),
+    Case(
+        "linear_kernel_subnormal",
+        "kernel=Linear() on points scaled by 1e-160: the kernel values are subnormal",
+        "either",
+        _linear_kernel_on(1e-160),
+        _takes_a_kernel,
         names=X_NAMES,
     ),
     Case(

@@ -126,7 +126,9 @@ class _KernelCombinationMixin:
             check_kernel_memory(X.shape[0], self, copies=len(kernels) + 2)  # the stack and a combination
             stack = np.empty((len(kernels), X.shape[0], X.shape[0]))
             for k, kernel in enumerate(kernels):
-                stack[k] = kernel(X)
+                stack[k] = check_square_kernel(
+                    kernel(X), f"the base kernel kernels[{k}] = {kernel!r}", symmetrize=False
+                )
             mask = [not k.is_positive_definite for k in kernels]
             indefinite = [repr(k) for k in kernels if not k.is_positive_definite]
         for k in range(stack.shape[0]):
@@ -145,6 +147,20 @@ class _KernelCombinationMixin:
         self.n_kernels_ = stack.shape[0]
         self._indefinite_mask = np.array(mask, dtype=bool)
         return stack, y
+
+    def _test_kernel(self, X):
+        """``K_μ(X, X_fit) = (Σ_k μ_k K_k(X, X_fit))^∘d`` (t, n) for validated test data; a clear error
+        where it leaves double precision (it gave NaN predictions)."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            S = self._test_combination(X)
+            K = S if self.degree == 1 else S**self.degree
+        if not np.all(np.isfinite(K)):
+            raise ValueError(
+                f"X: the learned kernel K_mu = (sum_k mu_k K_k)^{self.degree} between these test points and "
+                "the training points is beyond double precision (a base kernel overflows on them); scale X "
+                "like the training data, or rescale the base kernels."
+            )
+        return K
 
     def _test_combination(self, X):
         """``S = Σ_k μ_k K_k(X, X_fit)`` (t, n) for validated test data."""
@@ -485,8 +501,7 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
 
     def predict(self, X):
         """``f(x) = Σ_i α_i K_μ(x, x_i)`` for inputs X (or a (t, n, p) precomputed stack)."""
-        S = self._test_combination(X)
-        return (S if self.degree == 1 else S**self.degree) @ self.dual_coef_
+        return self._test_kernel(X) @ self.dual_coef_
 
 
 class KernelLearningSVC(_KernelCombinationMixin, ClassifierMixin, BaseEstimator):
@@ -591,8 +606,7 @@ class KernelLearningSVC(_KernelCombinationMixin, ClassifierMixin, BaseEstimator)
 
     def decision_function(self, X):
         """``Σ_i y_iα_i K_μ(x, x_i) + b`` per one-vs-rest task (a vector for binary problems)."""
-        S = self._test_combination(X)
-        scores = (S if self.degree == 1 else S**self.degree) @ self.dual_coef_.T + self.intercept_
+        scores = self._test_kernel(X) @ self.dual_coef_.T + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict(self, X):
