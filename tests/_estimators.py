@@ -66,10 +66,10 @@ def meta_estimator_factories():
         from krein.model_selection import HypergradientSearchCV
 
         def hypergradient_search(kernel="gaussian", **params):
-            from krein.least_squares import KreinRidge
+            from krein.least_squares import VarianceConstrainedKrein
 
             small = {"cv": 3, "n_restarts": 2, "restart_iter": 3, "max_iter": 5, "random_state": 0}
-            return HypergradientSearchCV(KreinRidge(kernel=kernel), **{**small, **params})
+            return HypergradientSearchCV(VarianceConstrainedKrein(kernel=kernel), **{**small, **params})
 
         factories[HypergradientSearchCV.__name__] = hypergradient_search
     return factories

@@ -38,6 +38,29 @@ def test_zero_kernel_is_rejected():
         _Dummy(kernel="precomputed")._fit_kernel(np.zeros((4, 4)))
 
 
+def test_training_kernels_beyond_double_precision_are_named():
+    """A kernel object that overflows on the data is named with X (it was a NaN kernel); a training
+    kernel whose every value is subnormal (below 2.2e-308: fewer than 53 bits) is an error naming X
+    (the least squares and proxy SVMs predicted NaN, libsvm and the hypergradient search failed with
+    messages of their own); kernels near 1e-300 are normal doubles and fit."""
+    from krein.kernels import Linear, Sigmoid
+    from krein.least_squares import KreinRidge
+
+    X = np.random.default_rng(0).normal(size=(20, 3))
+    with pytest.raises(ValueError, match="the training kernel contains NaN or infinity.*X holds values"):
+        _Dummy(kernel=Linear())._fit_kernel(1e155 * X)
+    for fit in (_Dummy(kernel=Linear())._fit_kernel, KreinRidge(Linear()).fit):
+        with pytest.raises(ValueError, match="no value larger than .* below the smallest normal double.*X"):
+            fit(1e-160 * X, np.ones(20))
+    K = Sigmoid()(X)
+    with pytest.raises(ValueError, match="X holds no value larger than"):
+        KreinRidge("precomputed").fit(1e-310 * K, X[:, 0])
+    model = KreinRidge("precomputed").fit(1e-300 * K, X[:, 0])
+    np.testing.assert_allclose(
+        model.predict(1e-300 * K), KreinRidge("precomputed").fit(K, X[:, 0]).predict(K), rtol=1e-10
+    )
+
+
 def test_test_points_unrelated_to_every_training_point_are_named():
     """A compact-support kernel (TL1, ρ = 0.5) gives far test points all-zero kernel rows: their
     predictions are a constant of the model, and the estimator says so; near points draw no warning."""

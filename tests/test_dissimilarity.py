@@ -351,6 +351,28 @@ def test_double_centering_validation():
     assert DoubleCentering().__sklearn_tags__().input_tags.pairwise
 
 
+@pytest.mark.parametrize("factor", [1e150, 1e300])
+def test_double_centering_of_huge_dissimilarities(factor):
+    """−½H(D∘D)H of dissimilarities near 1e300 is beyond double precision: a clear error naming D and
+    scale='median' (it returned NaN and infinity), whose kernel is that of D itself; at 1e150 the
+    squares are in range and the kernel is factor² times that of D."""
+    X = np.random.default_rng(3).normal(size=(30, 2))
+    D = cdist(X, X)
+    K = DoubleCentering().fit_transform(D)
+    median = DoubleCentering(scale="median").fit_transform(D)
+    assert_allclose(DoubleCentering(scale="median").fit_transform(factor * D), median, rtol=1e-12, atol=1e-14)
+    if factor == 1e150:
+        assert_allclose(DoubleCentering().fit_transform(factor * D) / factor**2, K, rtol=1e-12, atol=1e-14)
+        return
+    for call in (DoubleCentering().fit, DoubleCentering().fit_transform):
+        with pytest.raises(
+            ValueError, match="D holds dissimilarities up to .* beyond double precision.*median"
+        ):
+            call(factor * D)
+    with pytest.raises(ValueError, match="D holds dissimilarities up to"):  # test rows too
+        DoubleCentering().fit(D).transform(factor * D[:5])
+
+
 def test_double_centering_in_pipeline_under_cross_val_score():
     rng = np.random.default_rng(10)
     X = np.r_[rng.normal(0, 1, size=(30, 3)), rng.normal(1.5, 1, size=(30, 3))]

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 from sklearn.datasets import make_classification
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.model_selection import cross_val_score
 from sklearn.svm import SVC
@@ -14,7 +15,7 @@ from krein.kernel_learning import KernelLearningRidge, KernelLearningSVC
 from krein.kernel_learning._combination import KernelCombination
 from krein.kernel_learning._objectives import RidgeObjective, SVMObjective
 from krein.kernel_learning._solvers import projected_gradient
-from krein.kernels import Gaussian, Polynomial, Sigmoid
+from krein.kernels import Gaussian, Linear, Polynomial, Sigmoid
 from krein.optimize import project_onto_ball_orthant
 
 
@@ -339,6 +340,38 @@ def test_rpgd_quadratic_descends_and_stays_nonnegative():
     assert np.all(g[~active] >= -1e-6)
 
 
+@pytest.mark.parametrize("factor", [1e-170, 1e-3, -7.0, 1e3, 1e160])
+@pytest.mark.parametrize("solver", ["pgd", "iia", "trust_region"])
+def test_targets_in_other_units_give_the_same_weights(solver, factor):
+    """F(μ) for targets s·y is s²F(μ): the same minimizer. The solvers follow F/m², m² = mean(y²), so
+    they take the same steps: the weights of y and s times its predictions, to rounding. (On F itself,
+    PGD's first step grew as s²: at s = 1e-3 it stopped after one step, its predictions 2 % away, and
+    near 1e160 yᵀα overflowed into a false "not positive definite" error.)"""
+    X, y = _data()
+    common = dict(kernels=_kernels(), solver=solver, alpha=0.3, radius=0.8, tol=1e-8, max_iter=500)
+    base = KernelLearningRidge(**common).fit(X, y)
+    scaled = KernelLearningRidge(**common).fit(X, factor * y)
+    np.testing.assert_allclose(scaled.weights_, base.weights_, rtol=1e-12)
+    np.testing.assert_allclose(scaled.predict(X) / factor, base.predict(X), rtol=1e-10)
+    np.testing.assert_allclose(scaled.dual_coef_ / factor, base.dual_coef_, rtol=1e-10)
+    if abs(factor) <= 1e3:  # F itself, scaled back from F/m²
+        np.testing.assert_allclose(scaled.objective_history_, factor**2 * base.objective_history_, rtol=1e-10)
+
+
+def test_beta_keeps_its_meaning_for_targets_in_other_units():
+    """β weighs ‖μ‖² against yᵀ(K_μ + λI)⁻¹y: targets s·y with β are targets y with β/s² (the same F up
+    to s²); a β that is beyond double precision against the targets' mean square is an error naming it."""
+    X, y = _data()
+    common = dict(kernels=_kernels(), solver="rpgd", alpha=0.3, tol=1e-10, max_iter=500)
+    base = KernelLearningRidge(beta=0.05 / 1e-6, **common).fit(X, y)
+    scaled = KernelLearningRidge(beta=0.05, **common).fit(X, 1e-3 * y)
+    # to the solver's tolerance: the two β/m² differ by rounding
+    np.testing.assert_allclose(scaled.weights_, base.weights_, rtol=1e-6)
+    np.testing.assert_allclose(scaled.predict(X) / 1e-3, base.predict(X), rtol=1e-6)
+    with pytest.raises(ValueError, match="beta=0.05 is beyond double precision"):
+        KernelLearningRidge(beta=0.05, **common).fit(X, 1e-170 * y)
+
+
 # --------------------------------------------------------------------------- the estimators
 
 
@@ -459,6 +492,26 @@ def test_bad_parameters_are_named(params, message):
     X, y = _data(n=20)
     with pytest.raises(ValueError, match=message):
         KernelLearningRidge(**params).fit(X, y)
+
+
+def test_base_kernels_that_overflow_are_named():
+    """A base kernel that overflows on X (a linear kernel on points near 1e155) is named (PGD looped
+    forever on its NaN objective); a combination (Σμ_k K_k)^∘d that overflows at the start is named
+    with the degree (the fit "converged" at μ₀ and predicted NaN), and so are test rows whose learned
+    kernel overflows; the SVM's combination must stay below libsvm's 1e100."""
+    X, y = _data(24)
+    with pytest.raises(ValueError, match=r"base kernel kernels\[0\] = Linear\(\) contains NaN or infinity"):
+        KernelLearningRidge(kernels=[Linear(), Gaussian()]).fit(1e155 * X, y)
+    with pytest.raises(ValueError, match="combined kernel .* beyond double precision .*degree=2"):
+        KernelLearningRidge(kernels=[Linear(), Gaussian()], degree=2).fit(1e82 * X, y)
+    model = KernelLearningRidge(kernels=[Linear(), Gaussian()], degree=2, max_iter=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(X, y)
+    with pytest.raises(ValueError, match="X: the learned kernel .* beyond double precision"):
+        model.predict(1e160 * X)  # K(x, x_i) near 1e160: its square overflows
+    with pytest.raises(ValueError, match="combined kernel .* beyond 1e\\+100 .*degree=2"):
+        KernelLearningSVC(kernels=[Linear(), Gaussian()], degree=2).fit(1e45 * X, y > 0)
 
 
 def test_bad_precomputed_stacks_are_named():

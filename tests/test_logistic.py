@@ -304,6 +304,26 @@ def test_errors_name_the_argument(tl1_problem):
         IndefiniteLogisticRegression(alpha=10.0, tau=0.5, max_outer_iter=5000).fit(X, y)
 
 
+@pytest.mark.parametrize("factor", [1e-300, 1e-150, 1e150, 1e300])
+def test_kernels_near_the_ends_of_double_precision_give_the_same_model(tl1_problem, factor):
+    """alpha="auto" follows the kernel's scale and the CCCP steps are taken on K/u (u a power of two
+    near its largest eigenvalue) with λ/u and τ/u: a kernel times 1e±300 gives the decision function of
+    K to rounding (its majorizer λ(μ⁺ + τ) + μ²/4n overflowed: "the iterates of CCCP overflowed"). An
+    explicit alpha beyond double precision in those units is an error naming it."""
+    _, y, K = tl1_problem
+    base = IndefiniteLogisticRegression(kernel="precomputed").fit(K, y)
+    scaled = IndefiniteLogisticRegression(kernel="precomputed").fit(factor * K, y)
+    expected = base.decision_function(K)
+    np.testing.assert_allclose(
+        scaled.decision_function(factor * K), expected, rtol=1e-10, atol=1e-12 * np.abs(expected).max()
+    )
+    assert scaled.alpha_ == pytest.approx(factor * base.alpha_, rel=1e-12)
+    assert scaled.tau_ == pytest.approx(factor * base.tau_, rel=1e-12)
+    if factor == 1e-300:
+        with pytest.raises(ValueError, match="alpha=1e\\+10 is beyond double precision"):
+            IndefiniteLogisticRegression(kernel="precomputed", alpha=1e10).fit(factor * K, y)
+
+
 def test_geodesic_gaussian_kernels_of_table_one():
     rng = np.random.default_rng(5)
     series = rng.normal(size=(40, 4, 30)) * rng.uniform(0.2, 5.0, size=(40, 4, 1))

@@ -63,6 +63,46 @@ def test_search_reaches_the_grid_optimum():
     np.testing.assert_allclose(search.predict(K[:5]), refit.predict(K[:5]))
 
 
+@pytest.mark.parametrize("factor", [1e-170, 1e-3, -20.0, 1e4, 1e160])
+def test_targets_in_other_units_give_the_same_search(factor):
+    """A regressor is searched on y/std(y), its radius in the same units: targets s·y give the λ± and
+    kernel of y, |s| times its radius, s times its predictions and s² times its losses, from random
+    restarts and from the user's radius. (On y itself L-BFGS-B's absolute tolerances stopped the search
+    at its start for s = 1e-3, 77 % off in predictions, and the Appendix E.1 radius overflowed to NaN
+    for s = 1e160.)"""
+    X, y = _data()
+
+    def search(targets, n_restarts, radius):
+        estimator = VarianceConstrainedKrein(radius=radius)
+        settings = dict(cv=3, restart_iter=5, max_iter=10, random_state=0)
+        return HypergradientSearchCV(estimator, n_restarts=n_restarts, **settings).fit(X, targets)
+
+    for n_restarts, radius in ((2, None), (0, 0.5)):
+        base = search(y, n_restarts, radius)
+        scaled = search(factor * y, n_restarts, None if radius is None else radius * abs(factor))
+        for name, value in base.best_params_.items():
+            if name == "kernel":
+                np.testing.assert_allclose(scaled.best_params_[name].theta, value.theta, rtol=1e-9)
+            else:
+                expected = value * abs(factor) if name == "radius" else value
+                assert scaled.best_params_[name] == pytest.approx(expected, rel=1e-9), name
+        np.testing.assert_allclose(scaled.predict(X) / factor, base.predict(X), rtol=1e-8)
+        if abs(factor) <= 1e4:
+            assert scaled.best_loss_ == pytest.approx(factor**2 * base.best_loss_, rel=1e-8)
+            assert scaled.initial_loss_ == pytest.approx(factor**2 * base.initial_loss_, rel=1e-8)
+
+
+def test_cross_validation_loss_is_in_the_units_of_the_targets():
+    """The least squares models solve targets near 1e120 in units of a power of two near each fold's
+    largest target; the folds' losses are scaled back before they are averaged (they were averaged in
+    the folds' own units, which differ)."""
+    X, y = _data()
+    loss, gradient = cross_validation_loss(KreinRidge(), X, y, KFold(3))
+    scaled_loss, scaled_gradient = cross_validation_loss(KreinRidge(), X, 1e120 * y, KFold(3))
+    assert scaled_loss == pytest.approx(1e240 * loss, rel=1e-10)
+    np.testing.assert_allclose(scaled_gradient, 1e240 * gradient, rtol=1e-8)
+
+
 def test_parallel_restarts_are_reproducible():
     X, y = _data(40, seed=2)
     kwargs = dict(cv=3, n_restarts=2, restart_iter=5, max_iter=5, random_state=3)

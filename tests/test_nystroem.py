@@ -154,6 +154,22 @@ def test_errors_name_the_argument(data):
         IndefiniteNystroem(Sigmoid(), n_components=500).fit(X)
 
 
+@pytest.mark.parametrize("factor", [1e-300, 1e300])
+def test_kernels_whose_products_leave_double_precision_are_named(data, factor):
+    """The Nyström approximation sums products of n kernel values (the landmark columns' Gram matrix):
+    near 1e±300 they over- or underflow. A clear error naming X and the exact model (it said the
+    approximation was "numerically zero"); at 1e±150 the approximation is factor times that of K."""
+    X, _ = data
+    K = Sigmoid()(X)
+    K = 0.5 * (K + K.T)
+    with pytest.raises(ValueError, match="X gives kernel values of magnitude .*n_components=None"):
+        IndefiniteNystroem("precomputed", n_components=20, random_state=0).fit(factor * K)
+    scale = 1e150 if factor > 1 else 1e-150
+    base = IndefiniteNystroem("precomputed", n_components=20, random_state=0).fit(K)
+    scaled = IndefiniteNystroem("precomputed", n_components=20, random_state=0).fit(scale * K)
+    np.testing.assert_allclose(scaled.eigenvalues_, scale * base.eigenvalues_, rtol=1e-9)
+
+
 def _clustered_data(seed=0):
     rng = np.random.default_rng(seed)
     centers = rng.normal(size=(8, 4)) * 3

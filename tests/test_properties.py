@@ -32,9 +32,19 @@ ORDER_DEPENDENT = {"HypergradientSearchCV", "KreinClassifierCV", "KreinRegressor
 
 SUPERVISED = [s for s in subjects() if s.task in ("classifier", "regressor", "outlier")]
 CLASSIFIERS = [s for s in SUPERVISED if s.task == "classifier"]
-#: Regressors whose problem is invariant under (f, y) → (c f, c y) for every real c ≠ 0.
+#: Regressors whose problem is invariant under (f, y) → (c f, c y) for every real c ≠ 0 (those that
+#: iterate, and those whose defaults follow the targets' scale, solve in units of the targets).
 HOMOGENEOUS_REGRESSORS = [
-    s for s in SUPERVISED if s.cls.__name__ in ("KreinRidge", "VarianceConstrainedKrein")
+    s
+    for s in SUPERVISED
+    if s.cls.__name__
+    in (
+        "KreinRidge",
+        "VarianceConstrainedKrein",
+        "KernelLearningRidge",
+        "IndefiniteSVR",
+        "HypergradientSearchCV",
+    )
 ]
 
 

@@ -435,7 +435,7 @@ def test_fit_path_matches_independent_fits_with_fewer_iterations():
     with pytest.raises(ValueError, match="fit_path can only vary"):
         template.fit_path(K, y, [{"kernel": "gaussian"}])
     svr = IndefiniteSVR(kernel="precomputed", tol=1e-6).fit_path(K, X[:, 0], [{"epsilon": 0.1}, {"C": 2.0}])
-    assert svr[1].C == 2.0 and svr[1].epsilon == 0.1 and svr[1].gap_history_[-1] <= 1e-6
+    assert svr[1].C == 2.0 and svr[1].epsilon == "auto" and svr[1].gap_history_[-1] <= 1e-6
     one_class = IndefiniteOneClassSVM(kernel="precomputed", tol=1e-6).fit_path(K + 1, None, [{"nu": 0.3}])
     assert one_class[0].nu == 0.3 and one_class[0].gap_history_[-1] <= 1e-6
 

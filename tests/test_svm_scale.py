@@ -45,7 +45,7 @@ def test_default_tolerance_agrees_with_scikit_learn_on_psd_kernels():
         differ = model.predict(K_test) != reference.predict(K_test)
         assert np.all(np.abs(decision[differ]) <= 1e-3 * np.abs(decision).max())
         sizes.append(model.objective_)
-        svr = IndefiniteSVR(kernel="precomputed", C=C).fit(K, target)
+        svr = IndefiniteSVR(kernel="precomputed", C=C, epsilon=0.1).fit(K, target)
         svr_reference = SVR(kernel="precomputed", C=C, tol=1e-8).fit(K, target)
         # from the ρ → ∞ start (libsvm's SVR) at most 0.5 % of std(y) here (4.9 % from β = 0 at tol 1e-3)
         assert np.max(np.abs(svr.predict(K_test) - svr_reference.predict(K_test))) <= 1e-2 * np.std(target)
@@ -166,6 +166,29 @@ def test_kernels_at_the_edges_of_double_precision_give_the_same_model(factor):
         IndefiniteSVC(kernel="precomputed", rho=1.0).fit(tiny * K, y)
     with pytest.raises(ValueError, match="C=.*beyond double precision|beyond double precision.*C='auto'"):
         IndefiniteSVC(kernel="precomputed", C=tiny).fit(tiny * K, y)
+
+
+@pytest.mark.parametrize("factor", [1e-170, 1e-3, -4.0, 1e3, 1e160])
+def test_svr_defaults_follow_the_targets_scale(factor):
+    """epsilon="auto" = 0.1·s and C="auto" = s/κ, s = std(y): targets times any factor give the
+    predictions times that factor (to the solver's tol), ε_ and C_ times its magnitude. Explicit numbers
+    are absolute: the resolved C_ and ε_ given back reproduce the model. (With ε = 0.1 and C = 1/κ
+    fixed, targets times 1e±3 changed the predictions by 110 %, and near 1e160 the tube was nothing.)"""
+    K, K_test, _, fits = _sigmoid_fits(60, 2)
+    target = fits[1][1][0]
+    base = IndefiniteSVR(kernel="precomputed", tol=1e-10).fit(K, target)
+    assert base.epsilon_ == pytest.approx(0.1 * np.std(target), rel=1e-14)
+    explicit = IndefiniteSVR(kernel="precomputed", C=base.C_, epsilon=base.epsilon_, tol=1e-10).fit(K, target)
+    np.testing.assert_allclose(explicit.predict(K_test), base.predict(K_test), rtol=1e-8)
+    scaled = IndefiniteSVR(kernel="precomputed", tol=1e-10).fit(K, factor * target)
+    expected = base.predict(K_test)
+    np.testing.assert_allclose(
+        scaled.predict(K_test) / factor, expected, rtol=1e-7, atol=1e-8 * np.abs(expected).max()
+    )
+    assert scaled.epsilon_ == pytest.approx(abs(factor) * base.epsilon_, rel=1e-12)
+    assert scaled.C_ == pytest.approx(abs(factor) * base.C_, rel=1e-12)
+    with pytest.raises(ValueError, match="epsilon=1e\\+300 is beyond double precision"):
+        IndefiniteSVR(kernel="precomputed", epsilon=1e300).fit(K, 1e-170 * target)
 
 
 def test_multiclass_shares_one_eigendecomposition_and_n_jobs_gives_the_same_model():

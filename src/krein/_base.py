@@ -217,7 +217,7 @@ class KernelEstimatorMixin:
         else:
             check_kernel_memory(X.shape[0], self)
             self.X_fit_ = X
-            K = self.kernel_(X)
+            K = check_square_kernel(self.kernel_(X), "the training kernel", symmetrize=False)
         if self._max_kernel_magnitude is not None:
             check_kernel_magnitude(K, self._max_kernel_magnitude, "X")
         if not np.any(K):

@@ -72,7 +72,8 @@ def _real_finite_kernel(K, name):
 
 
 def check_square_kernel(K, name="X", *, symmetrize=True, rtol=SYMMETRY_RTOL, copy=False):
-    """Validate a precomputed training kernel: 2-D, square, finite and symmetric.
+    """Validate a training kernel: 2-D, square, finite, not subnormal (a largest magnitude below the
+    smallest normal double) and symmetric.
 
     Asymmetry up to ``rtol`` (relative to ``max|K|``) is rounding and is removed by averaging with
     the transpose when ``symmetrize`` is true; anything larger is an error, because every method of
@@ -89,6 +90,13 @@ def check_square_kernel(K, name="X", *, symmetrize=True, rtol=SYMMETRY_RTOL, cop
             f"got shape {K.shape}."
         )
     K = _real_finite_kernel(K, name)
+    largest = float(np.max(np.abs(K), initial=0.0))
+    if 0 < largest < np.finfo(float).tiny:
+        raise ValueError(
+            f"{name} holds no value larger than {largest:.3g} in magnitude, below the smallest normal double "
+            "(2.2e-308): such values carry fewer than 53 bits, too few to learn from. Rescale X (or the "
+            "kernel's hyperparameters), or multiply a precomputed kernel by a constant."
+        )
     error = symmetry_error(K)
     if error > rtol:
         raise ValueError(

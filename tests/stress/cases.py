@@ -41,7 +41,9 @@ class Trial:
     predicted labels to this trial's (string class labels); ``after_fit``: called with the fitted
     estimator before its outputs are taken (side calls that must not change it); ``rtol``: how close
     to the baseline's the outputs must be; ``partition``: predicted labels are cluster names, equal to
-    the baseline's up to renaming.
+    the baseline's up to renaming; ``unit``: real outputs are compared in units of ``unit`` (divided
+    by it: targets scaled by ``unit``), so that outputs near 1e-170 are held to the same relative
+    accuracy as outputs near 1.
     """
 
     estimator: object
@@ -53,6 +55,7 @@ class Trial:
     after_fit: Callable | None = None
     rtol: float = 1e-7
     partition: bool = False
+    unit: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -229,14 +232,16 @@ def _bandwidth(eta):
 
 def _scaled_targets(scale):
     """Targets scaled by ``scale`` (near the edges of floating point): a linear estimator of the targets
-    must give the clean predictions scaled by the same factor."""
+    must give the clean predictions scaled by the same factor (to 1e-6 relative, and 1e-8 of the
+    largest prediction). Solvers run to ``tol=1e-10``, so that the comparison measures the scaling and
+    not the solver's tolerance (at the proxy SVR's default 1e-3, the rounding of ``y·scale`` alone
+    moves its predictions by 4e-4)."""
 
     def build(subject, n):
-        trial = clean_trial(subject, n)
+        trial = clean_trial(subject, n, tol=1e-10)
         baseline = Trial(None, trial.X, trial.y, trial.X_test)
         scaled = Trial(trial.estimator, trial.X, trial.y * scale, trial.X_test, baseline=baseline)
-        scaled.relabel = lambda predictions: predictions * scale
-        scaled.rtol = 1e-6
+        scaled.unit, scaled.rtol = scale, 1e-6
         return scaled
 
     return build
@@ -374,15 +379,34 @@ def _side_calls(subject, n):
     return side
 
 
+def _kernel_argument(subject, kernel):
+    """``kernel=kernel``, or ``kernels=[kernel]`` for the estimators that combine base kernels."""
+    import inspect
+
+    combines = "kernels" in inspect.signature(subject.cls).parameters
+    return {"kernels": [kernel]} if combines else {"kernel": kernel}
+
+
 def _indefinite_kernel(subject, n):
     """kernel=Sigmoid(1.0): a strongly indefinite kernel; either a sane model or a
     clear refusal (the judge also checks that regression outputs are of the targets' magnitude)."""
-    import inspect
-
     from krein.kernels import Sigmoid
 
-    combines = "kernels" in inspect.signature(subject.cls).parameters
-    return clean_trial(subject, n, **({"kernels": [Sigmoid(1.0)]} if combines else {"kernel": Sigmoid(1.0)}))
+    return clean_trial(subject, n, **_kernel_argument(subject, Sigmoid(1.0)))
+
+
+def _linear_kernel_on(scale):
+    """kernel=Linear() on points scaled by ``scale``: kernel values scale²·xᵀx', beyond double precision
+    (1e155: they overflow) or subnormal (1e-160: fewer than 53 bits)."""
+
+    def build(subject, n):
+        from krein.kernels import Linear
+
+        X, y, X_test = problem(subject, n)
+        estimator = subject.make(**_kernel_argument(subject, Linear()))
+        return Trial(estimator, X * scale, _fit_target(subject, y), X_test * scale)
+
+    return build
 
 
 def _near_duplicates(subject, n):
@@ -398,6 +422,10 @@ def _supervised(subject):
 
 def _classifier(subject):
     return subject.task == "classifier"
+
+
+def _regressor(subject):
+    return subject.task == "regressor"
 
 
 def _precomputed(subject):
@@ -504,6 +532,46 @@ CASES = [
         "either",
         _scaled_kernel(1e150),
         _precomputed,
+        names=X_NAMES,
+    ),
+    Case(
+        "kernel_1e-300",
+        "kernel values scaled by 1e-300, near the smallest normal double (products underflow)",
+        "either",
+        _scaled_kernel(1e-300),
+        _precomputed,
+        names=X_NAMES,
+    ),
+    Case(
+        "kernel_1e300",
+        "kernel values scaled by 1e300, near the largest double (squares overflow)",
+        "either",
+        _scaled_kernel(1e300),
+        _precomputed,
+        names=X_NAMES,
+    ),
+    Case(
+        "kernel_1e-310",
+        "kernel values scaled by 1e-310: subnormal, fewer than 53 bits",
+        "either",
+        _scaled_kernel(1e-310),
+        _precomputed,
+        names=X_NAMES,
+    ),
+    Case(
+        "linear_kernel_overflow",
+        "kernel=Linear() on points scaled by 1e155: the kernel values overflow",
+        "either",
+        _linear_kernel_on(1e155),
+        _takes_a_kernel,
+        names=X_NAMES,
+    ),
+    Case(
+        "linear_kernel_subnormal",
+        "kernel=Linear() on points scaled by 1e-160: the kernel values are subnormal",
+        "either",
+        _linear_kernel_on(1e-160),
+        _takes_a_kernel,
         names=X_NAMES,
     ),
     Case(
@@ -618,7 +686,14 @@ CASES = [
         "regression targets scaled by 1e160: the predictions scaled likewise",
         "ok",
         _scaled_targets(1e160),
-        lambda subject: subject.task == "regressor",
+        _regressor,
+    ),
+    Case(
+        "tiny_targets",
+        "regression targets scaled by 1e-170: the predictions scaled likewise",
+        "ok",
+        _scaled_targets(1e-170),
+        _regressor,
     ),
 ]
 
@@ -692,7 +767,7 @@ def _same_partition(a, b):
     return len(pairs) == len(set(a.tolist())) == len(set(b.tolist()))
 
 
-def _differences(results, reference, relabel, rtol=1e-7, partition=False):
+def _differences(results, reference, relabel, rtol=1e-7, partition=False, unit=1.0):
     found = []
     for method, values in reference.items():
         if method == "predict" and relabel is not None:
@@ -701,9 +776,12 @@ def _differences(results, reference, relabel, rtol=1e-7, partition=False):
         if got is None or got.shape != values.shape:
             found.append(f"{method} shape differs from the baseline")
         elif values.dtype.kind in "fc":
+            got = got / unit
             scale = max(float(np.max(np.abs(values), initial=0.0)), 1.0)
             if not np.allclose(got, values, rtol=rtol, atol=0.01 * rtol * scale):
-                found.append(f"{method} differs from the baseline by {np.max(np.abs(got - values)):.3g}")
+                found.append(
+                    f"{method} differs from the baseline by {np.max(np.abs(got - values)) * unit:.3g}"
+                )
         elif not (np.array_equal(got, values) or (partition and _same_partition(got, values))):
             found.append(f"{method} labels differ from the baseline")
     return found
@@ -728,7 +806,7 @@ def run_trial(trial, names):
             baseline = trial.baseline
             baseline.estimator = clone(trial.estimator)
             _, reference = _fit_and_predict(baseline)
-            found = _differences(results, reference, trial.relabel, trial.rtol, trial.partition)
+            found = _differences(results, reference, trial.relabel, trial.rtol, trial.partition, trial.unit)
     if found:
         return Outcome("wrong result", "; ".join(found), _warning_texts(caught))
     return Outcome("ok", "", _warning_texts(caught))
@@ -754,16 +832,6 @@ def run_case(subject, case, n_samples=SMALL_SIZE):
 #: strict: a fix shows as XPASS) and the matrix shows them. Remove an entry once fixed. (The libsvm
 #: overflow on kernels near 1e150 is fixed: the SVMs reject kernel values beyond 1e100 by name.)
 KNOWN_FAILURES: dict[tuple[str, str], str] = {
-    # Regression targets near 1e160 (issue 31, found by the case huge_targets; not in krein.nystroem,
-    # krein.embedding or krein.kernels, whose estimators pass it):
-    ("KernelLearningRidge[kernel]", "huge_targets"): "'K_mu + alpha * I is not positive definite': the "
-    "targets' scale reaches the positive-definiteness check",
-    ("KernelLearningRidge[precomputed]", "huge_targets"): "as KernelLearningRidge[kernel]",
-    ("HypergradientSearchCV[kernel]", "huge_targets"): "'Input M contains NaN' from the search",
-    ("HypergradientSearchCV[precomputed]", "huge_targets"): "predictions differ from the scaled clean ones",
-    ("IndefiniteSVR[kernel]", "huge_targets"): "predictions differ from the scaled clean ones (the "
-    "proxy SVR's tolerances at targets of 1e160)",
-    ("IndefiniteSVR[precomputed]", "huge_targets"): "as IndefiniteSVR[kernel]",
     # libsvm solves the dual to its tolerance tol = 1e-3 only; the rounding differences of the flip
     # kernel of points offset by 1e7 take its working-set path elsewhere, and the decision values move
     # by 2.5e-4 (the cell fails on ee91cf7 too with this machine's BLAS).

@@ -161,6 +161,29 @@ def test_the_judge_catches_an_absurd_regression_output():
     assert outcome.status == "wrong result" and "1e6 times beyond the targets" in outcome.detail
 
 
+@pytest.mark.parametrize(("offset", "status"), [(0.0, "ok"), (1e-171, "wrong result")])
+def test_outputs_for_scaled_targets_are_compared_at_their_own_scale(offset, status):
+    """Targets scaled by 1e-170 (``Trial.unit``): a prediction 3 % off is a wrong result, although
+    any two numbers near 1e-170 are equal to an absolute tolerance."""
+    from cases import Trial, run_trial
+    from sklearn.base import BaseEstimator, RegressorMixin
+
+    class Mean(RegressorMixin, BaseEstimator):  # the mean of the targets, plus a fixed offset
+        def __init__(self, offset=0.0):
+            self.offset = offset
+
+        def fit(self, X, y):
+            self.mean_ = float(np.mean(y))
+            return self
+
+        def predict(self, X):
+            return np.full(len(X), self.mean_ + self.offset)
+
+    X, y = np.arange(12.0).reshape(6, 2), np.arange(1.0, 7.0)
+    trial = Trial(Mean(offset), X, 1e-170 * y, X[:3], baseline=Trial(None, X, y, X[:3]), unit=1e-170)
+    assert run_trial(trial, names=("X",)).status == status
+
+
 def test_cluster_labels_are_compared_up_to_renaming():
     from cases import _same_partition
 

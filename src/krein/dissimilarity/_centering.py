@@ -196,16 +196,32 @@ class DoubleCentering(DistanceTransformer):
     def __init__(self, scale: str = "none", *, symmetry_tol: float = 1e-8):
         store_parameters(self, locals())
 
+    def _in_range(self, values, D):
+        """``values`` (squares of D, their means or the kernel), or a clear error where they overflowed."""
+        if not np.all(np.isfinite(values)):
+            raise ValueError(
+                f"D holds dissimilarities up to {float(D.max()):.3g}, whose squares (their sums, the kernel "
+                "−½H(D∘D)H) are beyond double precision (squares overflow above 1.3e154); use "
+                "scale='median' (the kernel of D divided by its median scale) or divide D by a constant."
+            )
+        return values
+
+    def _squares(self, D):
+        """``(D/s)∘(D/s)``."""
+        with np.errstate(over="ignore"):
+            return self._in_range(np.square(D / self.distance_scale_), D)
+
     def _fit_squares(self, D):
-        """Check the training dissimilarities D, store their centring statistics and return (D/s)∘(D/s)."""
+        """Check the training dissimilarities D, store their centring statistics; ``((D/s)∘(D/s), D)``."""
         self._validate_params()
         D = check_training_distances(self, D, self.symmetry_tol)
         self.distance_scale_ = median_off_diagonal(D, "D") if self.scale == "median" else 1.0
-        D2 = np.square(D / self.distance_scale_)
-        self.train_sq_means_ = D2.mean(axis=0)
-        self.grand_sq_mean_ = float(self.train_sq_means_.mean())
+        D2 = self._squares(D)
+        with np.errstate(over="ignore"):
+            self.train_sq_means_ = D2.mean(axis=0)
+            self.grand_sq_mean_ = float(self._in_range(self.train_sq_means_, D).mean())
         self._n_features_out = D.shape[0]
-        return D2
+        return D2, D
 
     def fit(self, D, y=None):
         """Store the centring statistics of the training dissimilarities D (n × n)."""
@@ -214,7 +230,10 @@ class DoubleCentering(DistanceTransformer):
 
     def fit_transform(self, D, y=None):
         """Fit and return the training kernel K = −½ H (D ∘ D) H (exactly symmetric)."""
-        return double_center(self._fit_squares(D), self.grand_sq_mean_, self.train_sq_means_)
+        D2, D = self._fit_squares(D)
+        with np.errstate(over="ignore", invalid="ignore"):
+            K = double_center(D2, self.grand_sq_mean_, self.train_sq_means_)
+        return self._in_range(K, D)
 
     def transform(self, D):
         """Kernel rows of the test objects against the training objects.
@@ -230,5 +249,8 @@ class DoubleCentering(DistanceTransformer):
         K : ndarray of shape (n_test, n_train)
         """
         check_is_fitted(self, "train_sq_means_")
-        D2 = np.square(check_test_distances(self, D) / self.distance_scale_)
-        return double_center(D2, self.grand_sq_mean_, D2.mean(axis=1), self.train_sq_means_)
+        D = check_test_distances(self, D)
+        D2 = self._squares(D)
+        with np.errstate(over="ignore", invalid="ignore"):
+            K = double_center(D2, self.grand_sq_mean_, D2.mean(axis=1), self.train_sq_means_)
+        return self._in_range(K, D)

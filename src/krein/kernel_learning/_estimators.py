@@ -28,6 +28,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._base import check_kernel_memory, decision_to_labels, is_precomputed, one_vs_rest_targets
 from .._parameters import store_parameters
+from .._scaling import target_statistics
 from .._threads import single_threaded_blas
 from .._validation import LIBSVM_MAX_KERNEL, check_kernel_magnitude, check_square_kernel, check_test_kernel
 from ..kernels import Gaussian, make_kernel
@@ -125,7 +126,9 @@ class _KernelCombinationMixin:
             check_kernel_memory(X.shape[0], self, copies=len(kernels) + 2)  # the stack and a combination
             stack = np.empty((len(kernels), X.shape[0], X.shape[0]))
             for k, kernel in enumerate(kernels):
-                stack[k] = kernel(X)
+                stack[k] = check_square_kernel(
+                    kernel(X), f"the base kernel kernels[{k}] = {kernel!r}", symmetrize=False
+                )
             mask = [not k.is_positive_definite for k in kernels]
             indefinite = [repr(k) for k in kernels if not k.is_positive_definite]
         for k in range(stack.shape[0]):
@@ -144,6 +147,20 @@ class _KernelCombinationMixin:
         self.n_kernels_ = stack.shape[0]
         self._indefinite_mask = np.array(mask, dtype=bool)
         return stack, y
+
+    def _test_kernel(self, X):
+        """``K_μ(X, X_fit) = (Σ_k μ_k K_k(X, X_fit))^∘d`` (t, n) for validated test data; a clear error
+        where it leaves double precision (it gave NaN predictions)."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            S = self._test_combination(X)
+            K = S if self.degree == 1 else S**self.degree
+        if not np.all(np.isfinite(K)):
+            raise ValueError(
+                f"X: the learned kernel K_mu = (sum_k mu_k K_k)^{self.degree} between these test points and "
+                "the training points is beyond double precision (a base kernel overflows on them); scale X "
+                "like the training data, or rescale the base kernels."
+            )
+        return K
 
     def _test_combination(self, X):
         """``S = Σ_k μ_k K_k(X, X_fit)`` (t, n) for validated test data."""
@@ -213,9 +230,12 @@ class _KernelCombinationMixin:
             name=type(self).__name__,
         )
 
-    def _store_result(self, result):
+    def _store_result(self, result, unit=1.0):
+        """Weights, iterations and the objective's history (of ``F/unit²``: scaled back, ``inf`` or 0
+        where ``F`` itself is beyond double precision)."""
         self.weights_ = result.state.mu
-        self.objective_history_ = np.asarray(result.history)
+        with np.errstate(over="ignore", under="ignore"):
+            self.objective_history_ = np.asarray(result.history) * unit * unit
         self.n_iter_ = result.n_iter
         if not result.converged:
             warnings.warn(
@@ -269,7 +289,7 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
         Weight β of ``r(μ) = β‖μ‖²`` (solvers "rpgd" and "riia").
     learning_rate : float, default=None
         PGD/rPGD: the first step η (default 1; multiplied by 0.8 whenever the objective would
-        increase, Sec. 2.3.2).
+        increase, Sec. 2.3.2), on the objective in units of the targets' mean square (see Notes).
     interpolation : float, default=None
         IIA/rIIA: the interpolation η ∈ (0, 1) of ``α' = ηα + (1 − η)(K_μ + λI)⁻¹y`` (default ½).
     initial_radius : float, default=None
@@ -288,7 +308,8 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
     dual_coef_ : ndarray of shape (n_samples,)
         α = (K_μ + λI)⁻¹y at the learned μ.
     objective_history_ : ndarray
-        F at the initial and at every accepted iterate.
+        F at the initial and at every accepted iterate (``inf`` or 0 where F is beyond double
+        precision: targets near 1e±160, see Notes).
     n_iter_ : int
     kernels_ : list of Kernel or "precomputed"
         The resolved base kernels.
@@ -310,6 +331,12 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
     ``∂F/∂μ_k = −αᵀG_kα + 2βμ_k``, ``G_k = d (Σ_j μ_j K_j)^∘(d−1) ∘ K_k``. Algorithm 6 of the paper
     prints ``μ_k + 2η(βμ_k − αᵀU_kα)``, an ascent step on the regularizer; the descent step on Eq. (7),
     ``μ_k − 2η(βμ_k − αᵀU_kα)``, is used here.
+
+    The solvers minimize ``F/m² = (y/m)ᵀ(K_μ + λI)⁻¹(y/m) + (β/m²)‖μ‖²``, ``m² = mean(y²)`` (1 for
+    ±1 labels), which has the minimizer of F: its steps and tolerances then mean the same for targets
+    in any unit, so targets ``s·y`` give the weights of ``y`` and ``s`` times its predictions (with F
+    itself, PGD's first step η∇F grew as s², and targets of size 1e-3 stopped after one step 2 %
+    away from the optimum, while ``yᵀα`` overflowed for targets near 1e160).
 
     With indefinite base kernels ``K_μ + λI`` can be indefinite; there ``F = +∞`` (Eq. 3 is then an
     unbounded maximization: the formula yᵀ(K_μ + λI)⁻¹y is unbounded below near the singularities,
@@ -390,7 +417,8 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
         combination = KernelCombination(stack, self.degree)
         mu0, mu_init = self._weight_vectors(combination.n_kernels)
         regularized = solver in ("rpgd", "riia")
-        objective = RidgeObjective(combination, y, self.alpha, self.beta if regularized else 0.0)
+        unit, beta = self._target_unit(y, self.beta if regularized else 0.0)
+        objective = RidgeObjective(combination, y / unit, self.alpha, beta)
         with _blas_threads(len(y)):
             if solver in ("pgd", "rpgd"):
                 step = 1.0 if self.learning_rate is None else self.learning_rate
@@ -399,9 +427,25 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
                 result = self._interpolated(objective, solver, mu0, mu_init)
             else:
                 result = self._trust_region(objective, mu0, mu_init)
-        self.dual_coef_ = result.state.alpha
-        self._store_result(result)
+        self.dual_coef_ = result.state.alpha * unit
+        self._store_result(result, unit)
         return self
+
+    @staticmethod
+    def _target_unit(y, beta):
+        """``(m, β/m²)``: the objective is ``F/m² = (y/m)ᵀ(K_μ + λI)⁻¹(y/m) + (β/m²)‖μ‖²``, ``m`` the root
+        mean square of the targets (:func:`krein._scaling.target_statistics`; 1 for ±1 labels), whose
+        minimizer is that of F, and whose iterations are the same for targets in any unit (the steps
+        of PGD, the trust region's tolerance, see the class notes)."""
+        _, unit = target_statistics(y, center=False)
+        with np.errstate(over="ignore"):
+            scaled = beta / unit / unit
+        if not np.isfinite(scaled):
+            raise ValueError(
+                f"beta={beta:g} is beyond double precision in units of the targets' mean square m² "
+                f"(m = {unit:.3g}): the regularizer would hold every weight at 0. Rescale y or lower beta."
+            )
+        return unit, scaled
 
     def _interpolated(self, objective, solver, mu0, mu_init):
         interpolation = 0.5 if self.interpolation is None else self.interpolation
@@ -416,8 +460,8 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
                 )
         else:
 
-            def weights(v):  # Theorem 2.2 (v_k < 0 only with indefinite base kernels: μ_k = 0)
-                return np.maximum(v, 0.0) / (2.0 * self.beta)
+            def weights(v):  # Theorem 2.2 (v_k < 0 only with indefinite base kernels: μ_k = 0), β/m²
+                return np.maximum(v, 0.0) / (2.0 * objective.beta)
 
         start = mu0 if mu_init is None else mu_init
         return interpolated_iteration(
@@ -457,8 +501,7 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
 
     def predict(self, X):
         """``f(x) = Σ_i α_i K_μ(x, x_i)`` for inputs X (or a (t, n, p) precomputed stack)."""
-        S = self._test_combination(X)
-        return (S if self.degree == 1 else S**self.degree) @ self.dual_coef_
+        return self._test_kernel(X) @ self.dual_coef_
 
 
 class KernelLearningSVC(_KernelCombinationMixin, ClassifierMixin, BaseEstimator):
@@ -563,8 +606,7 @@ class KernelLearningSVC(_KernelCombinationMixin, ClassifierMixin, BaseEstimator)
 
     def decision_function(self, X):
         """``Σ_i y_iα_i K_μ(x, x_i) + b`` per one-vs-rest task (a vector for binary problems)."""
-        S = self._test_combination(X)
-        scores = (S if self.degree == 1 else S**self.degree) @ self.dual_coef_.T + self.intercept_
+        scores = self._test_kernel(X) @ self.dual_coef_.T + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict(self, X):

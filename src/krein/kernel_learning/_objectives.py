@@ -22,6 +22,8 @@ import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve, eigvalsh
 from sklearn.svm import SVC
 
+from .._validation import LIBSVM_MAX_KERNEL
+
 __all__ = ["RidgeObjective", "SVMObjective"]
 
 
@@ -37,10 +39,25 @@ def outside_domain_error(combination, mu, lam, what):
     )
 
 
-def _regularized_kernel(combination, mu, lam):
-    """``(S, K_μ + λI)``; for d = 1 the second is built in place of S (S is then not kept)."""
-    S = combination.linear(mu)
-    A = combination.power(S, overwrite=True)
+def _regularized_kernel(combination, mu, lam, limit=np.inf):
+    """``(S, K_μ + λI)``; for d = 1 the second is built in place of S (S is then not kept).
+
+    A combination with entries beyond ``limit`` or beyond double precision is an error: the objective
+    is then not computable, and restricting μ to where it is would silently change the model.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        S = combination.linear(mu)
+        A = combination.power(S, overwrite=True)
+    largest = float(np.max(np.abs(A), initial=0.0))
+    if not (np.isfinite(largest) and largest <= limit):
+        beyond = "double precision" if limit == np.inf else f"{limit:.0e}"
+        raise ValueError(
+            f"The combined kernel K_mu = (sum_k mu_k K_k)^{combination.degree} at mu = {np.round(mu, 6)} "
+            f"has entries up to {largest:.3g}, beyond {beyond} (base kernel values on X up to "
+            f"{float(np.max(np.abs(combination.stack))):.3g}, degree={combination.degree}): rescale the "
+            "base kernels (e.g. to a unit diagonal), lower the degree, or start from smaller weights "
+            "(mu0, mu_init)."
+        )
     A.flat[:: A.shape[0] + 1] += lam
     return (None if A is S else S), A
 
@@ -164,7 +181,7 @@ class SVMObjective:
 
     def evaluate(self, mu):
         mu = np.asarray(mu, dtype=float)
-        S, A = _regularized_kernel(self.combination, mu, self.lam)
+        S, A = _regularized_kernel(self.combination, mu, self.lam, LIBSVM_MAX_KERNEL)
         n, n_tasks = self.Y.shape
         coef = np.zeros((n, n_tasks))
         intercept = np.zeros(n_tasks)

@@ -61,7 +61,10 @@ def validation_loss_and_gradient(problem, solution, rows, y_val, contractions=No
     if np.any(solution.hard_case):
         raise ValueError(
             "The validation loss is not differentiable in the hard case (μ* at the end of its "
-            "interval): the solution is not unique."
+            "interval): the solution is not unique. The training kernel (X) gives the targets no part "
+            "along the eigenvector bounding the interval, as a degenerate kernel does (constant or rank "
+            "one after centring, or tiny against the penalties lambda_plus, lambda_minus); rescale the "
+            "kernel, or choose another radius or penalties."
         )
     rep = problem.representation
     sigma, column_means = rep.values[:, None], rep.column_means
@@ -111,6 +114,10 @@ class HypergradientMixin:
         """The tuned hyperparameters besides the kernel's, with their box constraints."""
         bounds = {"lambda_plus": LAMBDA_BOUNDS, "lambda_minus": LAMBDA_BOUNDS}
         return {**bounds, "radius": RADIUS_BOUNDS} if self._constrained else bounds
+
+    def _target_unit_hyperparameters(self):
+        """The radius r, the spread of the training predictions, is in the units of the targets."""
+        return ("radius",) if self._constrained else ()
 
     def _tuned_kernel(self):
         """Whether the kernel has free hyperparameters (tuned with λ±, r); the low-rank model has no
@@ -199,6 +206,13 @@ class HypergradientMixin:
                 rows = problem.representation.rows(X_val)
             cache.update(problem=problem, encoding=self._encoding, rows=rows, contractions=contractions)
         problem, self._encoding = cache["problem"], cache["encoding"]
-        # in the problem's target units (a power of two, 1 unless the targets are near 1e±160)
-        solution, Y_val = self._solve(problem, warn=False), self._encoding.encode(y_val) / problem.target_unit
-        return validation_loss_and_gradient(problem, solution, cache["rows"], Y_val, cache["contractions"])
+        # in the problem's target units (a power of two, 1 unless the targets are near 1e±160), which
+        # differ between folds: the loss and its gradient are returned in the units of y² (inf beyond
+        # double precision)
+        unit = problem.target_unit
+        solution, Y_val = self._solve(problem, warn=False), self._encoding.encode(y_val) / unit
+        loss, gradient = validation_loss_and_gradient(
+            problem, solution, cache["rows"], Y_val, cache["contractions"]
+        )
+        with np.errstate(over="ignore"):
+            return loss * unit * unit, gradient * unit * unit

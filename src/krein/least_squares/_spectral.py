@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
-from .._scaling import power_of_two_unit
+from .._scaling import SAFE_RANGE, power_of_two_unit
 from ..optimize import solve_sphere_quadratic
 
 __all__ = ["DEFAULT_LAMBDA", "SpectralProblem", "SpectralSolution", "target_unit"]
@@ -43,17 +43,15 @@ __all__ = ["DEFAULT_LAMBDA", "SpectralProblem", "SpectralSolution", "target_unit
 #: λ₊ = λ₋ = DEFAULT_LAMBDA · s for the estimators' ``"auto"`` default (s = Σ|σᵢ|/n, the kernel's
 #: scale; :mod:`krein._penalties`).
 DEFAULT_LAMBDA = 1e-2
-#: Targets whose largest magnitude lies outside this range are solved in units of a power of two.
-SAFE_TARGETS = (2.0**-100, 2.0**100)
 
 
 def target_unit(Y):
-    """The power of two the (centred) targets are divided by: 1 within :data:`SAFE_TARGETS`, else
+    """The power of two the (centred) targets are divided by: 1 within ``krein._scaling.SAFE_RANGE``, else
     ``2^e`` near their largest magnitude, so that ``‖y‖²`` and the secular equation stay in range for
     targets near 1e160 or 1e-170 (exact: a power of two changes no digit). 1 for dask targets."""
     if not isinstance(Y, np.ndarray) or not Y.size:
         return 1.0
-    return power_of_two_unit(np.max(np.abs(Y)), *SAFE_TARGETS)
+    return power_of_two_unit(np.max(np.abs(Y)), *SAFE_RANGE)
 
 
 #: μ* closer than this to the end of its interval (relative to |ω_min|) counts as the hard case: the

@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._base import one_vs_rest_targets
 from .._parameters import store_parameters
 from .._penalties import PENALTY_CONSTRAINT, kernel_scale, penalty
+from .._scaling import SAFE_RANGE, power_of_two_unit
 from ..nystroem import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
 from ..optimize import DCObjective, concave_convex_procedure
 from ..spectral import is_dask_array
@@ -46,10 +47,15 @@ class _LogisticDC(DCObjective):
     ``h(c) = (λ/2) Σ (μ⁻+τ) c²``. All the matrices of Algorithm 1 are diagonal in these coordinates,
     so one eigendecomposition serves every class and every iteration. Böhning's bound
     ``σ'(t) ≤ 1/4`` gives the diagonal majorizer ``P = λ(μ⁺+τ) + μ²/(4n) ⪰ ∇²g``.
+
+    ``unit``: the problem is posed on ``μ/u`` with ``λ/u``, ``τ/u`` in the coordinates ``ĉ = u c`` (the
+    same outputs ``V(μ ⊙ c)`` and the same objective), so that ``μ²`` and the steps stay in range for a
+    kernel near 1e±300; ``λ``, ``τ`` and ``c`` are then in those units.
     """
 
-    def __init__(self, representation, y, lam, tau, projection=None):
-        self.representation, self.values, self.y, self.lam = representation, representation.values, y, lam
+    def __init__(self, representation, y, lam, tau, projection=None, unit=1.0):
+        self.representation, self.y, self.lam = representation, y, lam
+        self.values = representation.values / unit
         self.projection = projection
         self.n_samples = y.size
         values = self.values
@@ -418,6 +424,11 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
                 stacklevel=2,
             )
         self.alpha_ = penalty(self.alpha, DEFAULT_ALPHA, kernel_scale(values, Y.shape[0]))
+        unit = power_of_two_unit(np.max(np.abs(values), initial=0.0), *SAFE_RANGE)  # 1 inside 2^±100
+        lam, tau = (
+            self._in_kernel_units(name, value, unit)
+            for name, value in (("alpha", self.alpha_), ("tau", self.tau_))
+        )
         inner = "sgd" if self.solver == "ccicp-sgd" else "gd"
         if inner == "sgd" and self.n_components is None:  # SGD gathers rows of V: store them contiguous
             spectrum.vectors = np.ascontiguousarray(spectrum.vectors)
@@ -427,10 +438,10 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
         eigen_coef, histories, n_iter, n_inner = [], [], [], []
         for task in range(Y.shape[1]):
             projection = None if projections is None else projections[:, task]
-            problem = _LogisticDC(spectrum, Y[:, task], self.alpha_, self.tau_, projection)
-            start = np.zeros(values.size)  # Vᵀα⁽⁰⁾, one pass over the data unless α⁽⁰⁾ = 0
+            problem = _LogisticDC(spectrum, Y[:, task], lam, tau, projection, unit)
+            start = np.zeros(values.size)  # u Vᵀα⁽⁰⁾, one pass over the data unless α⁽⁰⁾ = 0
             if self.init != "zeros":
-                start = spectrum.reduce_rows(start, _rows_of, self._initial_alpha(Y.shape[0], rng))[1]
+                start = unit * spectrum.reduce_rows(start, _rows_of, self._initial_alpha(Y.shape[0], rng))[1]
             result = concave_convex_procedure(
                 problem,
                 start,
@@ -451,13 +462,26 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
             n_iter.append(result.n_iter)
             n_inner.append(result.n_inner_iter)
         self._warn_above_zero_model(histories)
-        self._eigen_coef = np.column_stack(eigen_coef)
+        self._eigen_coef = np.column_stack(eigen_coef) / unit
         self.dual_coef_ = spectrum.dual_coef(self._eigen_coef).T
         self.intercept_ = spectrum.offset(self.dual_coef_.T)
         self.objective_history_ = histories
         self.n_iter_ = np.asarray(n_iter)
         self.n_inner_iter_ = np.asarray(n_inner)
         return self
+
+    @staticmethod
+    def _in_kernel_units(name, value, unit):
+        """``value / unit`` (the penalty or shift of the problem posed on ``K/u``, see :class:`_LogisticDC`),
+        with a clear error where that leaves double precision."""
+        with np.errstate(over="ignore"):
+            scaled = value / unit
+        if not np.isfinite(scaled):
+            raise ValueError(
+                f"{name}={value:g} is beyond double precision in units of the kernel's magnitude {unit:.3g}; "
+                f"rescale the kernel or use a smaller {name}."
+            )
+        return scaled
 
     def _warn_above_zero_model(self, histories):
         """Warn when a task's fit ends above ``F(0) = ln 2``, the objective (6) of the zero model."""

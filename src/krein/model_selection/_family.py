@@ -55,6 +55,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._base import check_kernel_memory
 from .._parameters import store_parameters
+from .._scaling import target_statistics
 from .._validation import check_precomputed_test_kernel, check_square_kernel
 from ..dissimilarity import DoubleCentering, GaussianOfDistance
 from ..kernels import Kernel, make_kernel
@@ -129,20 +130,15 @@ class KernelNormalizer(TransformerMixin, BaseEstimator):
 class TargetScaler(TransformerMixin, BaseEstimator):
     """Standardize real targets, ``(y − ȳ) / s``, without overflow for targets near the float limits.
 
-    ``ȳ`` and ``s`` are the mean and standard deviation of the training targets, computed on targets
-    divided by their largest magnitude first (targets of size 1e160 have squares beyond the float
-    range); ``s = 1`` for constant targets. 1-D or (n, 1) arrays.
+    ``ȳ`` and ``s`` are the mean and standard deviation of the training targets
+    (:func:`krein._scaling.target_statistics`: formed in units of a power of two, since targets of
+    size 1e160 have squares beyond the float range; for constant targets ``s`` is their magnitude,
+    and 1 for zeros). 1-D or (n, 1) arrays.
     """
 
     def fit(self, y, X=None):
-        y = np.asarray(y, dtype=np.float64).ravel()
-        largest = float(np.max(np.abs(y), initial=0.0))
-        unit = largest if largest > 0 else 1.0
-        self.mean_ = unit * float(np.mean(y / unit))
-        spread = float(np.max(np.abs(y - self.mean_), initial=0.0))
-        spread_unit = spread if spread > 0 else 1.0
-        scale = spread_unit * float(np.std((y - self.mean_) / spread_unit))
-        self.scale_ = scale if scale > 0 else 1.0
+        mean, scale = target_statistics(np.asarray(y, dtype=np.float64).ravel())
+        self.mean_, self.scale_ = float(mean), float(scale)
         return self
 
     def transform(self, y):

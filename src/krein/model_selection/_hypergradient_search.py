@@ -24,6 +24,19 @@ It works with any estimator that implements the small protocol below (the Kreĭn
     validation-versus-training block of the kernel matrix. ``cache`` is a dict owned by the caller,
     one per fold, where the estimator may keep what does not depend on ``theta`` (e.g. the
     eigendecomposition of a fixed kernel matrix).
+``_target_unit_hyperparameters() -> tuple of str``
+    The hyperparameters measured in the units of the targets (e.g. the radius of the variance
+    constraint, the spread of the training predictions; none for a classifier's).
+
+**In units of the targets.** A regressor is searched on ``y/s``, ``s`` the standard deviation of the
+training targets (:func:`krein._scaling.target_statistics`), with its target-unit hyperparameters
+divided by ``s`` (their bounds, e.g. ``RADIUS_BOUNDS``, are then relative to ``s``) and multiplied
+back in ``best_params_``. The least squares models on ``y/s`` are those on ``y`` divided by ``s``, so
+the search is the same problem; but L-BFGS-B's tolerances are absolute, and on the mean squared error
+of ``y`` itself it stopped at its start for targets of size 1e-3 (gradients below its ``pgtol``),
+compared the failed-fit loss :data:`FAILED_LOSS` with squared errors of size 1e12 for targets of size
+1e6, and overflowed near 1e160. On ``y/s`` targets ``c·y`` give the hyperparameters of ``y`` and
+``c`` times its predictions.
 """
 
 from __future__ import annotations
@@ -43,12 +56,13 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._base import check_kernel_memory
 from .._parameters import store_parameters
+from .._scaling import target_statistics
 from .._validation import check_square_kernel
 
 __all__ = ["HypergradientSearchCV", "cross_validation_loss"]
 
 #: Loss reported to L-BFGS-B where the model cannot be fitted (e.g. a degenerate kernel); the line
-#: search then backs off.
+#: search then backs off. The search's losses are in units of the targets' variance (module notes).
 FAILED_LOSS = 1e10
 
 _PROTOCOL = (
@@ -56,6 +70,7 @@ _PROTOCOL = (
     "_params_from_vector",
     "_initial_params",
     "_validation_loss_and_gradient",
+    "_target_unit_hyperparameters",
 )
 
 
@@ -170,6 +185,15 @@ def _restart(estimator, X, y, folds, seed, max_iter, tol=None):
     return _run(template, folds, max_iter, tol)
 
 
+def _in_units(estimator, params, factor):
+    """The estimator's target-unit hyperparameters among ``params`` (those set), times ``factor``."""
+    return {
+        name: params[name] * factor
+        for name in estimator._target_unit_hyperparameters()
+        if params.get(name) is not None
+    }
+
+
 class HypergradientSearchCV(MetaEstimatorMixin, BaseEstimator):
     """Hyperparameter optimization with analytic gradients of the cross-validated loss.
 
@@ -212,7 +236,8 @@ class HypergradientSearchCV(MetaEstimatorMixin, BaseEstimator):
         Refitted on the whole training data with ``best_params_``.
     best_params_ : dict
     best_loss_ : float
-        Cross-validated validation mean squared error at ``best_params_``.
+        Cross-validated validation mean squared error at ``best_params_`` (for a regressor in the
+        units of ``y²``: ``inf`` where that is beyond double precision, for targets near 1e160).
     restarts_ : list of dict
         ``initial_loss``, ``loss`` and ``n_iter`` of every restart (empty for ``n_restarts=0``).
     initial_loss_ : float
@@ -315,13 +340,28 @@ class HypergradientSearchCV(MetaEstimatorMixin, BaseEstimator):
         elif getattr(estimator, "n_components", None) is None:
             check_kernel_memory(X.shape[0], estimator)  # the refit's n×n kernel, before any fold
         cv = check_cv(self.cv, y, classifier=is_classifier(estimator))
-        folds = [_fold_data(X, y, train, val, pairwise) for train, val in cv.split(X, y)]
+        scale, y_search = 1.0, y  # a regressor is searched on y/scale (module notes)
+        if not is_classifier(estimator):
+            scale = target_statistics(y)[1]
+            y_search = y / scale
+        estimator.set_params(**_in_units(estimator, estimator.get_params(), 1.0 / scale))
+        folds = [_fold_data(X, y_search, train, val, pairwise) for train, val in cv.split(X, y)]
         seeds = check_random_state(self.random_state).randint(np.iinfo(np.int32).max, size=self.n_restarts)
         restarts = Parallel(n_jobs=self.n_jobs)(
-            delayed(_restart)(estimator, X, y, folds, seed, self.restart_iter, self.tol) for seed in seeds
+            delayed(_restart)(estimator, X, y_search, folds, seed, self.restart_iter, self.tol)
+            for seed in seeds
         )
+
+        def in_units_of_y(loss):
+            with np.errstate(over="ignore"):
+                return float(loss) * scale * scale
+
         self.restarts_ = [
-            {"initial_loss": float(initial), "loss": float(result.fun), "n_iter": int(result.nit)}
+            {
+                "initial_loss": in_units_of_y(initial),
+                "loss": in_units_of_y(result.fun),
+                "n_iter": int(result.nit),
+            }
             for _, initial, result, _ in restarts
         ]
         if self.verbose:
@@ -339,13 +379,16 @@ class HypergradientSearchCV(MetaEstimatorMixin, BaseEstimator):
                 final = _minimize(objective, best.x, bounds, self.max_iter, self.tol)
                 if final.fun <= loss:
                     theta, loss, self.n_iter_ = final.x, float(final.fun), int(final.nit)
-            self.initial_loss_ = float(best.fun)
+            initial_loss = best.fun
         else:
-            template, self.initial_loss_, final, _ = _run(estimator, folds, self.max_iter, self.tol)
+            template, initial_loss, final, _ = _run(estimator, folds, self.max_iter, self.tol)
             theta, loss, self.n_iter_ = final.x, float(final.fun), int(final.nit)
-        self.best_params_ = template._params_from_vector(theta)
-        self.best_loss_ = loss
+        self.initial_loss_ = in_units_of_y(initial_loss)
+        params = template._params_from_vector(theta)
+        self.best_params_ = {**params, **_in_units(template, params, scale)}
+        self.best_loss_ = in_units_of_y(loss)
         if self.verbose:
+            loss = self.best_loss_
             print(f"[HypergradientSearchCV] best cross-validated loss {loss:.6g} with {self.best_params_}")
         self.best_estimator_ = clone(template).set_params(**self.best_params_).fit(X, y)
         return self

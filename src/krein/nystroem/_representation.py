@@ -409,6 +409,21 @@ def nystroem_representation(
     return representation, indices
 
 
+def _check_moment_range(K_ZZ, n):
+    """A clear error where the Gram matrix of the landmark columns, sums of n products of kernel
+    values, leaves double precision: it overflows for kernel values near 1e300 and underflows, losing
+    every digit, near 1e-300 (the magnitude is that of the landmark block)."""
+    largest = float(np.max(np.abs(K_ZZ), initial=0.0))
+    square = largest * largest
+    if largest > 0 and not (square >= np.finfo(float).tiny and np.isfinite(n * square)):
+        raise ValueError(
+            f"X gives kernel values of magnitude {largest:.3g} (the landmark block's largest): the Nyström "
+            f"approximation sums products of {n} of them, which are beyond double precision. Rescale the "
+            "kernel (e.g. divide a precomputed X by its largest entry; values between 1e-150 and 1e150 are "
+            "safe), or use the exact model (n_components=None)."
+        )
+
+
 def one_shot(
     columns,
     indices,
@@ -435,6 +450,7 @@ def one_shot(
     """
     check_centring_samples(center, columns.n)
     K_ZZ, null_vector = columns.landmark_block(indices)
+    _check_moment_range(K_ZZ, columns.n)
     factor = landmark_factor(K_ZZ, rcond=rcond, null_vector=null_vector)
     validated = landmark_rank == "validated"
     if validated or estimate_error:

@@ -22,9 +22,13 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base import KernelEstimatorMixin, decision_to_labels, fit_path_clones, one_vs_rest_targets
 from .._parameters import store_parameters
+from .._scaling import target_statistics
 from ._proxy import KernelSpectrum, ProxyKernelProblem, default_cost, solve_proxy_problem
 
 __all__ = ["IndefiniteOneClassSVM", "IndefiniteSVC", "IndefiniteSVR"]
+
+#: ``epsilon="auto"`` of :class:`IndefiniteSVR`: this multiple of the targets' standard deviation.
+AUTO_EPSILON = 0.1
 
 _COMMON_CONSTRAINTS = {
     "kernel": [str, object],
@@ -95,11 +99,13 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
 
         Substituting ``K = κK̂``, ``β = β̂/t`` in ``pᵀβ − ½zᵀKz + ρ‖K − K₀‖²`` (feasible set
         ``sᵀβ = r, 0 ≤ β ≤ u``) gives ``(κ/t²)`` times the same problem in ``β̂`` with ``p̂ = (t/κ)p``,
-        ``û = tu``, ``r̂ = tr`` and ``ρ̂ = ρκt²``. SVC and SVR take ``t = κ`` (``p̂ = p``, ``Ĉ = Cκ``: 1 for
-        ``C="auto"``), the one-class SVM ``t = 1`` (``p = 0``, ``eᵀα = 1``). Back in the kernel's units: the
-        decision function's coefficients are ``ĉ/t``, its intercept ``(κ/t)ν̂``, the proxy kernel
-        ``κK̂*``, the objective ``(κ/t²)f̂`` and ρ ``ρ̂/(κt²)``; the predictions are those of the kernel
-        of unit scale, at any κ that double precision holds.
+        ``û = tu``, ``r̂ = tr`` and ``ρ̂ = ρκt²``. SVC takes ``t = κ`` (``p̂ = p``, ``Ĉ = Cκ``: 1 for
+        ``C="auto"``), SVR ``t = κ/s`` with ``s`` the targets' standard deviation (``p̂ = p/s``: targets
+        and ε in units of s; ``Ĉ = Cκ/s``), the one-class SVM ``t = 1`` (``p = 0``, ``eᵀα = 1``). Back in
+        the units of the kernel (and targets): the decision function's coefficients are ``ĉ/t``, its
+        intercept ``(κ/t)ν̂``, the proxy kernel ``κK̂*``, the objective ``(κ/t²)f̂`` and ρ ``ρ̂/(κt²)``;
+        the predictions are those of the kernel of unit scale (and targets of unit spread), at any κ
+        (and s) that double precision holds.
         """
         return spectrum.unit, self._dual_unit(spectrum)
 
@@ -113,14 +119,16 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
             )
         if not (np.isfinite(converted) and converted > 0):
             raise ValueError(
-                f"{name}={value} is {converted:.3g} in units of the kernel scale κ = mean|λ(K)| = "
-                f"{kappa:.3g}, beyond double precision; rescale the kernel or use {name}='auto'."
+                f"{name}={value} is {converted:.3g} in the units the problem is solved in (the kernel scale "
+                f"κ = mean|λ(K)| = {kappa:.3g}; dual variables times {t:.3g}), beyond double precision; "
+                f"rescale the kernel (or the targets) or use {name}='auto'."
             )
         return converted
 
     def _cost(self, spectrum):
         """The ``C`` in force in the normalized problem (:meth:`_units`): ``1`` for ``"auto"``
-        (:func:`~krein.svm._proxy.default_cost`: ``1/κ`` in the kernel's units), ``Cκ`` otherwise."""
+        (:func:`~krein.svm._proxy.default_cost`; ``1/t`` in the user's units: ``1/κ`` for SVC, ``s/κ``
+        for SVR), ``Ct`` otherwise."""
         if self.C == "auto":
             return default_cost(spectrum)
         return self._in_units(spectrum, "C", float(self.C))
@@ -226,12 +234,14 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
             )
         K_scaled, basis = problem.proxy(solution.beta)
         omega = problem.spectrum.omega
+        with np.errstate(over="ignore", under="ignore"):  # (κ/t²)f̂: s²/κ for SVR targets of spread s
+            objective = solution.value * (kappa / t) / t
         return {
             "solution": solution,
             "dual_coef": problem.dual_coef(solution.beta, basis) / t,
             "intercept": problem.intercept(solution.beta) * (kappa / t),
             "proxy_kernel": K_scaled * kappa / omega[:, None] / omega[None, :],
-            "objective": solution.value * (kappa / t) / t,
+            "objective": objective,
             "warning": message,
         }
 
@@ -297,7 +307,8 @@ _ATTRIBUTES_DOC = """
         ≥ 0.
     objective_ : float or ndarray
         Objective value of (7) at the solution (the unsmoothed one, also with ``smoothing > 0``),
-        evaluated without cancellation for any ρ (:mod:`krein.svm._proxy`).
+        evaluated without cancellation for any ρ (:mod:`krein.svm._proxy`); ``inf`` or 0 where it is
+        beyond double precision (it scales as s²/κ with the spread s of SVR targets).
     n_iter_ : int or ndarray
         Iterations of the solver.
     rho_ : float or ndarray of shape (n_tasks,)
@@ -478,19 +489,31 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
     ----------
     kernel : Kernel, str or "precomputed", default="gaussian"
     C : float or "auto", default="auto"
-        As in :class:`IndefiniteSVC` (``"auto"``: ``1/κ``).
-    epsilon : float, default=0.1
-        Width of the insensitive tube (in the units of ``y``).
+        As in :class:`IndefiniteSVC`; ``"auto"``: ``C = s/κ``, ``s`` the standard deviation of the
+        training targets (:func:`krein._scaling.target_statistics`; their magnitude if they are
+        constant): a kernel times any factor gives the same model, and targets times any factor the
+        predictions times that factor. A float is absolute.
+    epsilon : float or "auto", default="auto"
+        Width of the insensitive tube. ``"auto"``: ``0.1·s`` (scikit-learn's ``epsilon=0.1`` on
+        standardized targets); a float is in the units of ``y``.
     rho : float or "auto", default="auto"
         As in :class:`IndefiniteSVC`, with ``‖a − b‖² ≤ 2nC²`` (``"auto"``: ``ρ = 2nC²/(4·10⁻³·κ)``).
     solver, max_iter, tol, learning_rate, smoothing, verbose
         As in :class:`IndefiniteSVC`.
-    {_ATTRIBUTES_DOC}
+    {_ATTRIBUTES_DOC}    epsilon_ : float
+        The ε in force (``epsilon`` resolved).
+
     See Also
     --------
     IndefiniteSVC : The proxy-kernel SVM for classification.
     krein.least_squares.KreinRidge : Kreĭn least squares regression.
     sklearn.svm.SVR : The ε-insensitive SVR for positive definite kernels.
+
+    Notes
+    -----
+    The problem is solved in units of the kernel scale κ and of the targets' standard deviation ``s``
+    (``y/s``, ``ε/s``, ``Cκ/s``): the same problem, whose solvers' tolerances (libsvm's, for the start)
+    then mean the same for targets in any unit.
 
     Examples
     --------
@@ -501,13 +524,18 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
     >>> y = np.sin(X[:, 0]) + 0.5 * X[:, 1]
     >>> model = IndefiniteSVR(kernel="sigmoid").fit(X[:60], y[:60])
     >>> print(round(model.score(X[60:], y[60:]), 2))  # R² on the held-out points
-    0.83
+    0.82
+    >>> print(round(model.epsilon_ / np.std(y[:60]), 2))  # epsilon="auto": 0.1 standard deviations
+    0.1
+    >>> scaled = IndefiniteSVR(kernel="sigmoid").fit(X[:60], 1e3 * y[:60])  # targets in other units
+    >>> print(np.allclose(scaled.predict(X[60:]) / 1e3, model.predict(X[60:]), atol=1e-3))  # to tol
+    True
     """
 
     _parameter_constraints = {
         **_COMMON_CONSTRAINTS,
         "C": _COST_CONSTRAINT,
-        "epsilon": [Interval(Real, 0, None, closed="left")],
+        "epsilon": [StrOptions({"auto"}), Interval(Real, 0, None, closed="left")],
     }
 
     def __init__(
@@ -515,7 +543,7 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
         kernel="gaussian",
         *,
         C="auto",
-        epsilon=0.1,
+        epsilon="auto",
         rho="auto",
         solver="projected_gradient",
         max_iter=1000,
@@ -537,13 +565,36 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
         K, y = self._fit_kernel(X, y, y_numeric=True)
-        return KernelSpectrum(K, normalize=True), [y]
+        self._target_scale = target_statistics(y)[1]
+        return KernelSpectrum(K, normalize=True), [y / self._target_scale]
+
+    def _dual_unit(self, spectrum):
+        """``t = κ/s``: targets and ε in units of their standard deviation s (:meth:`_units`)."""
+        return spectrum.unit / self._target_scale
+
+    def _epsilon(self):
+        """ε in units of the targets' standard deviation s: ``AUTO_EPSILON`` for ``"auto"``, else ε/s."""
+        if self.epsilon == "auto":
+            return AUTO_EPSILON
+        with np.errstate(over="ignore"):
+            epsilon = float(np.float64(self.epsilon) / self._target_scale)
+        if not np.isfinite(epsilon):
+            raise ValueError(
+                f"epsilon={self.epsilon} is beyond double precision in units of the targets' standard "
+                f"deviation {self._target_scale:.3g}; rescale y or use epsilon='auto'."
+            )
+        return epsilon
+
+    def _fit_prepared(self, prepared, starts):
+        solutions = super()._fit_prepared(prepared, starts)
+        self.epsilon_ = AUTO_EPSILON * self._target_scale if self.epsilon == "auto" else float(self.epsilon)
+        return solutions
 
     def _problem(self, spectrum, y):
-        n = y.size
+        n, epsilon = y.size, self._epsilon()
         index = np.concatenate([np.arange(n), np.arange(n)])
         coef = np.concatenate([np.ones(n), -np.ones(n)])
-        linear = np.concatenate([y - self.epsilon, -y - self.epsilon])
+        linear = np.concatenate([y - epsilon, -y - epsilon])
         return ProxyKernelProblem(
             spectrum,
             self._rho(spectrum),
@@ -558,9 +609,9 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
     def _limit_solution(self, kernel, problem, scale):
         """``(a, b)`` from libsvm's SVR on the limit kernel over ``scale`` with the bounds ``scale·u``
         (its ``dual_coef_`` over ``scale`` is ``a − b``, and ``ab = 0``)."""
-        n = kernel.shape[0]
-        targets = problem.linear[:n] + self.epsilon  # linear = (y − ε, −y − ε)
-        limit = SVR(kernel="precomputed", C=scale, epsilon=self.epsilon).fit(
+        n, epsilon = kernel.shape[0], self._epsilon()
+        targets = problem.linear[:n] + epsilon  # linear = (y − ε, −y − ε), in units of the targets
+        limit = SVR(kernel="precomputed", C=scale, epsilon=epsilon).fit(
             kernel, targets, sample_weight=problem.upper[:n]
         )
         difference = np.zeros(n)

@@ -74,7 +74,7 @@ import numpy as np
 import scipy.linalg
 
 from .._penalties import kernel_scale
-from .._scaling import power_of_two_unit
+from .._scaling import SAFE_RANGE, power_of_two_unit
 from ..optimize import (
     accpm_maximize,
     exchange_maximize,
@@ -97,10 +97,6 @@ __all__ = [
     "relative_gap",
     "solve_proxy_problem",
 ]
-
-
-#: Largest kernel entries outside this range are first divided by a power of two near them (exact).
-_SAFE_MAGNITUDE = (2.0**-100, 2.0**100)
 
 
 def _is_positive_semidefinite(K):
@@ -140,7 +136,7 @@ class KernelSpectrum:
                     f"penalty_weights must be a vector of {n} finite, strictly positive numbers."
                 )
             self.omega = np.sqrt(h)
-        magnitude = power_of_two_unit(np.max(np.abs(K)), *_SAFE_MAGNITUDE) if normalize and K.size else 1.0
+        magnitude = power_of_two_unit(np.max(np.abs(K)), *SAFE_RANGE) if normalize and K.size else 1.0
         # a kernel in the safe range is decomposed as it is (bitwise), so that the eigendecomposition
         # is shared with the other estimators fitted on it (krein.spectral.reuse_eigendecompositions)
         self.K = (K / magnitude) * self.omega[:, None] * self.omega[None, :]

@@ -311,6 +311,10 @@ class KreinSquaredHingeSVC(SpectralEstimatorMixin, ClassifierMixin, BaseEstimato
         """``set_params`` arguments for a vector laid out as :meth:`_hyperparameter_vector`."""
         return {"lambda_plus": float(np.exp(theta[0])), "lambda_minus": float(np.exp(theta[1]))}
 
+    def _target_unit_hyperparameters(self):
+        """None: a classifier's hyperparameters do not depend on the units of targets."""
+        return ()
+
     def _initial_params(self, X, y, random_state=None):
         """Random initial ``λ± = S[u]/n``, ``S = logspace(−1, 2, 5)`` (Oglic & Gärtner 2018, App. E.1)."""
         rng = check_random_state(random_state)
