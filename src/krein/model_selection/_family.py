@@ -17,6 +17,11 @@ cross-validation over the whole family and refit the winner on all the training 
   model (ibid., problem (4)), the squared-hinge SVM (Oglic & Gärtner 2019, Sec. 2.5), IKLR (Liu et al.
   2019), the proxy-kernel SVM (Luss & d'Aspremont 2009), and, for a distance, k nearest neighbours on it.
 
+The choice (:meth:`_KreinFamilyCV._select`): the best mean inner score, except that on a distance the
+practitioners' k-NN is kept unless the winner's paired per-fold gain over it exceeds ``baseline_margin``
+standard errors corrected for the overlap of the training folds (Nadeau & Bengio 2003); the default
+inner folds (:func:`auto_cv`) repeat 5-fold cross-validation on small sets.
+
 Every candidate that depends on the spectrum of a training fold's kernel gets that fold's one
 eigendecomposition (:func:`krein.spectral.reuse_eigendecompositions`): a search over one kernel costs
 ``n_folds + 1`` eigendecompositions however many methods and penalties it compares
