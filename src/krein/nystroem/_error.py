@@ -89,7 +89,6 @@ __all__ = [
     "ProbeSample",
     "centred_probe_error",
     "draw_probes",
-    "held_out_error",
     "parsimonious_rank",
     "probe_error",
     "probe_pass",
@@ -274,12 +273,6 @@ def centred_probe_error(core, moments, K_ZZ, K_ZV, probes):
     error = _centred_square(core, moments, K_ZZ, K_ZV, sample)
     norm = _centred_square(np.zeros_like(core), moments, K_ZZ, K_ZV, sample)
     return float(np.sqrt(max(error, 0.0) / norm))
-
-
-def held_out_error(core, moments, K_ZZ, K_ZV, sample, *, center):
-    """:func:`centred_probe_error` with ``center``, otherwise :func:`probe_error`."""
-    estimate = centred_probe_error if center else probe_error
-    return estimate(core, moments, K_ZZ, K_ZV, sample)
 
 
 def validated_rank(factor, moments, K_ZV, probes):

@@ -40,7 +40,14 @@ from .._validation import check_centring_samples
 from ..kernels import block_rows
 from ..spectral import SpectralRepresentation
 from ._approximation import eigen_from_gram, landmark_factor
-from ._error import held_out_error, parsimonious_rank, probe_pass, truncation_errors, validated_rank
+from ._error import (
+    centred_probe_error,
+    parsimonious_rank,
+    probe_error,
+    probe_pass,
+    truncation_errors,
+    validated_rank,
+)
 from ._landmarks import select_landmarks
 from ._source import KernelColumns, check_finite_chunk, landmark_blocks
 
@@ -495,10 +502,11 @@ def one_shot(
 
 
 def _estimate(values, extension, moments, K_ZZ, K_ZV, sample, center):
-    """:func:`held_out_error` of the core ``E Λ Eᵀ`` of the one-shot eigendecomposition, and the number
-    of probe columns behind it (keywords of :class:`NystroemRepresentation`)."""
+    """The held-out error (:func:`centred_probe_error` with ``center``, else :func:`probe_error`) of the
+    core ``E Λ Eᵀ`` of the one-shot eigendecomposition, and the number of probe columns behind it
+    (keywords of :class:`NystroemRepresentation`)."""
     core = (extension * values) @ extension.T
-    error = held_out_error(core, moments, K_ZZ, K_ZV, sample, center=center)
+    error = (centred_probe_error if center else probe_error)(core, moments, K_ZZ, K_ZV, sample)
     return {"approximation_error": error, "n_probes": sample.indices.size}
 
 
