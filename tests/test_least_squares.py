@@ -199,22 +199,64 @@ def test_fit_path_leaves_a_fitted_estimator_as_it_was():
 
 
 # ---------------------------------------------------------------------------- classifiers
-def test_classifier_uses_balanced_labels_and_one_vs_rest():
+@pytest.mark.parametrize("label_encoding", ["plain", "balanced"])
+def test_classifier_fits_its_labels_and_one_vs_rest(label_encoding):
+    """The classifier is the regressor on ±1 labels ("plain", the default) or on the class-balanced
+    labels of Appendix C ("balanced"), thresholded at 0."""
     X, y = load_iris(return_X_y=True)
     binary = y[:100] > 0
     Xb = X[:100][np.r_[0:50, 50:70]]
     yb = binary[np.r_[0:50, 50:70]]
-    clf = VarianceConstrainedKreinClassifier(Sigmoid(3.0), radius=0.5).fit(Xb, yb)
+    clf = VarianceConstrainedKreinClassifier(Sigmoid(3.0), radius=0.5, label_encoding=label_encoding).fit(
+        Xb, yb
+    )
     n_pos, n_neg = 20, 50
-    targets = np.where(yb, np.sqrt(n_neg / n_pos), -np.sqrt(n_pos / n_neg))
+    if label_encoding == "plain":
+        targets = np.where(yb, 1.0, -1.0)
+    else:
+        targets = np.where(yb, np.sqrt(n_neg / n_pos), -np.sqrt(n_pos / n_neg))
     reg = VarianceConstrainedKrein(Sigmoid(3.0), radius=0.5).fit(Xb, targets)
     np.testing.assert_allclose(clf.decision_function(X[:10]), reg.predict(X[:10]), rtol=1e-10)
     np.testing.assert_array_equal(clf.predict(X[:10]), reg.predict(X[:10]) > 0)
-    multi = KreinRidgeClassifier("gaussian").fit(X, y)
+    ridge = KreinRidgeClassifier(Sigmoid(3.0), label_encoding=label_encoding).fit(Xb, yb)
+    np.testing.assert_allclose(
+        ridge.decision_function(X), KreinRidge(Sigmoid(3.0)).fit(Xb, targets).predict(X)
+    )
+    multi = KreinRidgeClassifier("gaussian", label_encoding=label_encoding).fit(X, y)
     scores = multi.decision_function(X)
     assert scores.shape == (150, 3)
     np.testing.assert_array_equal(multi.predict(X), np.argmax(scores, axis=1))
     assert multi.score(X, y) > 0.9
+
+
+def test_plain_labels_do_not_trade_accuracy_for_the_small_class():
+    """On data with 1 positive in 10 and no signal, the default (±1 labels, the intercept carries the
+    class ratio) predicts the large class, as scikit-learn's RidgeClassifier does; the balanced labels
+    of Appendix C centre the decision on zero and predict the small class about half the time."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 4))
+    y = (np.arange(300) % 10 == 0).astype(int)
+    plain = KreinRidgeClassifier("gaussian").fit(X[:200], y[:200])
+    balanced = KreinRidgeClassifier("gaussian", label_encoding="balanced").fit(X[:200], y[:200])
+    assert np.mean(plain.predict(X[200:]) == 1) < 0.05
+    assert np.mean(balanced.predict(X[200:]) == 1) > 0.2
+    assert plain.score(X[200:], y[200:]) > balanced.score(X[200:], y[200:]) + 0.1
+
+
+def test_auto_penalty_is_kernel_ridge_with_alpha_one_on_a_unit_scale_kernel():
+    """``"auto"`` is λ± = s/n: on a positive definite kernel scaled to s = 1 (and not centred, so that
+    both models are the same function class) the predictions are scikit-learn's ``KernelRidge()``'s
+    fitted with the intercept as the mean of y."""
+    from sklearn.kernel_ridge import KernelRidge
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 3))
+    y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=60)
+    K = Gaussian(1.5)(X)
+    K /= np.trace(K) / K.shape[0]  # s = Σ|σ|/n = 1 for a positive definite kernel
+    ours = KreinRidge("precomputed", center=False).fit(K, y)
+    theirs = KernelRidge(kernel="precomputed").fit(K, y)
+    np.testing.assert_allclose(ours.predict(K[:10]), theirs.predict(K[:10]), rtol=1e-9, atol=1e-12)
 
 
 # ---------------------------------------------------------------------------- hypergradients

@@ -73,7 +73,7 @@ def test_a_number_keeps_its_absolute_meaning():
     assert np.max(np.abs(scaled - prediction)) > 1e-3  # another model: λ is not rescaled
     auto = KreinRidge(kernel="precomputed").fit(K, y)
     s = kernel_scale(auto.eigenvalues_, 90)
-    by_hand = KreinRidge(kernel="precomputed", lambda_plus=1e-2 * s, lambda_minus=1e-2 * s).fit(K, y)
+    by_hand = KreinRidge(kernel="precomputed", lambda_plus=s / 90, lambda_minus=s / 90).fit(K, y)
     assert_allclose(auto.predict(K), by_hand.predict(K), rtol=1e-12)
     svc = KreinSVC(kernel="precomputed").fit(K, (y > 0).astype(int))
     assert svc.C_ == pytest.approx(1.0 / kernel_scale(np.linalg.eigvalsh(K), 90), rel=1e-6)

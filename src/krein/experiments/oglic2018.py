@@ -469,7 +469,7 @@ def table2_fold(M, y, train, test, method, dissimilarity, settings, seed, n_jobs
     M = M / np.max(np.abs(M[np.ix_(train, train)]))
     if method == "KREIN":
         K_train, K_test = table2_kernel(M, train, test, dissimilarity)
-        model = VarianceConstrainedKreinClassifier("precomputed")
+        model = VarianceConstrainedKreinClassifier("precomputed", label_encoding="balanced")  # Appendix C
         search = _search(model, settings, True, seed, n_jobs).fit(K_train, y[train])
         prediction = search.predict(K_test)
     else:
@@ -585,7 +585,10 @@ def _table3_data(name, max_samples, seed):
 def table3_search(X, y, train, kernel_name, classification, settings, seed, n_jobs=1):
     """The :class:`HypergradientSearchCV` of one Table 3 cell, fitted on the outer training part."""
     kernel = initial_kernel(kernel_name, X[train], random_state=seed)
-    model = (VarianceConstrainedKreinClassifier if classification else VarianceConstrainedKrein)(kernel)
+    if classification:  # the class-balanced labels of Appendix C
+        model = VarianceConstrainedKreinClassifier(kernel, label_encoding="balanced")
+    else:
+        model = VarianceConstrainedKrein(kernel)
     return _search(model, settings, classification, seed, n_jobs).fit(X[train], y[train])
 
 

@@ -425,14 +425,15 @@ def dissimilarity_model(method, rank, grid, random_state, inner_folds):
     inner = StratifiedKFold(inner_folds, shuffle=True, random_state=random_state)
     low_rank = {"kernel": "precomputed", "n_components": rank, "random_state": random_state}
     paper = {"nystroem_split": "landmarks", "landmark_rank": "full", **low_rank}
+    balanced = {"label_encoding": "balanced"}  # the least squares' labels (Oglic & Gärtner 2018, App. C)
     lambdas = {"lambda_plus": grid, "lambda_minus": grid}
     if method == "VC-LSM (full)":
-        estimator = VarianceConstrainedKreinClassifier(kernel="precomputed")
+        estimator = VarianceConstrainedKreinClassifier(kernel="precomputed", **balanced)
         return HypergradientSearchCV(estimator, cv=inner, random_state=random_state)
     models = {
-        "KREIN VC-LSM": (VarianceConstrainedKreinClassifier(**paper), lambdas),
-        "KREIN LSM": (KreinRidgeClassifier(**paper), lambdas),
-        "KREIN LSM (krein split)": (KreinRidgeClassifier(**low_rank), lambdas),
+        "KREIN VC-LSM": (VarianceConstrainedKreinClassifier(**paper, **balanced), lambdas),
+        "KREIN LSM": (KreinRidgeClassifier(**paper, **balanced), lambdas),
+        "KREIN LSM (krein split)": (KreinRidgeClassifier(**low_rank, **balanced), lambdas),
         "KREIN SH-SVM": (KreinSquaredHingeSVC(**paper), lambdas),
         "SF-LSM": (SimilarityFeaturesClassifier(**low_rank), {"alpha": grid}),
         "SF-LSM (full)": (SimilarityFeaturesClassifier(kernel="precomputed"), {"alpha": grid}),

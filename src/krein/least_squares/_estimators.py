@@ -4,6 +4,7 @@ hyperparameter-search protocol; or :class:`~krein.least_squares._model._Variance
 
 from __future__ import annotations
 
+from .._parameters import store_parameters
 from ..nystroem import SPECTRAL_PARAMETERS_DOC
 from ._model import _Classifier, _KreinLeastSquares, _Regressor, _VarianceConstrained
 
@@ -20,8 +21,9 @@ _COMMON_PARAMETERS_DOC = f"""kernel : Kernel, str or "precomputed", default="gau
         t×n test-versus-train kernel at predict time).
     lambda_plus, lambda_minus : float or "auto", default="auto"
         λ₊, λ₋ > 0: weights of ‖f₊‖² and ‖f₋‖² in the risk ``(1/n) Σ (f(xᵢ) − yᵢ)² + λ₊‖f₊‖² + …``.
-        ``"auto"``: 1e-2 · s with the kernel's scale ``s = Σ|σᵢ|/n`` (the mean absolute eigenvalue of the
-        centred training kernel), so that the model does not change when the kernel is multiplied by a
+        ``"auto"``: ``s / n`` with the kernel's scale ``s = Σ|σᵢ|/n`` (the mean absolute eigenvalue of the
+        centred training kernel): on a kernel of unit scale (a Gaussian's) the penalty ``nλ = 1`` of
+        scikit-learn's ``KernelRidge(alpha=1)``, and the same model when the kernel is multiplied by a
         constant; a number is used as it is (the papers' grids). A hyperparameter search started from
         the estimator's own values (``HypergradientSearchCV(n_restarts=0)``) starts "auto" at 1e-2.
     {SPECTRAL_PARAMETERS_DOC.replace("center : bool", "center : bool, default=True", 1)}
@@ -56,6 +58,13 @@ _COMMON_ATTRIBUTES_DOC = """dual_coef_ : ndarray of shape (n_points,) or (n_task
 
 _CLASSES_DOC = "classes_ : ndarray of shape (n_classes,)"
 
+_LABEL_ENCODING_DOC = """label_encoding : {"plain", "balanced"}, default="plain"
+        The real labels fitted per one-vs-rest task. ``"plain"``: ``+1`` / ``−1``, as scikit-learn's
+        ``RidgeClassifier`` (the intercept carries the class ratio; for the misclassification rate).
+        ``"balanced"``: the class-balanced labels ``y₊ = √(n₋/n₊)``, ``y₋ = −√(n₊/n₋)`` of Appendix C
+        of Oglic & Gärtner (2018), the papers' protocol (both classes weigh equally, as for the
+        balanced error rate; on imbalanced data it predicts the small class more often)."""
+
 
 class KreinRidge(_Regressor, _KreinLeastSquares):
     __doc__ = f"""Kreĭn kernel ridge regression (Kreĭn LSM; Oglic & Gärtner 2019, Sec. 2.4).
@@ -77,7 +86,7 @@ class KreinRidge(_Regressor, _KreinLeastSquares):
 
     See Also
     --------
-    KreinRidgeClassifier : The same model on class-balanced labels.
+    KreinRidgeClassifier : The same model on class labels.
     VarianceConstrainedKrein : Kreĭn least squares under a variance constraint, globally optimal.
     krein.model_selection.HypergradientSearchCV : Tunes λ₊, λ₋ and the kernel by hypergradients.
     sklearn.kernel_ridge.KernelRidge : The positive definite special case (λ₊ = λ₋, K ⪰ 0).
@@ -91,7 +100,7 @@ class KreinRidge(_Regressor, _KreinLeastSquares):
     >>> y = np.sin(X[:, 0]) + 0.5 * X[:, 1]
     >>> model = KreinRidge(kernel="sigmoid").fit(X[:60], y[:60])
     >>> print(round(model.score(X[60:], y[60:]), 2))  # R² on the held-out points
-    0.85
+    0.83
     >>> print(round(model.indefiniteness_, 2))  # the sigmoid kernel is indefinite
     0.25
     >>> low_rank = KreinRidge(kernel="sigmoid", n_components=30, random_state=0).fit(X[:60], y[:60])
@@ -101,16 +110,17 @@ class KreinRidge(_Regressor, _KreinLeastSquares):
 
 
 class KreinRidgeClassifier(_Classifier, _KreinLeastSquares):
-    __doc__ = f"""Kreĭn kernel ridge classifier (Kreĭn LSM of Oglic & Gärtner 2019 on balanced labels).
+    __doc__ = f"""Kreĭn kernel ridge classifier (Kreĭn LSM of Oglic & Gärtner 2019 on real labels).
 
-    :class:`KreinRidge` fitted on the class-balanced labels ``y₊ = √(n₋/n₊)``, ``y₋ = −√(n₊/n₋)`` of
-    Appendix C of Oglic & Gärtner (2018); the predicted class is the sign of the prediction. Multiclass
-    problems are solved one-vs-rest (one balanced target per class, sharing the eigendecomposition)
-    and predict the class of the largest decision value.
+    :class:`KreinRidge` fitted on the labels ``+1`` / ``−1`` (or, ``label_encoding="balanced"``, the
+    class-balanced labels of Appendix C of Oglic & Gärtner 2018); the predicted class is the sign of
+    the prediction. Multiclass problems are solved one-vs-rest (one target per class, sharing the
+    eigendecomposition) and predict the class of the largest decision value.
 
     Parameters
     ----------
     {_COMMON_PARAMETERS_DOC}
+    {_LABEL_ENCODING_DOC}
 
     Attributes
     ----------
@@ -119,7 +129,7 @@ class KreinRidgeClassifier(_Classifier, _KreinLeastSquares):
 
     See Also
     --------
-    KreinRidge : The regression model it fits on balanced labels.
+    KreinRidge : The regression model it fits on real labels.
     VarianceConstrainedKreinClassifier : The variance-constrained classifier.
     krein.svm.KreinSquaredHingeSVC : The Kreĭn squared-hinge SVM.
 
@@ -136,6 +146,28 @@ class KreinRidgeClassifier(_Classifier, _KreinLeastSquares):
     >>> model.classes_
     array([0, 1])
     """
+
+    _parameter_constraints = {
+        **_KreinLeastSquares._parameter_constraints,
+        **_Classifier._label_encoding_constraint,
+    }
+
+    def __init__(
+        self,
+        kernel="gaussian",
+        *,
+        lambda_plus="auto",
+        lambda_minus="auto",
+        label_encoding="plain",
+        center=True,
+        n_components=None,
+        landmarks="uniform",
+        landmark_rank="full",
+        nystroem_split="approximation",
+        random_state=None,
+        working_memory=None,
+    ):
+        store_parameters(self, locals())
 
 
 _VC_PARAMETERS_DOC = f"""{_COMMON_PARAMETERS_DOC}
@@ -179,7 +211,7 @@ class VarianceConstrainedKrein(_Regressor, _VarianceConstrained):
 
     See Also
     --------
-    VarianceConstrainedKreinClassifier : The same model on class-balanced labels.
+    VarianceConstrainedKreinClassifier : The same model on class labels.
     KreinRidge : Kreĭn least squares without the variance constraint.
     krein.optimize.solve_sphere_quadratic : The secular-equation solver behind the global optimum.
 
@@ -192,7 +224,7 @@ class VarianceConstrainedKrein(_Regressor, _VarianceConstrained):
     >>> y = np.sin(X[:, 0]) + 0.5 * X[:, 1]
     >>> model = VarianceConstrainedKrein(kernel="sigmoid").fit(X[:60], y[:60])
     >>> print(round(model.score(X[60:], y[60:]), 2))  # R² on the held-out points
-    0.86
+    0.84
     >>> print(round(model.radius_, 2))  # the standard deviation of the training targets
     0.85
     """
@@ -202,13 +234,15 @@ class VarianceConstrainedKreinClassifier(_Classifier, _VarianceConstrained):
     __doc__ = f"""Variance-constrained Kreĭn least squares classifier (Oglic & Gärtner 2018, Appendix C).
 
     :class:`VarianceConstrainedKrein` (problem (3)/(4), global optimum through the secular equation)
-    fitted on the class-balanced labels ``y₊ = √(n₋/n₊)``, ``y₋ = −√(n₊/n₋)`` of Appendix C; the
-    predicted class is the sign of the prediction, multiclass problems are solved one-vs-rest (each
-    class its own multiplier μ*, one shared eigendecomposition).
+    fitted on the labels ``+1`` / ``−1`` (or, ``label_encoding="balanced"``, the class-balanced labels
+    of Appendix C, the paper's protocol); the predicted class is the sign of the prediction,
+    multiclass problems are solved one-vs-rest (each class its own multiplier μ*, one shared
+    eigendecomposition).
 
     Parameters
     ----------
     {_VC_PARAMETERS_DOC}
+    {_LABEL_ENCODING_DOC}
 
     Attributes
     ----------
@@ -218,7 +252,7 @@ class VarianceConstrainedKreinClassifier(_Classifier, _VarianceConstrained):
 
     See Also
     --------
-    VarianceConstrainedKrein : The regression model it fits on balanced labels.
+    VarianceConstrainedKrein : The regression model it fits on real labels.
     KreinRidgeClassifier : The classifier without the variance constraint.
 
     Examples
@@ -232,3 +266,27 @@ class VarianceConstrainedKreinClassifier(_Classifier, _VarianceConstrained):
     >>> print(round(model.score(X[60:], y[60:]), 2))  # accuracy on the held-out points
     0.9
     """
+
+    _parameter_constraints = {
+        **_VarianceConstrained._parameter_constraints,
+        **_Classifier._label_encoding_constraint,
+    }
+
+    def __init__(
+        self,
+        kernel="gaussian",
+        *,
+        lambda_plus="auto",
+        lambda_minus="auto",
+        radius=None,
+        regularization="decomposition",
+        label_encoding="plain",
+        center=True,
+        n_components=None,
+        landmarks="uniform",
+        landmark_rank="full",
+        nystroem_split="approximation",
+        random_state=None,
+        working_memory=None,
+    ):
+        store_parameters(self, locals())

@@ -16,7 +16,7 @@ from sklearn.utils import check_random_state
 from .._base import LAMBDA_BOUNDS
 from .._penalties import start_value
 from ..kernels import APPENDIX_D_CLASSES, initial_kernel_like, make_kernel
-from ._spectral import DEFAULT_LAMBDA
+from ._spectral import SEARCH_START_LAMBDA
 
 __all__ = ["RADIUS_BOUNDS", "HypergradientMixin", "validation_loss_and_gradient"]
 
@@ -145,7 +145,7 @@ class HypergradientMixin:
             )
         scalars = self._scalar_hyperparameters()
         start = [
-            self.radius if name == "radius" else start_value(getattr(self, name), DEFAULT_LAMBDA)
+            self.radius if name == "radius" else start_value(getattr(self, name), SEARCH_START_LAMBDA)
             for name in scalars
         ]
         theta, bounds = np.log(start), np.log(list(scalars.values()))

@@ -21,8 +21,8 @@ from .._penalties import PENALTY_CONSTRAINT, kernel_scale, penalty
 from ..nystroem import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
 from ..spectral import indefiniteness
 from ._hypergradient import HypergradientMixin
-from ._spectral import DEFAULT_LAMBDA, SpectralProblem, target_unit
-from ._targets import encode_balanced, encode_values
+from ._spectral import AUTO_LAMBDA_TIMES_N, SpectralProblem, target_unit
+from ._targets import LABEL_ENCODINGS, encode_labels, encode_values
 
 __all__ = []
 
@@ -39,7 +39,7 @@ class _KreinLeastSquares(HypergradientMixin, SpectralEstimatorMixin, BaseEstimat
 
     #: Whether the model carries the variance constraint (a radius r).
     _constrained = False
-    #: ``encode(y) -> (Y, TargetEncoding)``: :func:`encode_values` or :func:`encode_balanced`.
+    #: ``encode(y) -> (Y, TargetEncoding)``: :func:`encode_values`, or the classifiers' :func:`encode_labels`.
     _encode = staticmethod(encode_values)
     #: ``validate_data`` arguments for ``y``.
     _validate_y = {}
@@ -85,9 +85,11 @@ class _KreinLeastSquares(HypergradientMixin, SpectralEstimatorMixin, BaseEstimat
         return SpectralProblem(representation, Y, means[0] / units[0], split, units[0])
 
     def _penalties(self, problem):
-        """λ₊, λ₋ of the fit: the numbers given, or ``"auto"``: :data:`DEFAULT_LAMBDA` · s."""
-        scale = kernel_scale(problem.representation.values, problem.n_samples)
-        return tuple(penalty(value, DEFAULT_LAMBDA, scale) for value in (self.lambda_plus, self.lambda_minus))
+        """λ₊, λ₋ of the fit: the numbers given, or ``"auto"``: :data:`AUTO_LAMBDA_TIMES_N` · s / n."""
+        n = problem.n_samples
+        scale = kernel_scale(problem.representation.values, n)
+        default = AUTO_LAMBDA_TIMES_N / n
+        return tuple(penalty(value, default, scale) for value in (self.lambda_plus, self.lambda_minus))
 
     def _solve(self, problem, warn=True):
         return problem.solve(*self._penalties(problem))
@@ -215,12 +217,17 @@ class _Regressor(RegressorMixin):
 
 
 class _Classifier(ClassifierMixin):
-    """Appendix C of Oglic & Gärtner (2018): class-balanced real labels, sign of the prediction."""
+    """Real labels (``label_encoding``: ±1, or the class-balanced ones of Appendix C of Oglic & Gärtner
+    2018), sign of the prediction."""
 
-    _encode = staticmethod(encode_balanced)
+    #: The parameter constraint of ``label_encoding``.
+    _label_encoding_constraint = {"label_encoding": [StrOptions(set(LABEL_ENCODINGS))]}
+
+    def _encode(self, y):
+        return encode_labels(y, self.label_encoding)
 
     def decision_function(self, X):
-        """Real-valued predictions ``f(x) = K(x, P) α + b`` on the balanced-label scale: shape (n_test,),
+        """Real-valued predictions ``f(x) = K(x, P) α + b`` on the labels' scale: shape (n_test,),
         or (n_test, n_classes) one-vs-rest; lazy for a dask ``X``."""
         return self._evaluate(X)
 

@@ -38,11 +38,16 @@ import scipy.linalg
 from .._scaling import SAFE_RANGE, power_of_two_unit
 from ..optimize import solve_sphere_quadratic
 
-__all__ = ["DEFAULT_LAMBDA", "SpectralProblem", "SpectralSolution", "target_unit"]
+__all__ = ["AUTO_LAMBDA_TIMES_N", "SEARCH_START_LAMBDA", "SpectralProblem", "SpectralSolution", "target_unit"]
 
-#: λ₊ = λ₋ = DEFAULT_LAMBDA · s for the estimators' ``"auto"`` default (s = Σ|σᵢ|/n, the kernel's
-#: scale; :mod:`krein._penalties`).
-DEFAULT_LAMBDA = 1e-2
+#: The estimators' ``"auto"`` default is λ₊ = λ₋ = AUTO_LAMBDA_TIMES_N · s / n (s = Σ|σᵢ|/n, the
+#: kernel's scale; :mod:`krein._penalties`). In the risk ``(1/n)‖y − f‖² + λ‖f‖²`` the penalty nλ = s
+#: is scikit-learn's ``KernelRidge(alpha=1)`` on a kernel of unit scale (a Gaussian's, s ≈ 1): the
+#: plain estimator's default, kept on a kernel of any scale.
+AUTO_LAMBDA_TIMES_N = 1.0
+
+#: Where a hyperparameter search started from ``"auto"`` starts λ±, before any kernel is seen.
+SEARCH_START_LAMBDA = 1e-2
 
 
 def target_unit(Y):

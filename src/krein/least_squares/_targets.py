@@ -1,8 +1,11 @@
 """Target encodings of the least squares models, as pure functions of the labels or values.
 
-Regression fits the values as they are (one column per output). Classification fits the
-class-balanced real labels of Oglic & Gärtner (2018), Appendix C: ``y₊ = √(n₋/n₊)``, ``y₋ = −√(n₊/n₋)``
-per one-vs-rest task (one task for two classes). An encoding returns the matrix to fit and a
+Regression fits the values as they are (one column per output). Classification fits, per one-vs-rest
+task (one task for two classes), either the labels ``+1`` / ``−1`` (``"plain"``, those of scikit-learn's
+``RidgeClassifier``: the intercept carries the class ratio, and the sign of the prediction minimizes the
+misclassification rate) or the class-balanced real labels of Oglic & Gärtner (2018), Appendix C:
+``y₊ = √(n₋/n₊)``, ``y₋ = −√(n₊/n₋)`` (``"balanced"``: mean zero, so the model weighs both classes
+equally, as for the balanced error rate). An encoding returns the matrix to fit and a
 :class:`TargetEncoding` that encodes validation labels the same way and carries what the estimator
 keeps (the classes).
 """
@@ -17,7 +20,10 @@ from sklearn.utils.multiclass import check_classification_targets
 from .._base import one_vs_rest_targets
 from ..spectral import is_dask_array
 
-__all__ = ["TargetEncoding", "encode_balanced", "encode_values"]
+__all__ = ["LABEL_ENCODINGS", "TargetEncoding", "encode_labels", "encode_values"]
+
+#: The label encodings of the classifiers: the parameter ``label_encoding``.
+LABEL_ENCODINGS = ("plain", "balanced")
 
 
 class TargetEncoding(NamedTuple):
@@ -46,8 +52,10 @@ def encode_values(y):
     return encoding.encode(y), encoding
 
 
-def encode_balanced(y):
-    """Class-balanced labels of shape (n, t) for class labels ``y`` (NumPy or dask) and their encoding.
+def encode_labels(y, label_encoding):
+    """Real labels of shape (n, t) for class labels ``y`` (NumPy or dask) and their encoding:
+    ``+1`` / ``−1`` (``label_encoding="plain"``) or the class-balanced values of Appendix C
+    (``"balanced"``).
 
     A dask ``y`` is encoded lazily: the classes and their counts come from one pass over it.
     """
@@ -62,8 +70,11 @@ def encode_balanced(y):
         check_classification_targets(y)
         classes, counts = np.unique(y, return_counts=True)
     classes, _ = one_vs_rest_targets(classes)  # two classes or more
-    n_positive = counts[1:] if classes.size == 2 else counts
-    n_negative = counts.sum() - n_positive
-    values = (np.sqrt(n_negative / n_positive), -np.sqrt(n_positive / n_negative))
+    if label_encoding == "plain":
+        values = (1.0, -1.0)
+    else:
+        n_positive = counts[1:] if classes.size == 2 else counts
+        n_negative = counts.sum() - n_positive
+        values = (np.sqrt(n_negative / n_positive), -np.sqrt(n_positive / n_negative))
     encoding = TargetEncoding(classes.size == 2, classes, values)
     return encoding.encode(y), encoding
