@@ -328,7 +328,7 @@ def main():
             if label == "paper":  # the estimator end to end, with its own eigendecomposition
                 model = IndefiniteLogisticRegression(
                     kernel=kernel, alpha=args.alpha, solver=solver, inexact_tol=eps, step=step,
-                    max_inner_iter=MAX_INNER_ITER,
+                    max_inner_iter=MAX_INNER_ITER, center=False, fit_intercept=False,  # the paper's model
                 )  # fmt: skip
                 _, fit_seconds = timed(model.fit, X[train], y[train])
                 line += f"  (full fit {fit_seconds:.2f} s, accuracy {model.score(X[test], y[test]):.4f})"
@@ -350,7 +350,12 @@ def main():
     features = vectors * np.sqrt(np.abs(values))
     features_test = (K_test @ vectors) * (signs / np.sqrt(np.abs(values)))
     klr = IndefiniteLogisticRegression(
-        kernel="precomputed", alpha=args.alpha, solver="cccp", inexact_tol=1e-6
+        kernel="precomputed",
+        alpha=args.alpha,
+        solver="cccp",
+        inexact_tol=1e-6,
+        center=False,
+        fit_intercept=False,
     )
     _, klr_seconds = timed(klr.fit, K_flip, y[train])
     problem = _LogisticDC(SpectralRepresentation(np.abs(values), vectors), y_pm, args.alpha, 0.0)

@@ -18,6 +18,12 @@ from krein.optimize import concave_convex_procedure
 from krein.spectral import SpectralRepresentation
 
 
+def paper_model(*args, **params):
+    """IKLR as objective (5)/(6) of the paper: ``f = Kα`` on the kernel as given (no intercept, no
+    centring), the model these tests write out by hand."""
+    return IndefiniteLogisticRegression(*args, center=False, fit_intercept=False, **params)
+
+
 def objective(K, y_pm, alpha, lam):
     """Objective (5) written directly from the paper, independently of the estimator."""
     return -np.mean(log_expit(y_pm * (K @ alpha))) + 0.5 * lam * alpha @ K @ alpha
@@ -83,7 +89,7 @@ def test_gradient_variants_reach_the_cccp_stationary_point(local_minimum_problem
 @pytest.mark.parametrize("solver", ["cccp", "ccicp"])
 def test_deterministic_solvers_decrease_the_objective_monotonically(tl1_problem, solver):
     X, y, K = tl1_problem
-    model = IndefiniteLogisticRegression(alpha=1e-2, solver=solver, max_outer_iter=30).fit(X, y)
+    model = paper_model(alpha=1e-2, solver=solver, max_outer_iter=30).fit(X, y)
     history = model.objective_history_[0]
     assert history.size == 31
     assert np.all(np.diff(history) <= 1e-12)
@@ -128,9 +134,7 @@ def test_psd_kernel_gives_kernel_logistic_regression():
     y_pm, lam, n = 2.0 * y - 1, 1e-2, 50
     kernel = Gaussian(eta=1.5)
     K = kernel(X)
-    model = IndefiniteLogisticRegression(
-        kernel=kernel, alpha=lam, solver="cccp", inexact_tol=1e-14, tol=1e-14
-    ).fit(X, y)
+    model = paper_model(kernel=kernel, alpha=lam, solver="cccp", inexact_tol=1e-14, tol=1e-14).fit(X, y)
     assert model.tau_ == 0.0  # K₋ = 0: the subproblem is all of KLR
     f = model.decision_function(X)
 
@@ -207,7 +211,7 @@ def test_precomputed_kernel_matches_kernel_object(tl1_problem):
 @pytest.mark.parametrize("init", ["ones", "minus_ones", "random"])
 def test_initializations_start_from_the_paper_values(tl1_problem, init):
     X, y, K = tl1_problem
-    model = IndefiniteLogisticRegression(init=init, alpha=1e-2, max_outer_iter=1, random_state=0).fit(X, y)
+    model = paper_model(init=init, alpha=1e-2, max_outer_iter=1, random_state=0).fit(X, y)
     start = {"ones": np.ones(80), "minus_ones": -np.ones(80)}.get(init)
     if start is None:
         start = np.random.RandomState(0).uniform(0, 1, size=80)
@@ -220,9 +224,7 @@ def test_plain_step_decreases_the_objective_monotonically(tl1_problem):
     for solver in ("cccp", "ccicp"):
         # η = 5 is beyond 2/L (L ≈ 2.4 near α = 0) on the steepest direction: the halving safeguard engages
         for learning_rate in (None, 5.0):
-            model = IndefiniteLogisticRegression(solver=solver, learning_rate=learning_rate, **common).fit(
-                X, y
-            )
+            model = paper_model(solver=solver, learning_rate=learning_rate, **common).fit(X, y)
             history = model.objective_history_[0]
             assert history.size == 31
             assert np.all(np.diff(history) <= 1e-12)
@@ -231,7 +233,7 @@ def test_plain_step_decreases_the_objective_monotonically(tl1_problem):
             assert history[-1] == pytest.approx(objective(K, 2.0 * y - 1, alpha, 1e-2), rel=1e-10)
     # ε = 1: one plain gradient step per subproblem, i.e. α₁ = −0.02 ∇F(0) = 0.02 K y/(2n) (gradient (10))
     y_pm = 2.0 * y - 1
-    one = IndefiniteLogisticRegression(kernel="precomputed", solver="ccicp", step="plain", max_outer_iter=1)
+    one = paper_model(kernel="precomputed", solver="ccicp", step="plain", max_outer_iter=1)
     one.fit(K, y)
     assert one.n_inner_iter_[0] == 1
     np.testing.assert_allclose(one.dual_coef_[0], 0.02 * K @ y_pm / (2 * 80), atol=1e-12)
@@ -242,7 +244,7 @@ def test_paper_step_is_algorithm_1_in_alpha(tl1_problem):
     # with the gradient (10) λK₊α − (1/n) K(y ⊙ β) − λK₋α₀ in α itself (K₋α₀ = 0)
     X, y, K = tl1_problem
     n, y_pm, lam = 80, 2.0 * y - 1, 1e-2
-    model = IndefiniteLogisticRegression(
+    model = paper_model(
         kernel="precomputed", alpha=lam, solver="cccp", step="paper", inexact_tol=1e-300, max_inner_iter=2,
         max_outer_iter=1,
     ).fit(K, y)  # fmt: skip
@@ -265,8 +267,8 @@ def test_plain_step_cccp_reaches_the_default_stationary_point():
     K = 0.5 * (K + K.T)
     common = {"kernel": "precomputed", "alpha": 0.1, "solver": "cccp", "inexact_tol": 1e-15,
               "max_inner_iter": 100_000, "tol": 1e-15}  # fmt: skip
-    default = IndefiniteLogisticRegression(**common).fit(K, y)
-    plain = IndefiniteLogisticRegression(step="plain", learning_rate=1.0, **common).fit(K, y)
+    default = paper_model(**common).fit(K, y)
+    plain = paper_model(step="plain", learning_rate=1.0, **common).fit(K, y)
     assert default.tau_ == plain.tau_ == 0.0  # PSD: one exact subproblem is all of KLR
     assert plain.n_inner_iter_[0] > 10 * default.n_inner_iter_[0]  # plain steps: many per subproblem
     assert default.objective_gradient_norm(K, y)[0] < 1e-9
@@ -546,11 +548,100 @@ def test_fit_ending_above_the_zero_model_warns(solver):
     X = (X - X.min(axis=0)) / (X.max(axis=0) - X.min(axis=0))
     common = {"alpha": 1e-4, "solver": solver, "random_state": 0}
     with pytest.warns(UserWarning, match=r"ends above the objective \(6\) of the zero model") as record:
-        model = IndefiniteLogisticRegression(TruncatedL1(), init="ones", **common).fit(X, y)
+        model = paper_model(TruncatedL1(), init="ones", **common).fit(X, y)
     assert model.objective_history_[0][-1] > 10 * np.log(2)
     assert "init='ones'" in str(record[0].message)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         for init, step in (("zeros", "majorizer"), ("ones", "paper")):
-            model = IndefiniteLogisticRegression(TruncatedL1(), init=init, step=step, **common).fit(X, y)
+            model = paper_model(TruncatedL1(), init=init, step=step, **common).fit(X, y)
             assert model.objective_history_[0][-1] < np.log(2)
+
+
+# ---------------------------------------------------------------------------- the default model: intercept
+def _psd_problem(seed=3, n=60):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    y = (X[:, 0] + 0.7 * rng.normal(size=n) > 0.6).astype(int)  # about 1 positive in 3
+    return X, y, Gaussian(eta=1.5)(X)
+
+
+def _lbfgs_with_intercept(features, y_pm, lam):
+    """Kernel logistic regression with an unpenalized intercept, ``(1/n) Σ ln(1 + exp(−y(Φw + b))) +
+    (λ/2)‖w‖²``, by scipy's L-BFGS on the primal: the decision values on the training points."""
+    n, d = features.shape
+
+    def fun(v):
+        w, b = v[:-1], v[-1]
+        margins = y_pm * (features @ w + b)
+        weights = y_pm * expit(-margins)
+        value = -np.mean(log_expit(margins)) + 0.5 * lam * w @ w
+        return value, np.append(lam * w - features.T @ weights / n, -np.mean(weights))
+
+    options = {"gtol": 1e-12, "ftol": 0, "maxiter": 20_000}
+    v = minimize(fun, np.zeros(d + 1), jac=True, method="L-BFGS-B", options=options).x
+    return features @ v[:-1] + v[-1]
+
+
+def test_default_is_kernel_logistic_regression_with_an_intercept_on_the_centred_kernel():
+    """On a positive definite kernel the default (centred kernel, unpenalized intercept, λ = s/n) is
+    scikit-learn's ``LogisticRegression(C=1/s)`` on features of the centred kernel, the plain kernel
+    logistic regression (C = 1 on a kernel of unit scale)."""
+    X, y, K = _psd_problem()
+    n = y.size
+    model = IndefiniteLogisticRegression("precomputed", solver="cccp", inexact_tol=1e-15, tol=1e-15).fit(K, y)
+    Kc = K - K.mean(axis=0) - K.mean(axis=1)[:, None] + K.mean()
+    values, vectors = np.linalg.eigh(Kc)
+    keep = values > 1e-10 * values.max()
+    features = vectors[:, keep] * np.sqrt(values[keep])
+    s = np.sum(np.abs(values[keep])) / n
+    assert model.alpha_ == pytest.approx(s / n, rel=1e-9)
+    reference = LogisticRegression(C=1.0 / s, tol=1e-12, max_iter=100_000).fit(features, y)
+    np.testing.assert_allclose(model.decision_function(K), reference.decision_function(features), atol=1e-6)
+    assert abs(model.intercept_[0]) > 0.3  # the class ratio is in the intercept
+    assert model.objective_gradient_norm(K, y)[0] < 1e-8
+
+
+@pytest.mark.parametrize("solver", ["cccp", "ccicp"])
+def test_intercept_on_the_uncentred_kernel_reaches_the_optimum(solver):
+    """``fit_intercept`` without centring: the majorizer doubles its loss terms (``AᵀA ⪯ 2 diag(μ², n)``),
+    the objective still decreases monotonically and reaches the primal optimum of an independent
+    solver."""
+    X, y, K = _psd_problem(seed=4)
+    lam = 1e-2
+    model = IndefiniteLogisticRegression(
+        "precomputed",
+        alpha=lam,
+        center=False,
+        solver=solver,
+        max_outer_iter=200,
+        tol=1e-15,
+        inexact_tol=1e-15,
+    ).fit(K, y)
+    history = model.objective_history_[0]
+    assert np.all(np.diff(history) <= 1e-12)
+    values, vectors = np.linalg.eigh(K)
+    features = vectors * np.sqrt(np.maximum(values, 0.0))
+    expected = _lbfgs_with_intercept(features, 2.0 * y - 1, lam)
+    np.testing.assert_allclose(model.decision_function(K), expected, atol=1e-5)
+
+
+def test_stochastic_solver_fits_the_intercept():
+    X, y, K = _psd_problem(seed=5)
+    exact = IndefiniteLogisticRegression("precomputed", solver="cccp", tol=1e-14).fit(K, y)
+    sgd = IndefiniteLogisticRegression("precomputed", solver="ccicp-sgd", max_outer_iter=40, random_state=0)
+    sgd.fit(K, y)
+    assert sgd.objective_history_[0][-1] == pytest.approx(exact.objective_history_[0][-1], abs=2e-3)
+    assert sgd.intercept_[0] == pytest.approx(exact.intercept_[0], abs=0.1)
+
+
+def test_intercept_follows_the_class_ratio_of_an_indefinite_kernel(tl1_problem):
+    """On the indefinite TL1 kernel with 1 positive in 5 and no signal, the default predicts the large
+    class; the paper's model without intercept (centred, so it cannot shift) is pulled to 50/50."""
+    rng = np.random.default_rng(7)
+    X = rng.uniform(-1, 1, size=(150, 2))
+    y = (np.arange(150) % 5 == 0).astype(int)
+    default = IndefiniteLogisticRegression(TruncatedL1()).fit(X[:100], y[:100])
+    no_intercept = IndefiniteLogisticRegression(TruncatedL1(), fit_intercept=False).fit(X[:100], y[:100])
+    assert np.mean(default.predict(X[100:])) < 0.1
+    assert default.score(X[100:], y[100:]) > no_intercept.score(X[100:], y[100:]) + 0.1
