@@ -170,3 +170,39 @@ def test_the_wheel_ships_the_data_files(tmp_path):
     [wheel] = tmp_path.glob("krein-*.whl")
     shipped = {n for n in zipfile.ZipFile(wheel).namelist() if n.startswith("krein/experiments/papers/")}
     assert shipped == {f"krein/experiments/papers/{name}.json" for name in paper_table_names()}
+
+
+def test_krein_results_finds_a_comparison_that_disagrees_with_its_data_file(tmp_path, monkeypatch):
+    """``krein results`` (:func:`fidelity_problems`) holds each stored comparison to the data file it
+    names: a paper number typed wrong on either side, or a verdict that does not follow, is reported."""
+    import shutil
+
+    from krein.experiments import _fidelity
+
+    folder = tmp_path / "liu2019-table5"
+    shutil.copytree(RESULTS / "liu2019-table5", folder, ignore=shutil.ignore_patterns("cells"))
+    path = folder / "table5-vs-paper.json"
+    committed = path.read_text()
+    assert _fidelity._comparison_problems(folder) == []
+
+    def edited(method, **changes):
+        stored = json.loads(committed)
+        stored["rows"] = [dict(r, **changes) if r["method"] == method else r for r in stored["rows"]]
+        path.write_text(json.dumps(stored))
+        return _fidelity._comparison_problems(folder)
+
+    [problem] = edited("KSVM", **{"paper mean": 97.3})
+    assert problem.endswith("yaleb/KSVM: paper mean 97.3, the data file has 97.8")
+    [problem] = edited("Clip", **{INSIDE: "yes"})  # 71.2 against 95.6 ± 2.9
+    assert (
+        "yaleb/Clip: difference -24.4 and 'yes' do not follow from ours 71.2 and the paper's 95.6" in problem
+    )
+    # the data file typed wrong: every stored comparison with that cell disagrees, krein results fails
+    path.write_text(committed)
+    table = PaperTable.load("liu2019-table5")
+    wrong = dataclasses.replace(
+        table, cells=[dict(c, std=0.5) if c["method"] == "KSVM" else c for c in table.cells]
+    )
+    monkeypatch.setattr(_fidelity.PaperTable, "load", classmethod(lambda cls, name: wrong))
+    problems = _fidelity.fidelity_problems(tmp_path)
+    assert [p.split(": ", 1)[1] for p in problems] == ["yaleb/KSVM: paper std 0.3, the data file has 0.5"]

@@ -20,7 +20,7 @@ The data and the verdict are judgements, written once in the NOTES.md::
 :func:`fidelity_markdown` renders the table that opens ``docs/results.md``
 (``krein results --write`` regenerates ``docs/results/fidelity.md``).
 
-:func:`fidelity_problems` holds the notes to two rules (``krein results`` fails on either):
+:func:`fidelity_problems` holds the results to three rules (``krein results`` fails on any):
 
 - every protocol change that an experiment's registration declares (``@experiment(differs=...)``) is
   named in the ``differs:`` line of its NOTES.md when the run on record is the full form;
@@ -28,7 +28,11 @@ The data and the verdict are judgements, written once in the NOTES.md::
   paper's 9.04``, ``paper: 97.6``) is one of the experiment's paper data (as written, or as a
   percentage of a fraction there): the paper data files its module loads
   (:class:`~krein.experiments._papers.PaperTable`) and its ``PAPER*`` settings, the paper columns and
-  paper rows of the JSON beside the notes and the paper cells of its markers (:func:`paper_numbers`).
+  paper rows of the JSON beside the notes and the paper cells of its markers (:func:`paper_numbers`);
+- every comparison with the paper (in the folder or below it, ``quick/``) agrees with the data file
+  it names: the paper's mean and std are the file's, the difference and the verdict follow from ours
+  (:meth:`~krein.experiments._papers.PaperTable.disagreements`), so a comparison left stale by a
+  corrected data file is found.
 """
 
 from __future__ import annotations
@@ -227,8 +231,24 @@ def _is_paper_number(text, values):
     )
 
 
+def _comparison_problems(folder):
+    """:meth:`~krein.experiments._papers.PaperTable.disagreements` of every comparison in ``folder`` and
+    its subfolders (``quick/``), against the data file its ``comparison`` record names."""
+    problems = []
+    for path in sorted(folder.rglob("*.json")):
+        if "cells" in path.relative_to(folder).parts:
+            continue
+        stored = json.loads(path.read_text())
+        source = stored.get("comparison", {}).get("data", "")
+        if not source:
+            continue
+        table = PaperTable.load(Path(source).stem)
+        problems += [f"{path}: {p}" for row in stored["rows"] for p in table.disagreements(row)]
+    return problems
+
+
 def fidelity_problems(results):
-    """Messages for every breach of the two rules of the module docstring in ``results``' NOTES.md."""
+    """Messages for every breach of the three rules of the module docstring in ``results``."""
     from ._framework import list_experiments
 
     registered = {e.name: e for e in list_experiments()}
@@ -244,6 +264,7 @@ def fidelity_problems(results):
                     f"{notes}: the full form differs from the paper in {'; '.join(missing)}, which the "
                     "'differs:' line of the fidelity block does not name"
                 )
+        problems += _comparison_problems(folder)
         values = paper_numbers(folder, experiment)
         for line, number in said_paper_numbers(text):
             if not _is_paper_number(number, values):

@@ -223,6 +223,32 @@ class PaperTable:
             std = (sum((s - mean) ** 2 for s in scores) / (len(scores) - 1)) ** 0.5
         return self.compare(task, method, mean, std, **options)
 
+    def disagreements(self, row):
+        """What is wrong with a stored comparison ``row`` (of :meth:`compare`) against this table: a
+        paper mean or std that is not the data file's, or a difference or verdict that does not follow
+        from ours and the paper's (an empty list when it agrees)."""
+        keys = {k: row.get(k) for k in self.keys}
+        try:
+            cell = self.cell(row["task"], row["method"], **keys)
+        except KeyError as error:
+            return [str(error.args[0])]
+        name = "/".join(str(k) for k in self._key(row["task"], row["method"], keys))
+        problems = []
+        if row["paper mean"] != cell["mean"]:
+            problems.append(f"{name}: paper mean {row['paper mean']}, the data file has {cell['mean']}")
+        if cell["std"] is not None and row["paper std"] != _rounded(cell["std"], self.decimals):
+            problems.append(f"{name}: paper std {row['paper std']}, the data file has {cell['std']}")
+        ours = row["ours mean"]
+        difference = None if ours is None else round(ours - cell["mean"], self.decimals)
+        tolerance = row["paper std"] if row["paper std"] is not None else self.tolerance_without_std
+        inside = difference is not None and tolerance is not None and abs(difference) <= tolerance + _SLACK
+        if row["difference"] != difference or row[INSIDE] != ("yes" if inside else "no"):
+            problems.append(
+                f"{name}: difference {row['difference']} and {row[INSIDE]!r} do not follow from ours {ours} "
+                f"and the paper's {cell['mean']} ± {tolerance}"
+            )
+        return problems
+
     def comparison(self, rows, title, *, note="", counted=True):
         """The :class:`Comparison` of ``rows`` (from :meth:`compare`)."""
         return Comparison(self, list(rows), title, note, counted)
