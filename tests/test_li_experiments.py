@@ -90,9 +90,10 @@ def test_li_tables_tiny(tmp_path):
     assert all(0.3 < row["mean"] < 1.0 for row in rmse)
     versus = json.loads((tmp_path / "vs_paper.json").read_text())["rows"]
     assert len(versus) == 18  # sonar: 6 CV cells (Table 3), 12 test cells (Table 4)
-    cell = next(r for r in versus if r["table"] == "test RMSE" and r["method"] == "UNIF")
+    cell = next(r for r in versus if r["measure"] == "test RMSE" and r["method"] == "UNIF")
     unif = next(r for r in rmse if r["method"] == "UNIF")
-    assert cell["paper"] == "1.69 ± 0.02" and cell["ours"] == f"{unif['mean']:.3f} ± {unif['std']:.3f}"
+    assert (cell["paper mean"], cell["paper std"]) == (1.69, 0.02)
+    assert (cell["ours mean"], cell["ours std"]) == (round(unif["mean"], 2), round(unif["std"], 2))
     weights = json.loads((tmp_path / "learned_weights.json").read_text())["rows"]
     assert [r["Λ or β"] for r in weights if r["method"] == "PGD d=1, all samples"] == ["Λ=0.001", "Λ=1"]
     assert {r["method"] for r in weights} >= {"PGD d=1", "IIA d=1", "rPGD d=2", "TR d=1"}
@@ -206,7 +207,7 @@ def test_li_tables_notes_match_the_json():
     assert len(rows) >= 10
     for line in rows:
         assert line in allowed, line
-    inside = sum(row["in ±1 std"] == "yes" for row in versus)
+    inside = sum(row["inside the paper's ± 1 std"] == "yes" for row in versus)
     assert f"{inside} of {len(versus)} cells" in notes
     # The cells the prose quotes, with the Welch outcome it states (True: not worse than the best).
     quoted = {
@@ -257,7 +258,7 @@ def test_li_tables_notes_match_the_json():
     )
     # Every three-decimal number of the NOTES is a cell of this run, of the paper-grid run or of vs_paper.
     known = {value for row in learned_weight_rows(results) for value in row.values()}
-    known |= {part for row in versus for cell in (row["ours"], row["paper"]) for part in cell.split(" ± ")}
+    known |= {f"{row[k]:.3f}" for row in versus for k in ("ours mean", "ours std", "paper mean", "paper std")}
     for run in (folder, folder / "paper-grid"):
         for table in ("cv_rmse", "test_rmse", "test_error"):
             known |= {f"{r['mean']:.3f}" for r in json.loads((run / f"{table}.json").read_text())["summary"]}

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from krein.experiments import RunContext, get_experiment
+from krein.experiments._papers import INSIDE
 from krein.experiments.liu2019 import (
     TABLE3_METHODS,
     TABLE4_METHODS,
@@ -169,7 +170,7 @@ def test_table3_run_stores_one_cell_per_data_set_and_resumes(tmp_path, monkeypat
     versus = json.loads((tmp_path / "table3-vs-paper.json").read_text())
     assert [r["method"] for r in versus["rows"]] == list(TABLE3_METHODS)
     klr_rbf = versus["rows"][0]
-    assert (klr_rbf["ours"], klr_rbf["paper"], klr_rbf["paper std"], klr_rbf["inside"]) == (
+    assert (klr_rbf["ours mean"], klr_rbf["paper mean"], klr_rbf["paper std"], klr_rbf[INSIDE]) == (
         0.5,
         0.816,
         0.044,

@@ -9,15 +9,18 @@ from sklearn.svm import SVC
 
 from krein.datasets import load_dataset
 from krein.experiments import RunContext, get_experiment
+from krein.experiments._papers import INSIDE
 from krein.experiments.luss2009 import (
     PAPER_TABLE1,
     PAPER_TABLE2,
+    PAPER_TABLE3,
     TABLE2_DATA,
     _select_and_test,
     _simpson_subsets,
     average_measure,
     figure2_row,
     paper_split,
+    paper_standard_errors,
     versus_paper,
 )
 
@@ -54,47 +57,59 @@ def test_table2_selection_on_a_subset():
 def test_paper_recalls_name_the_positive_class():
     """Each of the paper's recalls is k/N for a whole k, with N the test count of the class TABLE2_DATA
     names; the test size of Table 1 does the same for the accuracies."""
-    for task, measures in PAPER_TABLE2.items():
+    assert len(PAPER_TABLE2.cells) == 7 * 3 * 6
+    for cell in PAPER_TABLE2.cells:
+        task, measure, value = cell["task"], cell["measure"], cell["mean"]
+        if measure == "average":
+            continue
         stem = task.rsplit("-", 1)[0] if task.startswith("USPS") else task
-        for measure, n in (("recall", TABLE2_DATA[stem][2]), ("accuracy", PAPER_TABLE1[task][1])):
-            for value in measures[measure]:
-                k = round(value * n / 100)
-                assert 100 * k / n == pytest.approx(value, abs=0.006), (task, measure, value)
+        n = TABLE2_DATA[stem][2] if measure == "recall" else PAPER_TABLE1.task(task)["n_test"]
+        k = round(value * n / 100)
+        assert 100 * k / n == pytest.approx(value, abs=0.006), (task, measure, value)
     # and the positive class is the one whose share of the data gives nearer N test points than the other
     for stem, (name, positive, n) in TABLE2_DATA.items():
-        n_test = PAPER_TABLE1[stem + "-SS" if stem.startswith("USPS") else stem][1]
+        n_test = PAPER_TABLE1.task(stem + "-SS" if stem.startswith("USPS") else stem)["n_test"]
         share = np.mean(load_dataset(name).target == positive)
         assert abs(share * n_test - n) < abs((1 - share) * n_test - n), stem
 
 
 def test_versus_paper_binomial_errors():
     row = {"task": "USPS-3-5-SS", "method": "Denoise", "accuracy": 96.0, "recall": 90.0, "average": 93.0}
-    for measure in ("accuracy", "recall", "average"):
-        row[f"paper {measure}"] = PAPER_TABLE2["USPS-3-5-SS"][measure][0]
-    cells = {c["measure"]: c for c in versus_paper([row])}
+    comparison = versus_paper([row], PAPER_TABLE2, "demo")
+    cells = {c["measure"]: c for c in comparison.rows}
     # accuracy 95.47 % on the paper's 773 test images, recall 94.50 % on its 418 threes
     accuracy, recall = 100 * np.sqrt(0.9547 * 0.0453 / 773), 100 * np.sqrt(0.945 * 0.055 / 418)
-    assert cells["accuracy"]["paper_se"] == pytest.approx(accuracy, abs=0.005)
-    assert cells["recall"]["paper_se"] == pytest.approx(recall, abs=0.005)
-    assert cells["average"]["paper_se"] == pytest.approx(0.5 * np.hypot(accuracy, recall), abs=0.005)
-    assert (cells["accuracy"]["inside"], cells["recall"]["inside"]) == ("yes", "no")
+    assert (cells["accuracy"]["paper mean"], cells["recall"]["paper mean"]) == (95.47, 94.50)
+    assert cells["accuracy"]["paper std"] == pytest.approx(accuracy, abs=0.005)
+    assert cells["recall"]["paper std"] == pytest.approx(recall, abs=0.005)
+    assert cells["average"]["paper std"] == pytest.approx(0.5 * np.hypot(accuracy, recall), abs=0.005)
+    assert (cells["accuracy"][INSIDE], cells["recall"][INSIDE]) == ("yes", "no")
+    assert comparison.caption() == "demo: 1 of 3 cells inside the paper's mean ± 1 std"
     # Table 3 rows find the same sizes; the sigmoid rows theirs
-    row["task"] = "USPS-4-6-gaussian"
-    assert versus_paper([row])[0]["paper_se"] == pytest.approx(
+    paper = {"accuracy": 95.47, "recall": 94.50}
+    assert paper_standard_errors("USPS-4-6-gaussian", paper)["accuracy"] == pytest.approx(
         100 * np.sqrt(0.9547 * 0.0453 / 857), abs=0.005
     )
-    row["task"] = "German-sig"
-    assert versus_paper([row])[1]["paper_se"] == pytest.approx(100 * np.sqrt(0.945 * 0.055 / 150), abs=0.005)
+    assert paper_standard_errors("German-sig", paper)["recall"] == pytest.approx(
+        100 * np.sqrt(0.945 * 0.055 / 150), abs=0.005
+    )
+    # a Table 3 row is named by its condition too
+    row = {"task": "USPS-4-6-gaussian", "condition": "noisy", "method": "SVM", "accuracy": 98.0}
+    row |= {"recall": 98.15, "average": 98.0}
+    cells = versus_paper([row], PAPER_TABLE3, "demo").rows
+    assert [(c["condition"], c["measure"], c["paper mean"]) for c in cells] == [
+        ("noisy", "accuracy", 98.00),
+        ("noisy", "recall", 98.15),
+        ("noisy", "average", 98.08),
+    ]
 
 
 def test_versus_paper_counts_a_difference_equal_to_the_se_as_inside():
     # USPS-4-6-TD1 average: 99.36 against 99.54 ± 0.18; in floats |99.36 − 99.54| = 0.18000000000000682
-    row = {"task": "USPS-4-6-TD1", "method": "Flip", "accuracy": 99.0, "recall": 99.0, "average": 99.36}
-    for measure in ("accuracy", "recall", "average"):
-        row[f"paper {measure}"] = PAPER_TABLE2["USPS-4-6-TD1"][measure][0]
-    (average,) = [c for c in versus_paper([row]) if c["measure"] == "average"]
-    assert (average["paper"], average["paper_se"]) == (99.54, 0.18) and abs(99.36 - 99.54) > 0.18
-    assert average["inside"] == "yes"
+    row = {"task": "USPS-4-6-TD1", "method": "Denoise", "accuracy": 99.0, "recall": 99.0, "average": 99.36}
+    (average,) = [c for c in versus_paper([row], PAPER_TABLE2, "demo").rows if c["measure"] == "average"]
+    assert (average["paper mean"], average["paper std"]) == (99.54, 0.18) and abs(99.36 - 99.54) > 0.18
+    assert average[INSIDE] == "yes"
 
 
 def test_paper_split_has_the_papers_sizes():

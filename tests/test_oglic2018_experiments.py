@@ -50,7 +50,8 @@ def test_starred_sigmoid_matches_the_paper_spectrum():
     )
     from krein.spectral import spectrum_summary
 
-    paper = PAPER_TABLE1[("*SIGMOID", 100)]["spectrum"]
+    facts = PAPER_TABLE1.task("*SIGMOID (n = 100)")
+    paper = tuple(facts[k] for k in ("min", "max", "pos", "neg", "iota"))
     grid = STARRED_BANDWIDTHS[24:36]
     eta = starred_sigmoid_bandwidth(100, 0, grid)
     K, y, data = table1_task("*SIGMOID", 100, 0)
@@ -59,8 +60,8 @@ def test_starred_sigmoid_matches_the_paper_spectrum():
     assert (summary["n_positive"], summary["n_negative"]) == paper[2:4]
     assert abs(np.log10(summary["min_eigenvalue"] / paper[0])) < 1
     assert abs(np.log10(summary["max_eigenvalue"] / paper[1])) < 1
-    assert _spectrum_distance(summary, paper) == min(
-        _spectrum_distance(spectrum_summary(_starred_matrix(eta_k)), paper) for eta_k in grid
+    assert _spectrum_distance(summary, facts) == min(
+        _spectrum_distance(spectrum_summary(_starred_matrix(eta_k)), facts) for eta_k in grid
     )
     assert y.max() - y.min() == pytest.approx(1.0, abs=1e-15)  # unit range, to rounding
     assert table1_task("SIGMOID", 100, 0)[2] == {"n_features": 20, "bandwidth": None}
@@ -88,15 +89,17 @@ def test_table3_tiny(tmp_path):
     assert errors.task_info["haberman (n = 50)"]["ι GAUSS"] < 1e-6  # GAUSS is positive definite
     assert all(r["mean"] > 0 for r in rmse.summary())
     # One row per cell beside the paper's numbers; "inside" is |ours − paper| ≤ the paper's std.
-    assert [(r["data set"], r["kernel"]) for r in versus_paper] == [
+    assert [(r["task"], r["method"]) for r in versus_paper] == [
         ("haberman", "SIGMOID"),
         ("haberman", "GAUSS"),
         ("wage", "SIGMOID"),
         ("wage", "GAUSS"),
     ]
     wage_gauss = versus_paper[3]
-    assert wage_gauss["paper"] == "9.87 (± 2.12)" and wage_gauss["ι paper"] == "0.00"
-    ours = float(wage_gauss["ours"].split()[0])
+    assert (wage_gauss["paper mean"], wage_gauss["paper std"], wage_gauss["ι paper"]) == (9.87, 2.12, 0.0)
+    ours = wage_gauss["ours mean"]
+    [row] = [r for r in rmse.summary() if r["task"].startswith("wage") and r["method"] == "GAUSS"]
+    assert ours == round(row["mean"], 2) and wage_gauss["difference"] == round(ours - 9.87, 2)
     assert wage_gauss["inside the paper's ± 1 std"] == ("yes" if abs(ours - 9.87) <= 2.12 else "no")
 
 
@@ -204,10 +207,12 @@ def test_table2_tiny_and_resume(tmp_path):
     assert len(list((tmp_path / "cells").iterdir())) == 3 * 2
     assert [r["method"] for r in versus_paper] == list(TABLE2_METHODS)
     for row in versus_paper:
-        paper_mean, paper_std = PAPER_TABLE2["protein"][row["method"]]
-        assert row["paper"] == f"{paper_mean:.2f} (± {paper_std:.2f})"
-        ours = float(row["ours"].split()[0])
-        assert row["inside the paper's ± 1 std"] == ("yes" if abs(ours - paper_mean) <= paper_std else "no")
+        cell = PAPER_TABLE2.cell("protein", row["method"])
+        assert (row["paper mean"], row["paper std"]) == (cell["mean"], cell["std"])
+        ours = row["ours mean"]
+        assert row["inside the paper's ± 1 std"] == (
+            "yes" if abs(ours - cell["mean"]) <= cell["std"] else "no"
+        )
     path = tmp_path / "cells" / "protein-KREIN-fold0.json"
     record = json.loads(path.read_text())
     record["value"] = 50.0
@@ -329,7 +334,7 @@ def test_table2_notes_match_the_json():
     counts = [f"{protein[0]} of {protein.sum()}", f"{np.abs(D - D.T).max():.0f} of {D.max():.0f}"]
     _check_notes(folder, counts=counts)
     notes = (folder / "NOTES.md").read_text()
-    missing = [name for name in PAPER_TABLE2 if name not in TABLE2_DATASETS]
+    missing = [name for name in PAPER_TABLE2.cell_tasks if name not in TABLE2_DATASETS]
     assert len(missing) == 8 and all(name in notes for name in missing)
 
 
@@ -338,18 +343,20 @@ def test_table1_notes_match_the_json():
 
     folder = RESULTS / "oglic2018-table1"
     summary = json.loads((folder / "oglic2018-table1.json").read_text())["summary"]
-    paper = [v for task in PAPER_TABLE1.values() for cell in task.values() for v in cell]
+    paper = PAPER_TABLE1.numbers()
     inside = 0
     for row in summary:
-        kernel, n = row["task"].split(" (n = ")
-        paper_mean, paper_std = PAPER_TABLE1[(kernel, int(n[:-1]))][row["method"]]
-        inside += abs(row["mean"] - paper_mean) <= paper_std
+        cell = PAPER_TABLE1.cell(row["task"], row["method"])
+        inside += abs(row["mean"] - cell["mean"]) <= cell["std"]
     # the largest ι the paper's *Sigmoid (n = 500) spectrum allows: #neg eigenvalues no smaller than its min
-    low, high, _, negative, _ = PAPER_TABLE1[("*SIGMOID", 500)]["spectrum"]
+    starred = PAPER_TABLE1.task("*SIGMOID (n = 500)")
+    low, high, negative = starred["min"], starred["max"], starred["neg"]
     bound = negative * -low / (negative * -low + high)
     # the paper's largest FLIP-KREĬN difference outside its *Sigmoid 500 row (the notes: "at most 0.12")
     flip_krein = max(
-        abs(t["KREIN"][0] - t["FLIP"][0]) for key, t in PAPER_TABLE1.items() if key != ("*SIGMOID", 500)
+        abs(PAPER_TABLE1.cell(task, "KREIN")["mean"] - PAPER_TABLE1.cell(task, "FLIP")["mean"])
+        for task in PAPER_TABLE1.tasks
+        if task != "*SIGMOID (n = 500)"
     )
     _check_notes(folder, extra=[*paper, bound, flip_krein], counts=[f"{inside} of {len(summary)}"])
     versus = json.loads((folder / "oglic2018-table1-vs-paper.json").read_text())["rows"]

@@ -128,10 +128,10 @@ def test_dissimilarity_cells_are_stored_and_read_back(tmp_path):
 
 
 def test_vs_paper_marks_cells_inside_the_papers_std():
-    protein = PAPER_TABLE2["protein"]
+    lsm, sf = (PAPER_TABLE2.cell("protein", method)["mean"] for method in ("KREIN LSM", "SF-LSM"))
     summary = [
-        {"task": "protein", "method": "KREIN LSM", "mean": protein["KREIN LSM"][0] + 2.0, "std": 1.0},
-        {"task": "protein", "method": "SF-LSM", "mean": protein["SF-LSM"][0] + 5.0, "std": 1.0},
+        {"task": "protein", "method": "KREIN LSM", "mean": lsm + 2.0, "std": 1.0},
+        {"task": "protein", "method": "SF-LSM", "mean": sf + 5.0, "std": 1.0},
         {"task": "aural-sonar", "method": "SF-LSM", "mean": 10.0, "std": 1.0},  # not in the paper
     ]
 
@@ -141,6 +141,7 @@ def test_vs_paper_marks_cells_inside_the_papers_std():
 
     rows = _vs_paper(Table())
     assert [r["inside the paper's ± 1 std"] for r in rows] == ["yes", "no"]  # 2 ≤ 2.76; 5 > 3.91
+    assert [r["difference"] for r in rows] == [2.0, 5.0]
 
 
 @pytest.mark.slow

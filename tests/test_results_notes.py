@@ -130,9 +130,12 @@ def test_fidelity_rows_count_cells_and_read_the_form(folder):
     run = folder / "oglic2018-demo"
     run.mkdir()
     (run / "run.json").write_text((folder / "run.json").read_text().replace('"seed": 0', '"quick": true'))
-    (run / "demo-vs-paper.json").write_text(
-        json.dumps({"rows": [{"inside the paper's ± 1 std": "yes"}, {"inside the paper's ± 1 std": "no"}]})
-    )
+    rows = [{"inside the paper's ± 1 std": "yes"}, {"inside the paper's ± 1 std": "no"}]
+    (run / "demo-vs-paper.json").write_text(json.dumps({"comparison": {"counted": True}, "rows": rows}))
+    # a comparison marked counted: false (a variant off the paper's protocol) and rows without the
+    # comparison record are not counted, whatever their file names
+    (run / "variant.json").write_text(json.dumps({"comparison": {"counted": False}, "rows": rows}))
+    (run / "other-vs-paper.json").write_text(json.dumps({"rows": rows}))
     (run / "NOTES.md").write_text(
         "# demo\n<!--json run.json -->\n<!--fidelity\ndata: the paper's\nverdict: partly:\n  see below\n-->\n"
         "25.66<!--= rows[task=pima].ours.0 ~ 27.08 ± 1.00 --> and 10.93<!--= rows[task=wage].ours.0 ~ 10 ± 1 -->\n"

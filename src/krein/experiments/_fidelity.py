@@ -5,8 +5,9 @@ reproduced, the form that was run (from the ``quick`` flag stamped into the run'
 the number of the paper's cells our value lies within (mean ± 1 std of the paper) next to the number
 compared, and the verdict. The counts come from the run's JSON, never from typing: the markers of
 the NOTES.md that name a paper cell (``<!--= PATH ~ MEAN ± STD -->``, see
-:mod:`krein.experiments._notes`) and the rows of a ``*vs-paper.json`` (or ``vs_paper.json``) with an
-"inside …" or "in ± 1 std" column.
+:mod:`krein.experiments._notes`) and the rows of every comparison with the paper in the folder (a JSON
+file written from a :class:`~krein.experiments._papers.Comparison`, with its ``comparison`` record and
+the ``inside the paper's ± 1 std`` column; one marked ``counted: false`` is left out).
 The data and the verdict are judgements, written once in the NOTES.md::
 
     <!--fidelity
@@ -19,14 +20,19 @@ The data and the verdict are judgements, written once in the NOTES.md::
 :func:`fidelity_markdown` renders the table that opens ``docs/results.md``
 (``krein results --write`` regenerates ``docs/results/fidelity.md``).
 
-:func:`fidelity_problems` holds the notes to two rules (``krein results`` fails on either):
+:func:`fidelity_problems` holds the results to three rules (``krein results`` fails on any):
 
 - every protocol change that an experiment's registration declares (``@experiment(differs=...)``) is
   named in the ``differs:`` line of its NOTES.md when the run on record is the full form;
 - every decimal number that a NOTES.md says is the paper's (``(paper 0.846 ± 0.027)``, ``the
   paper's 9.04``, ``paper: 97.6``) is one of the experiment's paper data (as written, or as a
-  percentage of a fraction there): the ``PAPER*`` constants of its module, the paper columns and
-  paper rows of the JSON beside the notes and the paper cells of its markers (:func:`paper_numbers`).
+  percentage of a fraction there): the paper data files its module loads
+  (:class:`~krein.experiments._papers.PaperTable`) and its ``PAPER*`` settings, the paper columns and
+  paper rows of the JSON beside the notes and the paper cells of its markers (:func:`paper_numbers`);
+- every comparison with the paper (in the folder or below it, ``quick/``) agrees with the data file
+  it names: the paper's mean and std are the file's, the difference and the verdict follow from ours
+  (:meth:`~krein.experiments._papers.PaperTable.disagreements`), so a comparison left stale by a
+  corrected data file is found.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ import sys
 from pathlib import Path
 
 from ._notes import paper_cells, quoted_value
+from ._papers import INSIDE, PaperTable
 
 __all__ = ["fidelity_markdown", "fidelity_problems", "fidelity_rows", "paper_numbers", "said_paper_numbers"]
 
@@ -101,12 +108,11 @@ def _cells(folder):
     for ours, mean, std in paper_cells(folder / "NOTES.md"):
         compared += 1
         inside += abs(ours - mean) <= std
-    for path in folder.glob("*vs?paper.json"):  # -vs-paper.json or vs_paper.json
-        for row in json.loads(path.read_text()).get("rows", []):
-            column = next((k for k in row if k.startswith(("inside", "in ±"))), None)
-            if column is not None:
-                compared += 1
-                inside += str(row[column]).startswith("yes")
+    for path in sorted(folder.glob("*.json")):
+        stored = json.loads(path.read_text())
+        if stored.get("comparison", {}).get("counted"):
+            compared += len(stored["rows"])
+            inside += sum(row[INSIDE] == "yes" for row in stored["rows"])
     return inside, compared
 
 
@@ -172,9 +178,11 @@ def _numbers(value):
 
 
 def paper_numbers(folder, experiment=None):
-    """The experiment's paper data: every number of the ``PAPER*`` constants of its module (when
-    ``experiment`` is a registered :class:`~krein.experiments._framework.Experiment`; of every
-    experiment module for one that belongs to no single paper, the showcase), of the JSON files in
+    """The experiment's paper data: every number of the paper data files its module loads (the
+    :class:`~krein.experiments._papers.PaperTable` objects of the module) and of its ``PAPER*``
+    settings (when ``experiment`` is a
+    registered :class:`~krein.experiments._framework.Experiment`; of every experiment module for one
+    that belongs to no single paper, the showcase), of the JSON files in
     ``folder`` (the values of keys that start with "paper" and of rows whose ``source`` is "paper")
     and of the paper cells of its NOTES.md markers."""
     from ._framework import list_experiments
@@ -186,7 +194,11 @@ def paper_numbers(folder, experiment=None):
         if not any(experiment.name.startswith(prefix) for prefix in PAPERS):  # the showcase: all papers
             modules = [sys.modules[e.run.__module__] for e in list_experiments()]
         for module in modules:
-            values += [x for key, v in vars(module).items() if key.startswith("PAPER") for x in _numbers(v)]
+            for key, value in vars(module).items():
+                if isinstance(value, PaperTable):
+                    values += value.numbers()
+                elif key.startswith("PAPER"):  # a setting the paper gives (li2024.PAPER_LAMBDAS)
+                    values += _numbers(value)
     for path in folder.glob("*.json"):  # paper columns, and rows whose source is the paper
         rows = json.loads(path.read_text()).get("rows", [])
         for row in rows if isinstance(rows, list) else []:
@@ -219,8 +231,24 @@ def _is_paper_number(text, values):
     )
 
 
+def _comparison_problems(folder):
+    """:meth:`~krein.experiments._papers.PaperTable.disagreements` of every comparison in ``folder`` and
+    its subfolders (``quick/``), against the data file its ``comparison`` record names."""
+    problems = []
+    for path in sorted(folder.rglob("*.json")):
+        if "cells" in path.relative_to(folder).parts:
+            continue
+        stored = json.loads(path.read_text())
+        source = stored.get("comparison", {}).get("data", "")
+        if not source:
+            continue
+        table = PaperTable.load(Path(source).stem)
+        problems += [f"{path}: {p}" for row in stored["rows"] for p in table.disagreements(row)]
+    return problems
+
+
 def fidelity_problems(results):
-    """Messages for every breach of the two rules of the module docstring in ``results``' NOTES.md."""
+    """Messages for every breach of the three rules of the module docstring in ``results``."""
     from ._framework import list_experiments
 
     registered = {e.name: e for e in list_experiments()}
@@ -236,6 +264,7 @@ def fidelity_problems(results):
                     f"{notes}: the full form differs from the paper in {'; '.join(missing)}, which the "
                     "'differs:' line of the fidelity block does not name"
                 )
+        problems += _comparison_problems(folder)
         values = paper_numbers(folder, experiment)
         for line, number in said_paper_numbers(text):
             if not _is_paper_number(number, values):

@@ -220,6 +220,19 @@ class ResultTable:
     cells: dict = field(default_factory=dict)
     task_info: dict = field(default_factory=dict)
 
+    @classmethod
+    def from_json(cls, data):
+        """The table written as ``data`` (:meth:`to_json`; the JSON file of
+        :meth:`RunContext.report`), with its per-run values and fit times and its task facts."""
+        table = cls(data["title"], data["metric"], data["lower_is_better"], data["alpha"])
+        for score in data["scores"]:
+            table.add(score["task"], score["method"], score["values"], score["fit_seconds"] or None)
+        fixed = {"task", "method", "mean", "std", "n_runs", "fit_seconds", "best", "p_value_vs_best"}
+        for row in data["summary"]:
+            info = {k: v for k, v in row.items() if k not in fixed | {"not_worse_than_best"}}
+            table.set_task_info(row["task"], **info)
+        return table
+
     def add(self, task, method, values, fit_seconds=None):
         """Record the per-repetition ``values`` of ``method`` on ``task``."""
         values = [float(v) for v in np.ravel(values)]

@@ -42,6 +42,7 @@ from ..datasets import load_dataset
 from ..kernel_learning import KernelCombination, KernelLearningRidge, KernelLearningSVC, SVMObjective
 from ..kernels import Gaussian, Polynomial
 from ._framework import ResultTable, experiment
+from ._papers import PaperTable
 from ._protocol import Forms, run_cells
 
 __all__ = [
@@ -171,47 +172,10 @@ def _methods(config, n_kernels):
     return methods
 
 
-#: The paper's Tables 1-4, mean ± std per (data set, table, method): the 10-fold CV RMSE at the selected
-#: parameters (Tables 1, 3), then the test RMSE and misclassification over 30 random splits (Tables 2, 4;
-#: their d = 1 columns are IIA and rIIA).
-PAPER_CELLS = {
-    ("ionosphere", "CV RMSE", "PGD d=1"): (0.69, 0.10),
-    ("ionosphere", "CV RMSE", "IIA d=1"): (0.69, 0.10),
-    ("ionosphere", "CV RMSE", "rPGD d=1"): (0.70, 0.11),
-    ("ionosphere", "CV RMSE", "rIIA d=1"): (0.70, 0.11),
-    ("ionosphere", "CV RMSE", "PGD d=2"): (0.75, 0.13),
-    ("ionosphere", "CV RMSE", "rPGD d=2"): (0.76, 0.15),
-    ("sonar", "CV RMSE", "PGD d=1"): (0.80, 0.15),
-    ("sonar", "CV RMSE", "IIA d=1"): (0.80, 0.15),
-    ("sonar", "CV RMSE", "rPGD d=1"): (0.82, 0.18),
-    ("sonar", "CV RMSE", "rIIA d=1"): (0.82, 0.18),
-    ("sonar", "CV RMSE", "PGD d=2"): (0.80, 0.11),
-    ("sonar", "CV RMSE", "rPGD d=2"): (0.81, 0.13),
-    ("ionosphere", "test RMSE", "IIA d=1"): (0.82, 0.03),
-    ("ionosphere", "test RMSE", "PGD d=2"): (0.86, 0.02),
-    ("ionosphere", "test RMSE", "rIIA d=1"): (0.83, 0.02),
-    ("ionosphere", "test RMSE", "rPGD d=2"): (0.94, 0.01),
-    ("ionosphere", "test RMSE", "BM"): (0.82, 0.03),
-    ("ionosphere", "test RMSE", "UNIF"): (1.11, 0.16),
-    ("ionosphere", "test error", "IIA d=1"): (0.23, 0.03),
-    ("ionosphere", "test error", "PGD d=2"): (0.24, 0.04),
-    ("ionosphere", "test error", "rIIA d=1"): (0.24, 0.02),
-    ("ionosphere", "test error", "rPGD d=2"): (0.29, 0.05),
-    ("ionosphere", "test error", "BM"): (0.23, 0.04),
-    ("ionosphere", "test error", "UNIF"): (0.29, 0.06),
-    ("sonar", "test RMSE", "IIA d=1"): (0.82, 0.03),
-    ("sonar", "test RMSE", "PGD d=2"): (0.86, 0.04),
-    ("sonar", "test RMSE", "rIIA d=1"): (0.83, 0.02),
-    ("sonar", "test RMSE", "rPGD d=2"): (0.86, 0.04),
-    ("sonar", "test RMSE", "BM"): (1.11, 0.16),
-    ("sonar", "test RMSE", "UNIF"): (1.69, 0.02),
-    ("sonar", "test error", "IIA d=1"): (0.22, 0.03),
-    ("sonar", "test error", "PGD d=2"): (0.26, 0.03),
-    ("sonar", "test error", "rIIA d=1"): (0.23, 0.03),
-    ("sonar", "test error", "rPGD d=2"): (0.25, 0.03),
-    ("sonar", "test error", "BM"): (0.22, 0.03),
-    ("sonar", "test error", "UNIF"): (0.25, 0.03),
-}
+#: The paper's Tables 1-4, mean ± std per data set, method and measure: the 10-fold CV RMSE at the
+#: selected parameters (``CV RMSE``, Tables 1, 3), then the test RMSE and misclassification over 30 random
+#: splits (``test RMSE``, ``test error``, Tables 2, 4; their d = 1 columns are IIA and rIIA).
+PAPER_CELLS = PaperTable.load("li2024-tables")
 
 
 def describe_weights(weights):
@@ -286,28 +250,19 @@ def learned_weight_rows(results):
     return rows
 
 
-def _versus_paper(cv_table, rmse_table, error_table):
-    """Rows of ours next to the paper's Tables 1–4, with whether ours is inside the paper's ± 1 std."""
+def versus_paper(cv_table, rmse_table, error_table):
+    """The :class:`~krein.experiments._papers.Comparison` of the three :class:`ResultTable`\\ s with the
+    paper's Tables 1–4 (:data:`PAPER_CELLS`), for the cells both have."""
     ours = {}
-    for table, label in ((cv_table, "CV RMSE"), (rmse_table, "test RMSE"), (error_table, "test error")):
+    for table, measure in ((cv_table, "CV RMSE"), (rmse_table, "test RMSE"), (error_table, "test error")):
         for row in table.summary():
-            ours[(row["task"], label, row["method"])] = (row["mean"], row["std"])
-    rows = []
-    for (name, label, method), (paper_mean, paper_std) in PAPER_CELLS.items():
-        if (name, label, method) not in ours:
-            continue
-        mean, std = ours[(name, label, method)]
-        rows.append(
-            {
-                "data": name,
-                "table": label,
-                "method": method,
-                "paper": f"{paper_mean:.2f} ± {paper_std:.2f}",
-                "ours": f"{mean:.3f} ± {std:.3f}",
-                "in ±1 std": "yes" if abs(mean - paper_mean) <= paper_std else "no",
-            }
-        )
-    return rows
+            ours[(row["task"], row["method"], measure)] = (row["mean"], row["std"])
+    rows = [
+        PAPER_CELLS.compare(cell["task"], cell["method"], *ours[key], measure=cell["measure"])
+        for cell in PAPER_CELLS.cells
+        if (key := (cell["task"], cell["method"], cell["measure"])) in ours
+    ]
+    return PAPER_CELLS.comparison(rows, "Ours next to the paper's Tables 1-4")
 
 
 def run_tables(ctx, config):
@@ -364,13 +319,7 @@ def run_tables(ctx, config):
     ctx.report(cv_table, "cv_rmse")
     ctx.report(rmse_table, "test_rmse")
     ctx.report(error_table, "test_error")
-    rows = _versus_paper(cv_table, rmse_table, error_table)
-    inside = sum(row["in ±1 std"] == "yes" for row in rows)
-    ctx.report_rows(
-        rows,
-        "vs_paper",
-        f"Ours next to the paper's Tables 1-4: {inside} of {len(rows)} cells inside its ± 1 std",
-    )
+    ctx.report(versus_paper(cv_table, rmse_table, error_table), "vs_paper")
     results = {
         "selected_parameters": selected,
         "learned_weights": learned,

@@ -33,6 +33,7 @@ from ..kernels import Gaussian, Linear, Sigmoid
 from ..spectral import SpectrumTransformer
 from ..svm import IndefiniteSVC, ModifiedSVC
 from ._framework import experiment
+from ._papers import PaperTable
 from ._protocol import Forms, grid_search, run_cells
 
 PAPER = "Luss & d'Aspremont, Support vector machine classification with indefinite kernels, MPC 2009"
@@ -43,55 +44,16 @@ def average_measure(y_true, y_pred, pos_label=1):
     return 0.5 * (accuracy_score(y_true, y_pred) + recall_score(y_true, y_pred, pos_label=pos_label))
 
 
-#: Table 1 of the paper: # train, # test, λ_min, λ_max (of the full kernel, the selected one for sigmoid).
-PAPER_TABLE1 = {
-    "USPS-3-5-SS": (767, 773, -70.00, 903.94),
-    "USPS-3-5-TD1": (767, 773, -0.31, 764.72),
-    "USPS-4-6-SS": (829, 857, -74.38, 819.36),
-    "USPS-4-6-TD1": (829, 857, -0.72, 771.07),
-    "Diabetes-sig": (384, 384, -0.65, 211.62),
-    "German-sig": (500, 500, -928.10, 8.50),
-    "A1a-sig": (803, 802, -0.01, 84.44),
-}
-
-
-def _by_task(cells):
-    """``{task: {measure: values}}`` from a table of ``{(task, measure): values}`` rows."""
-    nested = {}
-    for (task, measure), values in cells.items():
-        nested.setdefault(task, {})[measure] = values
-    return nested
-
+#: Table 1 of the paper: n_train, n_test, lambda_min, lambda_max (of the full kernel, the selected one for
+#: sigmoid) per data set.
+PAPER_TABLE1 = PaperTable.load("luss2009-table1")
 
 #: The methods of Table 2, in the paper's column order.
 TABLE2_METHODS = ("Denoise", "Flip", "Shift", "Mod SVM", "SVM", "Indefinite SVM")
 
-#: Table 2 of the paper: per data set, accuracy, recall and average (%) of the six methods.
-PAPER_TABLE2 = _by_task(
-    {
-        ("USPS-3-5-SS", "accuracy"): (95.47, 95.21, 93.27, 96.12, 69.47, 95.73),
-        ("USPS-3-5-SS", "recall"): (94.50, 94.50, 94.98, 96.17, 67.94, 97.13),
-        ("USPS-3-5-SS", "average"): (94.98, 94.86, 94.12, 96.15, 68.71, 96.43),
-        ("USPS-3-5-TD1", "accuracy"): (98.58, 98.45, 98.58, 98.19, 98.58, 98.45),
-        ("USPS-3-5-TD1", "recall"): (98.56, 98.33, 98.56, 97.85, 98.56, 98.33),
-        ("USPS-3-5-TD1", "average"): (98.57, 98.39, 98.57, 98.02, 98.57, 98.39),
-        ("USPS-4-6-SS", "accuracy"): (98.60, 98.25, 96.73, 98.60, 84.36, 98.25),
-        ("USPS-4-6-SS", "recall"): (99.32, 99.32, 96.61, 99.32, 81.72, 99.77),
-        ("USPS-4-6-SS", "average"): (98.96, 98.79, 96.67, 98.96, 83.04, 99.01),
-        ("USPS-4-6-TD1", "accuracy"): (99.30, 99.30, 99.18, 99.18, 99.30, 99.30),
-        ("USPS-4-6-TD1", "recall"): (99.77, 99.77, 99.55, 99.55, 99.77, 99.77),
-        ("USPS-4-6-TD1", "average"): (99.54, 99.54, 99.37, 99.37, 99.54, 99.54),
-        ("Diabetes-sig", "accuracy"): (74.48, 74.74, 76.56, 76.04, 73.70, 77.08),
-        ("Diabetes-sig", "recall"): (78.40, 76.80, 89.60, 78.40, 76.40, 89.20),
-        ("Diabetes-sig", "average"): (76.44, 75.77, 83.08, 77.22, 75.05, 83.14),
-        ("German-sig", "accuracy"): (70.40, 70.40, 75.60, 72.60, 69.40, 62.80),
-        ("German-sig", "recall"): (78.00, 78.00, 46.67, 66.00, 80.00, 85.33),
-        ("German-sig", "average"): (74.20, 74.20, 61.13, 69.30, 74.70, 74.07),
-        ("A1a-sig", "accuracy"): (74.06, 76.18, 75.69, 78.55, 75.69, 82.92),
-        ("A1a-sig", "recall"): (87.31, 87.82, 87.31, 89.34, 87.82, 81.73),
-        ("A1a-sig", "average"): (80.69, 82.00, 81.50, 83.95, 81.75, 82.32),
-    }
-)
+#: Table 2 of the paper: per data set, accuracy, recall and average (%) of the six methods (one split:
+#: no std; :func:`versus_paper` derives the binomial standard error).
+PAPER_TABLE2 = PaperTable.load("luss2009-table2")
 
 #: The data of each Table 2 row: (shipped data set, positive class of the recall, paper's test count of
 #: that class). The paper does not say which class its recall is on; each of its recalls is k/N for a
@@ -110,45 +72,53 @@ TABLE2_DATA = {
 def _paper_sizes(task):
     """(test size, test count of the recall's class) of the paper's split behind ``task``."""
     if task.endswith("-sig"):
-        return PAPER_TABLE1[task][1], TABLE2_DATA[task][2]
+        return PAPER_TABLE1.task(task)["n_test"], TABLE2_DATA[task][2]
     stem = "-".join(task.split("-")[:3])  # USPS-3-5-SS, USPS-3-5-linear, ...
-    return PAPER_TABLE1[stem + "-SS"][1], TABLE2_DATA[stem][2]
+    return PAPER_TABLE1.task(stem + "-SS")["n_test"], TABLE2_DATA[stem][2]
 
 
-def versus_paper(rows):
-    """One record per cell of ``rows`` (Table 2 or 3 rows with ``paper <measure>`` beside each measure):
-    ours, the paper's, the paper's binomial standard error, and whether ours is inside paper ± 1 se
-    (``inside``: "yes"/"no", counted by the fidelity table, :mod:`krein.experiments._fidelity`).
+def paper_standard_errors(task, paper):
+    """``{measure: s.e.}`` (%) of the paper's ``{measure: value}`` (%) on ``task``.
 
     The paper reports one split and no spread; the sampling error of a rate ``p`` on ``N`` test points,
     ``√(p(1 − p)/N)``, is the spread such a number has (``N``: the paper's test set for accuracy, its
     recall class for recall; for their average, half the root sum of the two variances, ignoring their
     covariance).
     """
+    n_test, n_positive = _paper_sizes(task)
+    errors = {
+        measure: 100 * float(np.sqrt(paper[measure] / 100 * (1 - paper[measure] / 100) / n))
+        for measure, n in (("accuracy", n_test), ("recall", n_positive))
+    }
+    errors["average"] = 0.5 * float(np.hypot(errors["accuracy"], errors["recall"]))
+    return errors
+
+
+def versus_paper(rows, paper, title):
+    """The :class:`~krein.experiments._papers.Comparison` of ``rows`` (Table 2 or 3 rows: ``task``,
+    ``method``, maybe ``condition``, and the three measures) with ``paper`` (:data:`PAPER_TABLE2` or
+    :data:`PAPER_TABLE3`), one row per measure, inside when within the paper's binomial standard error
+    (:func:`paper_standard_errors`, rounded to the two decimals both are printed with: 99.36 against
+    99.54 ± 0.18 is inside)."""
     cells = []
     for row in rows:
-        n_test, n_positive = _paper_sizes(row["task"])
-        errors = {
-            measure: 100
-            * float(np.sqrt(row[f"paper {measure}"] / 100 * (1 - row[f"paper {measure}"] / 100) / n))
-            for measure, n in (("accuracy", n_test), ("recall", n_positive))
+        keys = {k: row[k] for k in paper.keys if k != "measure"}
+        means = {
+            measure: paper.cell(row["task"], row["method"], measure=measure, **keys)["mean"]
+            for measure in ("accuracy", "recall", "average")
         }
-        errors["average"] = 0.5 * float(np.hypot(errors["accuracy"], errors["recall"]))
-        keys = {k: v for k, v in row.items() if k in ("task", "condition", "method")}
-        for measure, error in errors.items():
-            ours, paper = row[measure], row[f"paper {measure}"]
+        for measure, error in paper_standard_errors(row["task"], means).items():
             cells.append(
-                {
+                paper.compare(
+                    row["task"],
+                    row["method"],
+                    row[measure],
+                    paper_std=round(error, 2),
+                    measure=measure,
                     **keys,
-                    "measure": measure,
-                    "ours": ours,
-                    "paper": paper,
-                    "paper_se": round(error, 2),
-                    # at the two decimals both are printed with: 99.36 against 99.54 ± 0.18 is inside
-                    "inside": "yes" if round(abs(ours - paper), 2) <= round(error, 2) else "no",
-                }
+                )
             )
-    return cells
+    return paper.comparison(cells, title)
 
 
 #: Table 2, (quick, full): the grids of C and ρ (1e4: the denoise limit), the random subset of the
@@ -202,7 +172,7 @@ def _table2_tasks(settings, random_state):
     full kernel, as in the paper.
     """
     for stem, (name, positive, _) in TABLE2_DATA.items():
-        n_train = PAPER_TABLE1[stem + "-SS" if stem.startswith("USPS") else stem][0]
+        n_train = PAPER_TABLE1.task(stem + "-SS" if stem.startswith("USPS") else stem)["n_train"]
         data, train, test = paper_split(name, n_train, random_state, settings.subsample)
         keep = np.concatenate([train, test])
         y = data.target[keep]
@@ -302,18 +272,17 @@ def run_table2(ctx):
     )
     rows, spectra, chosen = [], [], []
     for task, (kernels, train, test, _, _) in tasks.items():
-        paper = PAPER_TABLE2[task]
-        for j, method in enumerate(methods):
+        for method in methods:
             accuracy, recall, average, params, seconds = cells[task, method]
             row = {"task": task, "method": method}
             for measure, value in (("accuracy", accuracy), ("recall", recall), ("average", average)):
                 row[measure] = round(value, 2)
-                row[f"paper {measure}"] = paper[measure][j]
+                row[f"paper {measure}"] = PAPER_TABLE2.cell(task, method, measure=measure)["mean"]
             rows.append(row)
             chosen.append({"task": task, "method": method, **params, "seconds": round(seconds, 1)})
         selected = cells[task, "Indefinite SVM"][3]["kernel"]
         eigenvalues = np.linalg.eigvalsh(dict(kernels)[selected])
-        paper_min, paper_max = PAPER_TABLE1[task][2:]
+        paper_min, paper_max = (PAPER_TABLE1.task(task)[k] for k in ("lambda_min", "lambda_max"))
         spectra.append(
             {
                 "task": task,
@@ -339,27 +308,14 @@ def run_table2(ctx):
         "Indefinite SVM's cross-validation, ours beside the paper's (same sizes)",
     )
     ctx.write_json({"selected": chosen}, "table2_parameters")
-    ctx.write_json({"rows": versus_paper(rows)}, "table2_vs_paper")
+    ctx.report(
+        versus_paper(rows, PAPER_TABLE2, "Ours next to Luss & d'Aspremont, Table 2"), "table2_vs_paper"
+    )
 
 
-#: Table 3 of the paper: per task, accuracy, recall and average (%) in the order SVM, PerturbSVM on the
-#: unperturbed data, then SVM, PerturbSVM on the noisy data.
-PAPER_TABLE3 = _by_task(
-    {
-        ("USPS-3-5-linear", "accuracy"): (96.25, 96.12, 90.27, 93.16),
-        ("USPS-3-5-linear", "recall"): (95.69, 95.93, 90.00, 92.87),
-        ("USPS-3-5-linear", "average"): (95.97, 96.03, 90.14, 93.01),
-        ("USPS-4-6-linear", "accuracy"): (99.07, 99.07, 97.39, 97.97),
-        ("USPS-4-6-linear", "recall"): (99.10, 99.32, 97.34, 98.13),
-        ("USPS-4-6-linear", "average"): (99.08, 99.19, 97.36, 98.05),
-        ("USPS-3-5-gaussian", "accuracy"): (97.67, 97.54, 92.11, 93.57),
-        ("USPS-3-5-gaussian", "recall"): (98.09, 97.37, 91.27, 92.89),
-        ("USPS-3-5-gaussian", "average"): (97.88, 97.46, 91.69, 93.23),
-        ("USPS-4-6-gaussian", "accuracy"): (99.18, 99.30, 98.00, 97.99),
-        ("USPS-4-6-gaussian", "recall"): (99.55, 99.55, 98.15, 98.19),
-        ("USPS-4-6-gaussian", "average"): (99.37, 99.42, 98.08, 98.09),
-    }
-)
+#: Table 3 of the paper: per task, accuracy, recall and average (%) of SVM and PerturbSVM on the
+#: unperturbed (``clean``) and on the noisy data (one split: no std).
+PAPER_TABLE3 = PaperTable.load("luss2009-table3")
 
 
 def _noisy_pixels(images, rng):
@@ -404,7 +360,7 @@ def run_table3(ctx):
     for kernel_name in ("linear", "gaussian"):
         for stem in settings.stems:
             name, positive, _ = TABLE2_DATA[stem]
-            n_train = PAPER_TABLE1[stem + "-SS"][0]
+            n_train = PAPER_TABLE1.task(stem + "-SS")["n_train"]
             data, train, test = paper_split(name, n_train, ctx.random_state, settings.subsample)
             y = data.target
             clean = data.data.reshape(y.size, -1)
@@ -413,9 +369,9 @@ def run_table3(ctx):
             kernel = Linear() if kernel_name == "linear" else Gaussian(eta=width)
             task = f"{stem}-{kernel_name}"
             scoring = make_scorer(average_measure, pos_label=positive)
-            for j, (method, (estimator, grid)) in enumerate(methods.items()):
+            for method, (estimator, grid) in methods.items():
                 params = None
-                for k, (condition, X) in enumerate((("clean", clean), ("noisy", noisy))):
+                for condition, X in (("clean", clean), ("noisy", noisy)):
                     K_train, K_test = kernel(X[train]), kernel(X[test], X[train])
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")
@@ -430,7 +386,8 @@ def run_table3(ctx):
                     measures = {"accuracy": accuracy, "recall": recall, "average": (accuracy + recall) / 2}
                     for measure, value in measures.items():
                         row[measure] = round(value, 2)
-                        row[f"paper {measure}"] = PAPER_TABLE3[task][measure][2 * k + j]
+                        cell = PAPER_TABLE3.cell(task, method, condition=condition, measure=measure)
+                        row[f"paper {measure}"] = cell["mean"]
                     row["C"], row["rho"] = params["C"], params.get("rho")
                     rows.append(row)
     ctx.report_rows(
@@ -439,7 +396,9 @@ def run_table3(ctx):
         "Luss & d'Aspremont Table 3 — SVM and PerturbSVM on clean and noisy USPS (%), ours beside the "
         "paper's; one split, so no spread and no significance marks",
     )
-    ctx.write_json({"rows": versus_paper(rows)}, "table3_vs_paper")
+    ctx.report(
+        versus_paper(rows, PAPER_TABLE3, "Ours next to Luss & d'Aspremont, Table 3"), "table3_vs_paper"
+    )
 
 
 def _simpson_subsets(n, repeats, random_state):

@@ -38,6 +38,7 @@ from ..least_squares import VarianceConstrainedKrein, VarianceConstrainedKreinCl
 from ..model_selection import HypergradientSearchCV
 from ..spectral import SpectrumTransformer, indefiniteness, spectrum_summary
 from ._framework import ResultTable, experiment
+from ._papers import PaperTable
 from ._protocol import Forms, grid_search, outer_splits, run_cells
 
 #: Method → (spectrum transformation or None, regularization of the variance-constrained problem).
@@ -67,53 +68,9 @@ TABLE1_TASKS = (
 #: spectrum is closest to the paper's row (:func:`starred_sigmoid_bandwidth`).
 STARRED_FEATURES = 100
 STARRED_BANDWIDTHS = tuple(float(eta) for eta in np.logspace(1.0, 2.5, 61))
-#: Table 1 of the paper: the spectrum (min, max, #pos, #neg, ι) and (mean, std) RMSE (×100) of each
-#: method of ``TABLE1_METHODS``, in that order.
-PAPER_TABLE1 = {
-    task: {"spectrum": spectrum, **dict(zip(TABLE1_METHODS, cells, strict=True))}
-    for task, spectrum, cells in (
-        (
-            ("GAUSS", 100),
-            (-272.08, 91.03, 1, 99, 0.99),
-            ((8.99, 1.96), (9.11, 2.00), (23.14, 9.45), (22.20, 4.95), (9.73, 1.43), (9.28, 2.23)),
-        ),
-        (
-            ("GAUSS", 500),
-            (-70.75, 378.65, 51, 449, 0.98),
-            ((10.76, 1.54), (10.80, 1.38), (19.87, 5.54), (15.84, 1.86), (11.01, 1.28), (29.89, 16.51)),
-        ),
-        (
-            ("GAUSS", 1000),
-            (-520.19, 886.49, 55, 945, 0.99),
-            ((9.70, 0.67), (9.77, 0.68), (14.13, 1.49), (14.10, 1.71), (11.31, 4.62), (50.24, 18.11)),
-        ),
-        (
-            ("SIGMOID", 100),
-            (-19.73, 21.68, 44, 56, 0.45),
-            ((12.21, 1.67), (12.30, 1.93), (14.75, 2.94), (16.16, 3.03), (13.05, 2.01), (27.59, 24.29)),
-        ),
-        (
-            ("SIGMOID", 500),
-            (-43.87, 129.87, 179, 321, 0.47),
-            ((7.94, 1.07), (8.06, 0.96), (9.78, 1.02), (10.90, 1.27), (9.40, 0.80), (22.51, 13.80)),
-        ),
-        (
-            ("SIGMOID", 1000),
-            (-385.50, 300.26, 375, 625, 0.48),
-            ((6.63, 0.34), (6.62, 0.33), (13.21, 1.13), (13.56, 1.20), (7.09, 0.46), (16.58, 3.87)),
-        ),
-        (
-            ("*SIGMOID", 100),
-            (-5.86e5, 5.32e5, 2, 98, 0.56),
-            ((5.70, 0.60), (5.67, 0.51), (12.97, 2.20), (14.00, 2.34), (20.62, 5.81), (18.56, 4.29)),
-        ),
-        (
-            ("*SIGMOID", 500),
-            (-22.61, 1.66e6, 400, 100, 0.01),
-            ((9.04, 1.32), (8.06, 0.92), (8.11, 0.88), (15.08, 14.27), (38.04, 26.12), (14.59, 12.30)),
-        ),
-    )
-}
+#: Table 1 of the paper: the spectrum of each task (min, max, pos, neg, iota) and the RMSE (×100) cells
+#: of the methods of ``TABLE1_METHODS``.
+PAPER_TABLE1 = PaperTable.load("oglic2018-table1")
 #: The nine data sets of Table 3, in the paper's order (Yacht, PM10, Wage and Airfoil are regression).
 TABLE3_DATASETS = (
     "haberman",
@@ -127,85 +84,9 @@ TABLE3_DATASETS = (
     "airfoil",
 )
 
-#: Table 3 of the paper on the data sets shipped here: (mean, std, ι) for each kernel of
-#: ``APPENDIX_D_KERNELS``, in that order; classification error (%) or RMSE (×100).
-PAPER_TABLE3 = {
-    name: dict(zip(APPENDIX_D_KERNELS, cells, strict=True))
-    for name, cells in {
-        "haberman": (
-            (29.99, 5.76, 0.11),
-            (30.79, 5.85, 0.21),
-            (30.31, 9.63, 0.60),
-            (32.29, 7.28, 0.02),
-            (30.61, 8.70, 0.0),
-            (29.69, 8.00, 0.0),
-        ),
-        "ionosphere": (
-            (9.35, 4.26, 0.34),
-            (7.96, 5.22, 0.40),
-            (6.29, 4.92, 0.60),
-            (7.45, 4.67, 0.02),
-            (6.29, 4.92, 0.0),
-            (8.25, 3.42, 0.0),
-        ),
-        "wisconsin": (
-            (2.63, 1.71, 0.29),
-            (3.25, 2.91, 0.26),
-            (2.93, 1.86, 0.40),
-            (3.36, 2.79, 0.03),
-            (3.21, 2.68, 0.0),
-            (2.63, 1.94, 0.0),
-        ),
-        "australian": (
-            (14.32, 4.89, 0.14),
-            (13.89, 4.02, 0.38),
-            (14.18, 4.80, 0.60),
-            (13.76, 4.80, 0.01),
-            (14.18, 4.58, 0.0),
-            (13.74, 4.16, 0.0),
-        ),
-        "pima": (
-            (27.08, 4.61, 0.20),
-            (26.30, 5.31, 0.32),
-            (26.30, 3.84, 0.30),
-            (25.65, 4.81, 0.03),
-            (26.17, 4.71, 0.0),
-            (24.74, 5.08, 0.0),
-        ),
-        "yacht": (
-            (2.12, 1.73, 0.11),
-            (1.63, 1.24, 0.35),
-            (2.80, 2.44, 0.70),
-            (5.75, 1.85, 0.04),
-            (5.09, 2.33, 0.0),
-            (3.47, 1.93, 0.0),
-        ),
-        "pm10": (
-            (16.05, 2.81, 0.16),
-            (16.06, 2.38, 0.37),
-            (15.72, 2.83, 0.50),
-            (15.63, 2.34, 0.04),
-            (15.54, 2.67, 0.0),
-            (15.78, 2.15, 0.0),
-        ),
-        "wage": (
-            (10.01, 2.17, 0.17),
-            (9.95, 2.13, 0.36),
-            (9.85, 2.11, 0.20),
-            (10.02, 1.99, 0.01),
-            (9.87, 2.12, 0.0),
-            (9.92, 2.13, 0.0),
-        ),
-        "airfoil": (
-            (8.31, 1.62, 0.07),
-            (7.54, 1.03, 0.25),
-            (6.12, 0.53, 0.49),
-            (8.84, 0.77, 0.04),
-            (8.54, 1.89, 0.0),
-            (9.21, 1.74, 0.0),
-        ),
-    }.items()
-}
+#: Table 3 of the paper on the data sets shipped here: (mean, std, iota) for each kernel of
+#: ``APPENDIX_D_KERNELS``; classification error (%) or RMSE (×100).
+PAPER_TABLE3 = PaperTable.load("oglic2018-table3")
 
 #: Search settings of Appendix C and of the quick forms.
 FULL_SEARCH = {"inner_folds": 5, "n_restarts": 10, "restart_iter": 20, "max_iter": 200}
@@ -248,10 +129,11 @@ def table1_key(kernel_name, n):
 
 
 def _spectrum_distance(summary, paper):
-    """How far a :func:`~krein.spectral.spectrum_summary` is from the paper's (min, max, #pos, #neg, ι):
-    decades between the extreme eigenvalues, plus ten times the differences of the fraction of positive
-    eigenvalues and of ι (so a tenth of either weighs as one decade)."""
-    paper_min, paper_max, paper_pos, _, paper_iota = paper
+    """How far a :func:`~krein.spectral.spectrum_summary` is from the paper's (a task of
+    :data:`PAPER_TABLE1`: min, max, pos, neg, iota): decades between the extreme eigenvalues, plus ten
+    times the differences of the fraction of positive eigenvalues and of ι (so a tenth of either weighs
+    as one decade)."""
+    paper_min, paper_max, paper_pos, paper_iota = (paper[k] for k in ("min", "max", "pos", "iota"))
     if summary["min_eigenvalue"] >= 0 or summary["max_eigenvalue"] <= 0:
         return np.inf
     return (
@@ -267,7 +149,7 @@ def starred_sigmoid_bandwidth(n, seed, bandwidths=STARRED_BANDWIDTHS):
     ``random_state=seed``) has the spectrum closest to the paper's row (:func:`_spectrum_distance`)."""
     from ..datasets import make_krein_regression
 
-    paper = PAPER_TABLE1[("*SIGMOID", n)]["spectrum"]
+    paper = PAPER_TABLE1.task(f"*SIGMOID (n = {n})")
     distances = []
     for eta in bandwidths:
         try:
@@ -334,9 +216,8 @@ def run_table1(ctx, tasks, methods, outer_folds, settings):
         table.set_task_info(task, **info)
         bandwidth = "E.1" if drawn["bandwidth"] is None else drawn["bandwidth"]
         spectra.append({"task": task, "source": "ours", **info, **drawn, "bandwidth": bandwidth})
-        if (kernel_name, n) in PAPER_TABLE1:
-            paper = dict(zip(info, PAPER_TABLE1[(kernel_name, n)]["spectrum"], strict=True))
-            spectra.append({"task": task, "source": "paper", **paper})
+        if task in PAPER_TABLE1.tasks:
+            spectra.append({"task": task, "source": "paper", **PAPER_TABLE1.task(task)})
 
     def rmse(key, method, fold):
         K, y, splits = data[key]
@@ -348,9 +229,8 @@ def run_table1(ctx, tasks, methods, outer_folds, settings):
         for method in methods:
             values = scores[table1_key(kernel_name, n), method]
             table.add(task, method, values)
-            if (kernel_name, n) in PAPER_TABLE1:
-                keys = {"task": task, "method": method}
-                versus_paper.append(_versus_paper_row(keys, values, PAPER_TABLE1[(kernel_name, n)][method]))
+            if PAPER_TABLE1.has(task, method):
+                versus_paper.append(PAPER_TABLE1.compare_scores(task, method, values))
     return table, versus_paper, spectra
 
 
@@ -378,7 +258,9 @@ def table1(ctx):
         ctx, tasks, tuple(TABLE1_METHODS), settings.folds, settings.search
     )
     ctx.report(table, "oglic2018-table1")
-    _report_versus_paper(ctx, versus_paper, "oglic2018-table1-vs-paper", "Table 1")
+    ctx.report(
+        PAPER_TABLE1.comparison(versus_paper, "Ours next to the paper's Table 1"), "oglic2018-table1-vs-paper"
+    )
     ctx.report_rows(
         spectra,
         "oglic2018-table1-spectra",
@@ -396,21 +278,7 @@ LRRSF_ALPHA_GRID = tuple(np.logspace(-5, 2, 8))
 
 #: Table 2 of the paper: (mean, std) classification error (%) of KREĬN, K-SVM and LRR-SF. Only
 #: ``coilyork`` and ``protein`` are shipped; the other eight Duin–Pekalska sets could not be obtained.
-PAPER_TABLE2 = {
-    name: dict(zip(TABLE2_METHODS, cells, strict=True))
-    for name, cells in {
-        "coilyork": ((22.56, 7.66), (32.91, 8.06), (26.03, 5.60)),
-        "balls3D": ((0.00, 0.00), (0.00, 0.00), (0.00, 0.00)),
-        "prodom": ((0.00, 0.00), (0.00, 0.00), (0.04, 0.11)),
-        "chicken10": ((5.62, 2.55), (30.95, 7.81), (11.91, 3.56)),
-        "protein": ((0.00, 0.00), (5.17, 3.34), (2.83, 3.15)),
-        "zongker": ((0.95, 1.68), (16.00, 1.41), (5.60, 1.20)),
-        "chicken25": ((4.73, 3.29), (17.72, 6.57), (16.38, 5.14)),
-        "pdish57": ((0.35, 0.37), (0.42, 0.25), (0.20, 0.19)),
-        "pdism57": ((0.11, 0.18), (0.13, 0.23), (0.15, 0.17)),
-        "woody50": ((2.53, 2.66), (37.04, 5.07), (22.89, 4.07)),
-    }.items()
-}
+PAPER_TABLE2 = PaperTable.load("oglic2018-table2")
 
 
 def table2_task(name):
@@ -519,32 +387,9 @@ def run_table2(ctx, datasets, methods, outer_folds, settings):
         for method in methods:
             values = scores[name, method]
             table.add(name, method, values)
-            if name in PAPER_TABLE2:
-                keys = {"data set": name, "method": method}
-                versus_paper.append(_versus_paper_row(keys, values, PAPER_TABLE2[name][method]))
+            if PAPER_TABLE2.has(name, method):
+                versus_paper.append(PAPER_TABLE2.compare_scores(name, method, values))
     return table, versus_paper
-
-
-def _report_versus_paper(ctx, rows, name, table):
-    """Write the rows of :func:`_versus_paper_row` with the count of cells inside the paper's ± 1 std."""
-    inside = sum(row["inside the paper's ± 1 std"] == "yes" for row in rows)
-    ctx.report_rows(
-        rows,
-        name,
-        f"Ours next to the paper's {table}: {inside} of {len(rows)} cells inside the paper's mean ± 1 std",
-    )
-
-
-def _versus_paper_row(keys, scores, paper):
-    """``keys`` and one cell beside the paper's ``(mean, std)``; inside when |ours − paper| ≤ its std."""
-    mean, std = float(np.mean(scores)), float(np.std(scores, ddof=1))
-    paper_mean, paper_std = paper
-    return {
-        **keys,
-        "ours": f"{mean:.2f} (± {std:.2f})",
-        "paper": f"{paper_mean:.2f} (± {paper_std:.2f})",
-        "inside the paper's ± 1 std": "yes" if abs(mean - paper_mean) <= paper_std else "no",
-    }
 
 
 #: Outer folds and search settings of the quick and the full form of Table 2.
@@ -565,7 +410,9 @@ def table2(ctx):
         ctx, ctx.select(TABLE2_DATASETS), TABLE2_METHODS, settings.folds, settings.search
     )
     ctx.report(table, "oglic2018-table2")
-    _report_versus_paper(ctx, versus_paper, "oglic2018-table2-vs-paper", "Table 2")
+    ctx.report(
+        PAPER_TABLE2.comparison(versus_paper, "Ours next to the paper's Table 2"), "oglic2018-table2-vs-paper"
+    )
 
 
 def _table3_data(name, max_samples, seed):
@@ -674,9 +521,9 @@ def delta_gauss_against_gauss(delta_folds, gauss_folds):
 
 
 def _versus_paper(name, kernel_name, scores, iota):
-    paper_mean, paper_std, paper_iota = PAPER_TABLE3[name][kernel_name]
-    row = _versus_paper_row({"data set": name, "kernel": kernel_name}, scores, (paper_mean, paper_std))
-    return {**row, "ι ours": f"{iota:.2f}", "ι paper": f"{paper_iota:.2f}"}
+    """One Table 3 cell beside the paper's, with ι (ours: the mean over the folds) beside the paper's."""
+    details = {"ι ours": round(iota, 2), "ι paper": PAPER_TABLE3.cell(name, kernel_name)["iota"]}
+    return PAPER_TABLE3.compare_scores(name, kernel_name, scores, details=details)
 
 
 #: Data sets, outer folds, search settings and subsample size of the quick and the full form of Table 3.
@@ -709,7 +556,9 @@ def table3(ctx):
     for table, name in ((errors, "classification"), (rmse, "regression")):
         if table.tasks:  # --only may leave one of them empty
             ctx.report(table, f"oglic2018-table3-{name}")
-    _report_versus_paper(ctx, versus_paper, "oglic2018-table3-vs-paper", "Table 3")
+    ctx.report(
+        PAPER_TABLE3.comparison(versus_paper, "Ours next to the paper's Table 3"), "oglic2018-table3-vs-paper"
+    )
     if against_gauss:
         classification = [row for row in against_gauss if row["task"] == "classification"]
         folds = sum(row["folds"] for row in classification)

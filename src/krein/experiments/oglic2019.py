@@ -34,6 +34,7 @@ import numpy as np
 
 from ..kernels import initial_kernel
 from ._framework import ResultTable, experiment
+from ._papers import PaperTable
 from ._protocol import Forms, outer_splits, run_cells
 
 FIGURE1_KERNELS = ("DELTA-GAUSS", "SIGMOID", "RL-SIGMOID", "EPANECHNIKOV")
@@ -545,26 +546,7 @@ DISSIMILARITY_DATASETS = ("protein", "coilyork", "aural-sonar", "chen-protein")
 LOW_RANK_METHODS = (*KREIN_METHODS, "SF-LSM")
 FULL_METHODS = ("K-SVM", "SF-LSM (full)", "VC-LSM (full)")
 #: Table 1 (rank 100) and the whole-space columns of Table 2 (Appendix C): error (%), mean and std.
-PAPER_TABLE2 = {
-    "coilyork": {
-        "KREIN VC-LSM": (32.22, 7.89),
-        "KREIN LSM": (31.21, 5.28),
-        "KREIN SH-SVM": (38.20, 7.20),
-        "SF-LSM": (35.33, 10.09),
-        "K-SVM": (32.91, 8.06),
-        "SF-LSM (full)": (26.03, 5.60),
-        "VC-LSM (full)": (22.56, 7.66),
-    },
-    "protein": {
-        "KREIN VC-LSM": (4.19, 2.47),
-        "KREIN LSM": (3.72, 2.76),
-        "KREIN SH-SVM": (5.23, 2.89),
-        "SF-LSM": (5.15, 3.91),
-        "K-SVM": (5.17, 3.34),
-        "SF-LSM (full)": (2.83, 3.15),
-        "VC-LSM (full)": (0.00, 0.00),
-    },
-}
+PAPER_TABLE2 = PaperTable.load("oglic2019-tables")
 
 
 #: Data sets, ranks (= landmarks), outer and inner folds and the λ grid of krein's inner-CV grid search
@@ -591,23 +573,13 @@ def _table(results, methods, rank, title, iotas):
 
 
 def _vs_paper(table):
-    """Rows setting every cell with a number in :data:`PAPER_TABLE2` beside the paper's."""
-    rows = []
-    for row in table.summary():
-        paper = PAPER_TABLE2.get(row["task"], {}).get(row["method"])
-        if paper is None:
-            continue
-        inside = abs(row["mean"] - paper[0]) <= paper[1]
-        rows.append(
-            {
-                "data set": row["task"],
-                "method": row["method"],
-                "ours": f"{row['mean']:.2f} (± {row['std']:.2f})",
-                "paper": f"{paper[0]:.2f} (± {paper[1]:.2f})",
-                "inside the paper's ± 1 std": "yes" if inside else "no",
-            }
-        )
-    return rows
+    """Every cell of ``table`` (a :class:`ResultTable`) with a number in :data:`PAPER_TABLE2` beside the
+    paper's."""
+    return [
+        PAPER_TABLE2.compare(row["task"], row["method"], row["mean"], row["std"])
+        for row in table.summary()
+        if PAPER_TABLE2.has(row["task"], row["method"])
+    ]
 
 
 def _task_info(datasets):
@@ -663,9 +635,7 @@ def _run_table(ctx, methods, name, what):
     ctx.report(table, name)
     rows = _vs_paper(table)
     if rows:
-        inside = sum(r["inside the paper's ± 1 std"] == "yes" for r in rows)
-        title = f"Ours next to the paper: {inside} of {len(rows)} cells inside the paper's mean ± 1 std"
-        ctx.report_rows(rows, f"{name}-vs-paper", title)
+        ctx.report(PAPER_TABLE2.comparison(rows, "Ours next to the paper"), f"{name}-vs-paper")
     tuning = tuning_rows(results)
     if tuning:
         title = f"The hypergradient searches (one start, no restarts) over the {folds} outer folds"
