@@ -458,7 +458,7 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
                 callback=self._progress_printer(task, problem),
             )
             eigen_coef.append(result.x)
-            histories.append(result.objective_history)
+            histories.append(result.history)
             n_iter.append(result.n_iter)
             n_inner.append(result.n_inner_iter)
         self._warn_above_zero_model(histories)
