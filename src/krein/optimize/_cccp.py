@@ -78,35 +78,35 @@ class DCObjective:
     s aᵢ``, ``s = −∂φ/∂o`` at ``o = aᵢᵀx``), with the same iterates as :meth:`convex_batch_gradient`.
     """
 
-    metric: np.ndarray
+    metric: NDArray[np.float64]
     n_samples: int
     #: ``ω`` of a convex part of linear-model form; None: only :meth:`convex_batch_gradient` is known.
-    quadratic_weight: np.ndarray | None = None
+    quadratic_weight: NDArray[np.float64] | None = None
 
-    def convex(self, x):
+    def convex(self, x: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
         """``(g(x), ∇g(x))``."""
         raise NotImplementedError
 
-    def concave(self, x):
+    def concave(self, x: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
         """``(h(x), ∇h(x))``."""
         raise NotImplementedError
 
-    def convex_batch_gradient(self, x, batch):
+    def convex_batch_gradient(self, x: NDArray[np.float64], batch: NDArray[np.intp]) -> NDArray[np.float64]:
         """Unbiased estimate of ``∇g(x)`` from the sample indices ``batch``."""
         raise NotImplementedError
 
-    def sample_rows(self, indices):
+    def sample_rows(self, indices: NDArray[np.intp]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """Linear-model form: the rows ``aᵢ`` (an array of shape (len(indices), dim)) and the labels
         ``yᵢ`` of the samples ``indices``."""
         raise NotImplementedError
 
     @staticmethod
-    def negative_slope(output, label):
+    def negative_slope(output: float, label: float) -> float:
         """Linear-model form: ``−∂φ(o, y)/∂o`` at the output ``o = aᵢᵀx`` of a sample with label ``y``
         (Python floats in and out: it runs once per stochastic step)."""
         raise NotImplementedError
 
-    def objective(self, x):
+    def objective(self, x: NDArray[np.float64]) -> float:
         """``F(x) = g(x) − h(x)``."""
         return self.convex(x)[0] - self.concave(x)[0]
 
