@@ -321,8 +321,8 @@ def main():
             line = (f"    {name:9s} solver {solver_seconds:7.2f} s  {result.n_iter} outer iterations, "
                     f"{result.n_inner_iter:5d} gradient steps ({problem.evaluations:5d} evaluations of g, "
                     f"at most {max(problem.evaluations_per_subproblem)} in one subproblem)\n"
-                    f"              objective {result.objective_history[-1]:.6f} "
-                    f"(max rise {np.max(np.diff(result.objective_history), initial=0.0):.3g})  "
+                    f"              objective {result.history[-1]:.6f} "
+                    f"(max rise {np.max(np.diff(result.history), initial=0.0):.3g})  "
                     f"test accuracy {accuracy:.4f}")  # fmt: skip
             fit_seconds = np.nan
             if label == "paper":  # the estimator end to end, with its own eigendecomposition

@@ -41,7 +41,7 @@ def test_cccp_reaches_the_known_minimizer_monotonically():
         problem, np.zeros(8), inexact_tol=1e-15, max_outer_iter=500, max_inner_iter=10_000, tol=1e-15
     )
     np.testing.assert_allclose(result.x, problem.minimizer, atol=1e-7)
-    assert np.all(np.diff(result.objective_history) <= 1e-14)
+    assert np.all(np.diff(result.history) <= 1e-14)
     assert result.n_iter < 500
 
 
@@ -50,13 +50,13 @@ def test_inexact_ccicp_one_step_per_subproblem_reaches_the_same_point():
     result = concave_convex_procedure(problem, np.zeros(8), inexact_tol=1e9, max_outer_iter=5000, tol=1e-16)
     assert result.n_inner_iter == result.n_iter  # ε huge: exactly one gradient step per subproblem
     np.testing.assert_allclose(result.x, problem.minimizer, atol=1e-6)
-    assert np.all(np.diff(result.objective_history) <= 1e-14)
+    assert np.all(np.diff(result.history) <= 1e-14)
 
 
 def test_gradient_step_is_halved_when_the_metric_is_not_a_majorizer():
     problem = LeastSquaresDC(metric_scale=0.05)  # steps 20x too long: plain steps would diverge
     result = concave_convex_procedure(problem, np.zeros(8), inexact_tol=1e-15, max_outer_iter=200, tol=1e-15)
-    assert np.all(np.diff(result.objective_history) <= 1e-14)
+    assert np.all(np.diff(result.history) <= 1e-14)
     np.testing.assert_allclose(result.x, problem.minimizer, atol=1e-6)
 
 
@@ -67,7 +67,7 @@ def test_stochastic_solver_decreases_the_objective_on_average_over_seeds():
         [
             concave_convex_procedure(
                 problem, np.zeros(8), inner="sgd", inexact_tol=1e-4, max_outer_iter=15, random_state=seed
-            ).objective_history
+            ).history
             for seed in range(10)
         ]
     )
@@ -104,7 +104,7 @@ def test_plain_gradient_steps_reach_the_known_minimizer_monotonically():
             problem, np.zeros(8), step="plain", learning_rate=learning_rate, **common
         )
         np.testing.assert_allclose(result.x, problem.minimizer, atol=1e-7)
-        assert np.all(np.diff(result.objective_history) <= 1e-14)
+        assert np.all(np.diff(result.history) <= 1e-14)
     assert result.n_inner_iter >= preconditioned.n_inner_iter
 
 
@@ -183,4 +183,4 @@ def test_an_outer_iteration_costs_only_its_inner_evaluations():
         )  # fmt: skip
         assert result.n_inner_iter == 7
         assert problem.evaluations == 1 + 7  # (the majorizer's steps need no halving here)
-        assert result.objective_history[-1] == pytest.approx(problem.objective(result.x), rel=1e-13)
+        assert result.history[-1] == pytest.approx(problem.objective(result.x), rel=1e-13)

@@ -514,7 +514,7 @@ def test_single_sample_epoch_equals_the_batch_gradient_loop(tl1_problem, step, l
     )
     assert fast.n_inner_iter == loop.n_inner_iter > 3
     np.testing.assert_allclose(fast.x, loop.x, rtol=0, atol=1e-12 * np.max(np.abs(loop.x)))
-    np.testing.assert_allclose(fast.objective_history, loop.objective_history, rtol=1e-12)
+    np.testing.assert_allclose(fast.history, loop.history, rtol=1e-12)
     assert not np.allclose(fast.x, 0.0)
 
 

@@ -205,7 +205,8 @@ def test_landmark_split_squared_hinge_svm_is_the_papers_formula():
     ).fit(X, y)
     Z = X[model.landmark_indices_]
     Phi, right, S = _paper_features(KERNEL, X, Z)
-    z, b, _ = squared_hinge_newton(Phi, np.where(y == 1, 1.0, -1.0), np.where(S > 0, 1e-3, 1e-2))
+    result = squared_hinge_newton(Phi, np.where(y == 1, 1.0, -1.0), np.where(S > 0, 1e-3, 1e-2))
+    z, b = result.x, result.intercept
     expected = KERNEL(X_test, Z) @ (right @ z) + b
     np.testing.assert_allclose(model.decision_function(X_test), expected, atol=1e-8 * np.abs(expected).max())
     np.testing.assert_allclose(model.coef_[:, 0], z, atol=1e-8 * np.abs(z).max())

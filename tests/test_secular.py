@@ -54,15 +54,15 @@ def test_global_optimum_beats_every_local_solve(seed, hard):
     A, V, w, b, radius, rng = _problem(seed, hard)
     solution = solve_sphere_quadratic(w, b, radius)
     assert solution.hard_case == hard
-    x = V @ solution.u
+    x = V @ solution.x
     c = V @ b
     objective = x @ A @ x - 2 * c @ x
     best = _best_local_minimum(A, c, radius, rng)
     assert objective <= best + 1e-8 * max(1.0, abs(best))
     assert abs(np.linalg.norm(x) - radius) <= 1e-10 * radius
     # Stationarity (A − μI)x = c with μ ≤ λ_min(A) (Proposition 3 / Sec. 3.1 interval).
-    np.testing.assert_allclose(A @ x - solution.mu * x, c, atol=1e-9 * (1 + np.abs(c).max()))
-    assert solution.mu <= w.min() and solution.shift >= 0
+    np.testing.assert_allclose(A @ x - solution.multiplier * x, c, atol=1e-9 * (1 + np.abs(c).max()))
+    assert solution.multiplier <= w.min() and solution.shift >= 0
 
 
 def test_monotone_convergence_to_machine_precision():
@@ -73,7 +73,7 @@ def test_monotone_convergence_to_machine_precision():
     radius = 0.7
     solution = solve_sphere_quadratic(w, b, radius)
     assert solution.n_iter < 30
-    assert abs(np.linalg.norm(solution.u) - radius) < 4 * np.finfo(float).eps * radius
+    assert abs(np.linalg.norm(solution.x) - radius) < 4 * np.finfo(float).eps * radius
     # Re-run the iteration of Appendix B in μ and check the monotone decrease.
     mu = w.min() - max(0.0, np.max(np.abs(b) / radius - (w - w.min())))
     mus = [mu]
@@ -83,7 +83,7 @@ def test_monotone_convergence_to_machine_precision():
         mu = mu + 2 * (g + radius**2) / dg * (1 - np.sqrt(g + radius**2) / radius)
         mus.append(mu)
     assert np.all(np.diff(mus[:-1]) < 0)
-    assert mus[-1] == pytest.approx(solution.mu, rel=1e-12)
+    assert mus[-1] == pytest.approx(solution.multiplier, rel=1e-12)
 
 
 def test_near_hard_case_is_continuous_with_the_hard_case():
@@ -91,17 +91,17 @@ def test_near_hard_case_is_continuous_with_the_hard_case():
     w = np.array([-1.0, 0.5, 2.0])
     b = np.array([0.0, 0.3, -0.4])
     hard = solve_sphere_quadratic(w, b, 2.0)
-    assert hard.hard_case and hard.mu == -1.0
+    assert hard.hard_case and hard.multiplier == -1.0
     near = solve_sphere_quadratic(w, b + np.array([1e-14, 0, 0]), 2.0)
     assert not near.hard_case
-    np.testing.assert_allclose(near.u, hard.u, atol=1e-10)
-    assert abs(np.linalg.norm(near.u) - 2.0) < 1e-13
+    np.testing.assert_allclose(near.x, hard.x, atol=1e-10)
+    assert abs(np.linalg.norm(near.x) - 2.0) < 1e-13
 
 
 def test_zero_linear_term_gives_the_lowest_eigenvector():
     solution = solve_sphere_quadratic(np.array([3.0, -2.0, 1.0]), np.zeros(3), 1.5)
     assert solution.hard_case
-    np.testing.assert_allclose(solution.u, [0.0, 1.5, 0.0])
+    np.testing.assert_allclose(solution.x, [0.0, 1.5, 0.0])
 
 
 @pytest.mark.parametrize(

@@ -31,7 +31,8 @@ def test_newton_reaches_the_optimum_of_an_independent_solver():
     def objective(v):
         return np.sum(np.maximum(0, 1 - y * (F @ v[:-1] + v[-1])) ** 2) + 120 * np.dot(rho * v[:-1], v[:-1])
 
-    w, b, n_iter = squared_hinge_newton(F, y, rho)
+    result = squared_hinge_newton(F, y, rho)
+    w, b, n_iter = result.x, result.intercept, result.n_iter
     reference = minimize(objective, np.zeros(8), method="L-BFGS-B", options={"ftol": 1e-15, "gtol": 1e-12})
     assert n_iter < 20
     assert objective(np.r_[w, b]) <= reference.fun + 1e-10
@@ -133,11 +134,13 @@ def test_newton_from_a_warm_start_reaches_the_same_minimum():
     rng = np.random.default_rng(1)
     F = rng.normal(size=(80, 5))
     y = np.sign(F[:, 0] + 0.5 * rng.normal(size=80))
-    w, b, _ = squared_hinge_newton(F, y, np.full(5, 0.05))
+    result = squared_hinge_newton(F, y, np.full(5, 0.05))
+    w, b = result.x, result.intercept
     for start in ((w, b), (rng.normal(size=5), 3.0)):
-        w_warm, b_warm, _ = squared_hinge_newton(F, y, np.full(5, 0.05), start=start)
+        warm = squared_hinge_newton(F, y, np.full(5, 0.05), start=start)
+        w_warm, b_warm = warm.x, warm.intercept
         np.testing.assert_allclose(np.r_[w_warm, b_warm], np.r_[w, b], atol=1e-10)
-    assert squared_hinge_newton(F, y, np.full(5, 0.05), start=(w, b))[2] == 1
+    assert squared_hinge_newton(F, y, np.full(5, 0.05), start=(w, b)).n_iter == 1
 
 
 @pytest.fixture(scope="module")

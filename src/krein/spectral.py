@@ -17,10 +17,12 @@ import contextlib
 import contextvars
 import hashlib
 import warnings
+from collections.abc import Iterator
 from typing import NamedTuple
 
 import numpy as np
 import scipy.linalg
+from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -48,7 +50,7 @@ class Eigendecomposition(NamedTuple):
     vectors: np.ndarray
 
 
-def center_kernel(K):
+def center_kernel(K: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """The centred kernel ``H K H`` (``H = I − 11ᵀ/n``) and the column means of ``K``."""
     column_means = K.mean(axis=0)
     centered = K - column_means[None, :]
@@ -85,7 +87,7 @@ _ACTIVE_CACHE = contextvars.ContextVar("krein_eigendecomposition_cache", default
 
 
 @contextlib.contextmanager
-def reuse_eigendecompositions():
+def reuse_eigendecompositions() -> Iterator[EigendecompositionCache]:
     """Within the block, :func:`eigendecompose` computes each distinct matrix's eigendecomposition once.
 
     A search over estimators that all eigendecompose the same training kernel — spectrum treatments,
@@ -116,7 +118,7 @@ def reuse_eigendecompositions():
         _ACTIVE_CACHE.reset(token)
 
 
-def eigendecompose(K, *, name="K", overwrite=False):
+def eigendecompose(K: ArrayLike, *, name: str = "K", overwrite: bool = False) -> Eigendecomposition:
     """Eigendecomposition ``K = U diag(λ) Uᵀ`` of a symmetric matrix.
 
     Uses LAPACK's divide-and-conquer symmetric solver (``syevd``) through :func:`scipy.linalg.eigh`,
@@ -171,7 +173,7 @@ def _eigenvalues(K_or_eigenvalues, name):
     return scipy.linalg.eigvalsh(check_square_kernel(array, name), check_finite=False)
 
 
-def indefiniteness(K_or_eigenvalues):
+def indefiniteness(K_or_eigenvalues: ArrayLike) -> float:
     """The indefiniteness ι = Σ_{λ<0} |λ| / Σ |λ| of a kernel matrix or of its eigenvalues.
 
     ι = 0 for a positive semidefinite matrix and ι = 1 for a negative semidefinite one (Oglic &
@@ -193,7 +195,7 @@ def indefiniteness(K_or_eigenvalues):
     return float(np.sum(np.abs(values[values < 0])) / total)
 
 
-def spectrum_summary(K_or_eigenvalues):
+def spectrum_summary(K_or_eigenvalues: ArrayLike) -> dict[str, float]:
     """Spectrum statistics of a kernel: ``n``, min/max eigenvalue, #positive, #negative, ι.
 
     Eigenvalues whose magnitude is below ``n · eps · max|λ|`` count as zero (neither sign).
@@ -210,7 +212,7 @@ def spectrum_summary(K_or_eigenvalues):
     }
 
 
-def krein_decomposition(K):
+def krein_decomposition(K: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """The Kreĭn decomposition ``K = K₊ − K₋`` of a symmetric matrix.
 
     ``K₊ = U₊ Λ₊ U₊ᵀ`` and ``K₋ = U₋ |Λ₋| U₋ᵀ`` collect the positive and negative parts of the

@@ -5,6 +5,7 @@ from __future__ import annotations
 from importlib import resources
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.utils import Bunch
 
 from ._registry import DatasetInfo, get_info, names
@@ -194,7 +195,7 @@ def _select_view(bunch: Bunch, extra: dict) -> None:
             bunch[key] = bunch[key][rows]
 
 
-def binarize_images(images, threshold: float | None = None) -> np.ndarray:
+def binarize_images(images: ArrayLike, threshold: float | None = None) -> np.ndarray:
     """Binarize grey-level images: pixel > threshold.
 
     Parameters

@@ -7,6 +7,7 @@ and Table II of Liu et al. (IKLR, 2019).
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import NDArray
 from scipy.spatial.distance import cdist
 from sklearn.utils import check_random_state
 
@@ -58,9 +59,9 @@ def natural_kernel(
     *,
     method: str | None = None,
     max_samples: int | None = 2000,
-    n_jobs=None,
-    random_state=0,
-):
+    n_jobs: int | None = None,
+    random_state: int | np.random.RandomState | None = 0,
+) -> tuple[NDArray[np.float64], np.ndarray, str]:
     """Kernel matrix of a shipped dataset under its natural (dis)similarity.
 
     ======================  ==========================================================

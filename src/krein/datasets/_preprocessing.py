@@ -8,7 +8,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 __all__ = ["standardize", "scale_to_unit_range", "balanced_labels"]
 
@@ -22,7 +25,9 @@ def _as_float_2d(X, name: str) -> np.ndarray:
     return arr
 
 
-def standardize(X, *, return_params: bool = False):
+def standardize(
+    X: ArrayLike, *, return_params: bool = False
+) -> NDArray[np.float64] | tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """Standardize the columns of ``X`` to zero mean and unit variance (Appendix C).
 
     Constant columns are centred and left with scale one (they become all zero).
@@ -49,7 +54,7 @@ def standardize(X, *, return_params: bool = False):
     return Z
 
 
-def scale_to_unit_range(y, *, center: bool = True) -> np.ndarray:
+def scale_to_unit_range(y: ArrayLike, *, center: bool = True) -> np.ndarray:
     """Scale regression targets so that max(y) − min(y) = 1 (Appendix C and E.1).
 
     Parameters
@@ -74,7 +79,7 @@ def scale_to_unit_range(y, *, center: bool = True) -> np.ndarray:
     return out / span
 
 
-def balanced_labels(y, *, pos_label=None):
+def balanced_labels(y: ArrayLike, *, pos_label: Any = None) -> tuple[NDArray[np.float64], np.ndarray]:
     """Class-balanced real-valued labels y₊ = √(n₋/n₊), y₋ = −√(n₊/n₋) (Appendix C).
 
     Parameters

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import NDArray
 from scipy.spatial.distance import pdist, squareform
 from sklearn.utils import check_random_state
 
@@ -18,7 +19,10 @@ def make_krein_regression(
     noise: float = 0.05,
     bandwidth: float | None = None,
     return_kernel: bool = False,
-    random_state=None,
+    random_state: int | np.random.RandomState | None = None,
+) -> (
+    tuple[NDArray[np.float64], NDArray[np.float64]]
+    | tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]
 ):
     """Regression data whose target is a Kreĭn hypothesis of the indefinite kernel K₀ − K₀⁻¹.
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from numbers import Real
 
 import numpy as np
+from numpy.typing import NDArray
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -56,7 +57,12 @@ def check_test_distances(owner, D):
     return D
 
 
-def double_center(squares, grand_mean, row_means, column_means=None):
+def double_center(
+    squares: NDArray[np.float64],
+    grand_mean: float,
+    row_means: NDArray[np.float64],
+    column_means: NDArray[np.float64] | None = None,
+) -> NDArray[np.float64]:
     """The double centring of squared dissimilarities through n reference objects z₁ … zₙ.
 
     For objects x (rows) and y (columns) with squared dissimilarities ``S(x, y) = d(x, y)²``,

@@ -10,6 +10,7 @@ uses it as its indefinite kernel on covariance descriptors (Sec. V-C, Table V).
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from .._validation import check_positive
 from ._spd import spd_distances
@@ -17,7 +18,14 @@ from ._spd import spd_distances
 __all__ = ["geodesic_gaussian_kernel"]
 
 
-def geodesic_gaussian_kernel(A, B=None, *, metric="affine_invariant", sigma=1.0, n_jobs=None):
+def geodesic_gaussian_kernel(
+    A: ArrayLike,
+    B: ArrayLike | None = None,
+    *,
+    metric: str = "affine_invariant",
+    sigma: float = 1.0,
+    n_jobs: int | None = None,
+) -> NDArray[np.float64]:
     """Geodesic Gaussian kernel ``exp(−d²/σ²)`` between SPD matrices.
 
     Parameters

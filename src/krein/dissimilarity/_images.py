@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.ndimage import gaussian_filter
 
 from ._blocks import Metric, check_n_jobs, check_operands, evaluate, pairwise_tiles, tile_size, tiling_doc
@@ -35,7 +36,13 @@ def _check_images(A, name: str, *, binary: bool = False) -> np.ndarray:
 
 
 @tiling_doc
-def simpson_similarity(A, B=None, *, n_jobs=None, working_memory: float | None = None) -> np.ndarray:
+def simpson_similarity(
+    A: ArrayLike,
+    B: ArrayLike | None = None,
+    *,
+    n_jobs: int | None = None,
+    working_memory: float | None = None,
+) -> np.ndarray:
     """Pairwise Simpson scores between binary images.
 
     With a and b the sets of foreground pixels, S(a, b) = |a ∩ b| / min(|a|, |b|) (the
@@ -198,12 +205,12 @@ class Tangent(Metric):
 
 @tiling_doc
 def tangent_distances(
-    A,
-    B=None,
+    A: ArrayLike,
+    B: ArrayLike | None = None,
     *,
     symmetrize: str | None = "mean",
     sigma: float = 1.0,
-    n_jobs=None,
+    n_jobs: int | None = None,
     working_memory: float | None = None,
 ) -> np.ndarray:
     """Pairwise tangent distances between grey-level images.

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ._blocks import Metric, evaluate, tile_size
 from ._images import Tangent
@@ -72,7 +74,15 @@ class UserMetric(Metric):
         return tile, tile_size(8.0, working_memory), n_jobs
 
 
-def pairwise_distances(A, B=None, metric="euclidean", *, n_jobs=None, working_memory=None, **params):
+def pairwise_distances(
+    A: Any,
+    B: Any | None = None,
+    metric: str | Callable[..., float] = "euclidean",
+    *,
+    n_jobs: int | None = None,
+    working_memory: float | None = None,
+    **params: Any,
+) -> NDArray[np.float64]:
     """Pairwise distances between the objects of ``A`` and ``B``, by a shipped metric or a function.
 
     D[i, j] = d(A[i], B[j]) for the distance ``metric``:

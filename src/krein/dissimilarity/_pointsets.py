@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.spatial.distance import cdist
 
 from ._blocks import Metric, check_collection, evaluate, tile_size, tiling_doc
@@ -71,11 +74,11 @@ class Hausdorff(Metric):
 
 @tiling_doc
 def hausdorff_distances(
-    A,
-    B=None,
+    A: Sequence[ArrayLike],
+    B: Sequence[ArrayLike] | None = None,
     *,
     variant: str = "max",
-    n_jobs=None,
+    n_jobs: int | None = None,
     working_memory: float | None = None,
 ) -> np.ndarray:
     """Pairwise Hausdorff distances between point sets (Euclidean ground distance).

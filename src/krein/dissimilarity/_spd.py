@@ -11,6 +11,7 @@ Liu, Huang, Gong, Yang & Suykens (IEEE TNNLS 2019), Sec. V-C and Table I:
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.linalg import solve_triangular
 
 from ._blocks import Metric, budget_bytes, check_collection, evaluate, reject_sparse, tile_size, tiling_doc
@@ -135,11 +136,11 @@ _METRICS = {"affine_invariant": AffineInvariant, "log_euclidean": LogEuclidean}
 
 @tiling_doc
 def spd_distances(
-    A,
-    B=None,
+    A: ArrayLike,
+    B: ArrayLike | None = None,
     *,
     metric: str = "affine_invariant",
-    n_jobs=None,
+    n_jobs: int | None = None,
     working_memory: float | None = None,
 ) -> np.ndarray:
     """Pairwise geodesic distances between SPD matrices (IKLR paper, Table I).
@@ -199,7 +200,7 @@ def _regularized_cov(F: np.ndarray, reg: float) -> np.ndarray:
     return C + reg * max(np.trace(C) / d, np.finfo(np.float64).tiny) * np.eye(d)
 
 
-def covariance_descriptors(X, *, kind: str = "series", reg: float = 1e-6) -> np.ndarray:
+def covariance_descriptors(X: ArrayLike, *, kind: str = "series", reg: float = 1e-6) -> np.ndarray:
     """Covariance descriptors: SPD matrices for :func:`spd_distances`.
 
     ``kind="image"``: the region covariance descriptor (Tuzel, Porikli & Meer 2006) used in

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from ._blocks import Metric, evaluate, tile_size, tiling_doc
@@ -55,11 +57,11 @@ class Edit(Metric):
 
 @tiling_doc
 def edit_distances(
-    A,
-    B=None,
+    A: Sequence[str],
+    B: Sequence[str] | None = None,
     *,
     normalized: bool = False,
-    n_jobs=None,
+    n_jobs: int | None = None,
     working_memory: float | None = None,
 ) -> np.ndarray:
     """Pairwise Levenshtein (edit) distances between strings.

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._blocks import Metric, check_collection, evaluate, tile_size, tiling_doc
 
@@ -88,11 +91,11 @@ class DTW(Metric):
 
 @tiling_doc
 def dtw_distances(
-    A,
-    B=None,
+    A: Sequence[ArrayLike],
+    B: Sequence[ArrayLike] | None = None,
     *,
     window: int | None = None,
-    n_jobs=None,
+    n_jobs: int | None = None,
     working_memory: float | None = None,
 ) -> np.ndarray:
     """Pairwise dynamic time warping distances between univariate series.

@@ -857,11 +857,12 @@ def plain_exchange(problem, tol, max_iter, stabilization):
         return False
 
     start = time.process_time()
-    alpha, _, n_iter = exchange_maximize(
+    result = exchange_maximize(
         np.ones(n), np.diag(problem.y), problem.y, np.full(n, problem.C), 0.0, constraint_at,
         problem.bound, max_iter=max_iter, tol=tol, callback=callback, stabilization=stabilization,
     )  # fmt: skip
     seconds = time.process_time() - start
+    alpha, n_iter = result.x, result.n_iter
     value, gradient = problem(alpha)  # the certified gap: the better of U and the concavity bound
     upper = min(bounds[-1] + problem.f0, value + problem.bound(alpha, gradient))
     return n_iter, seconds, float((upper - value) / max(1.0, abs(value - problem.f0)))

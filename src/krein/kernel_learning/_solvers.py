@@ -2,16 +2,15 @@
 Riemannian trust-region method on the sphere (Appendix A.3, Alg. 8).
 
 Each solver works on an objective with ``evaluate(μ) → state`` (``state.value``, ``state.gradient``)
-and returns a :class:`SolverResult`. An objective may be +∞ (the ridge objective where ``K_μ + λI``
-is not positive definite): a start there is an error (``objective.outside_domain(μ)``), and the
-descent solvers reject steps that lead there, so they stay where the objective is finite. Every
-evaluation is one factorization of ``K_μ + λI``, so one iteration costs about one Cholesky (plus p·n²
-for the gradient).
+and returns a :class:`krein.optimize.SolverResult` (``x`` the weights μ, ``fun`` the objective F(μ),
+``history`` F at every accepted iterate, and ``state``, the objective's state at μ). An objective
+may be +∞ (the ridge objective where ``K_μ + λI`` is not positive definite): a start there is an
+error (``objective.outside_domain(μ)``), and the descent solvers reject steps that lead there, so
+they stay where the objective is finite. Every evaluation is one factorization of ``K_μ + λI``, so
+one iteration costs about one Cholesky (plus p·n² for the gradient).
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.linalg import eigh, null_space
@@ -20,7 +19,6 @@ from scipy.optimize import brentq
 from .. import optimize
 
 __all__ = [
-    "SolverResult",
     "interpolated_iteration",
     "projected_gradient",
     "riemannian_trust_region",
@@ -31,14 +29,12 @@ __all__ = [
 STEP_DECREASE = 0.8
 
 
-@dataclass
-class SolverResult:
-    """Final state, objective after each accepted iterate, iterations, and whether ``tol`` was met."""
-
-    state: object
-    history: list = field(default_factory=list)
-    n_iter: int = 0
-    converged: bool = False
+def _result(state, history, n_iter, converged, message):
+    """The :class:`krein.optimize.SolverResult` of a solver that stopped at the objective's ``state``."""
+    return optimize.SolverResult(
+        state.mu, state.value, n_iter=n_iter, converged=converged, message=message, history=history,
+        state=state,
+    )  # fmt: skip
 
 
 def _small(change, reference, tol):
@@ -89,22 +85,20 @@ def projected_gradient(
     ``‖μ' − μ‖ ≤ tol (1 + ‖μ‖)`` (Algorithm 2, line 3) or after ``max_iter``.
     """
     state = _finite_start(objective, objective.evaluate(project(mu)), fallbacks)
-    history = []
 
     def oracle(mu):
         state = objective.evaluate(mu)
         return state.value, state.gradient, state
 
-    def record(iteration, mu, current, step):
-        history.append(current[0])
+    def log(iteration, mu, current, step):
         _log(verbose, name, iteration, current[0], f"  step size {step:.3g}" if iteration else "")
         return False
 
     found = optimize.projected_gradient(
         oracle, state.mu, project, learning_rate=learning_rate, rule="backtracking", max_iter=max_iter,
-        tol=tol, callback=record, initial=(state.value, state.gradient, state), decrease=STEP_DECREASE,
+        tol=tol, callback=log, initial=(state.value, state.gradient, state), decrease=STEP_DECREASE,
     )  # fmt: skip
-    return SolverResult(found.state[2], history, found.n_iter, found.converged)
+    return _result(found.state[2], found.history, found.n_iter, found.converged, found.message)
 
 
 def interpolated_iteration(
@@ -117,26 +111,24 @@ def interpolated_iteration(
     fixed point has no step control: a ``μ`` where F = +∞ is an error naming it.
     """
     state = _finite_start(objective, objective.evaluate(mu))
-    result = SolverResult(state, [state.value])
+    history = [state.value]
     alpha = state.alpha
     _log(verbose, name, 0, state.value)
+    iteration = 0
     for iteration in range(1, max_iter + 1):
-        result.n_iter = iteration
         state = objective.evaluate(weights_from_forms(objective.forms(state, alpha)))
         if not np.isfinite(state.value):
             raise objective.outside_domain(
                 state.mu, f"the {name} fixed point left the domain of the objective (use solver='pgd')"
             )
-        result.state = state
-        result.history.append(state.value)
+        history.append(state.value)
         _log(verbose, name, iteration, state.value)
         new_alpha = interpolation * alpha + (1.0 - interpolation) * state.alpha
         change = np.linalg.norm(new_alpha - alpha)
         alpha = new_alpha
         if _small(change, np.linalg.norm(alpha), tol):
-            result.converged = True
-            break
-    return result
+            return _result(state, history, iteration, True, "the dual iterate moved by at most tol")
+    return _result(state, history, iteration, False, "max_iter reached")
 
 
 def trust_region_step(gradient, hessian, radius):
@@ -200,18 +192,17 @@ def riemannian_trust_region(
         return center + radius * offset / np.linalg.norm(offset)
 
     state = _finite_start(objective, objective.evaluate(retract(mu)))
-    result = SolverResult(state, [state.value])
+    history = [state.value]
     max_radius = np.pi * radius
     delta = min(float(initial_radius), max_radius)
     _log(verbose, name, 0, state.value)
+    iteration = 0
     for iteration in range(1, max_iter + 1):
-        result.n_iter = iteration
         u = (state.mu - center) / radius
         g = state.gradient
         riemannian_gradient = g - u * (u @ g)
         if _small(np.linalg.norm(riemannian_gradient), abs(state.value), tol):
-            result.converged = True
-            break
+            return _result(state, history, iteration, True, "the Riemannian gradient is below tol")
         basis = null_space(u[None, :])
         tangent_hessian = basis.T @ objective.hessian(state) @ basis
         tangent_hessian[np.diag_indices_from(tangent_hessian)] -= (u @ g) / radius
@@ -226,10 +217,8 @@ def riemannian_trust_region(
             delta = min(2.0 * delta, max_radius)
         if rho > accept:
             state = trial
-            result.state = state
-            result.history.append(state.value)
+            history.append(state.value)
         _log(verbose, name, iteration, state.value, f"  radius {delta:.3g}  rho {rho:.3g}")
         if delta <= 1e-14 * radius:
-            result.converged = True
-            break
-    return result
+            return _result(state, history, iteration, True, "the trust region shrank to rounding level")
+    return _result(state, history, iteration, False, "max_iter reached")

@@ -8,6 +8,8 @@ into rows by :func:`pack_objects`.
 Estimators accept a :class:`Kernel`, one of the names in :data:`KERNEL_NAMES`, or ``"precomputed"``.
 """
 
+from __future__ import annotations
+
 from ._base import Hyperparameter, Kernel
 from ._blocks import block_rows, kernel_blocks, streamed_gram
 from ._composite import Constant, Difference, Power, Product, Scaled, Sum
@@ -78,7 +80,7 @@ KERNEL_NAMES = {
 }
 
 
-def make_kernel(kernel, name="kernel"):
+def make_kernel(kernel: Kernel | str, name: str = "kernel") -> Kernel | str:
     """Resolve an estimator's ``kernel`` argument.
 
     Parameters

@@ -12,10 +12,13 @@ Appendix E.2), and kernels may be subtracted (a difference of kernels is in gene
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any, Self
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import check_array
 
 from .._parameters import parameter_names
@@ -25,6 +28,9 @@ __all__ = ["Hyperparameter", "Kernel"]
 
 #: Default box constraint of a tunable hyperparameter (in its natural, not log, scale).
 DEFAULT_BOUNDS = (1e-5, 1e5)
+
+#: The type of a ``*_bounds`` argument: a pair ``(low, high)``, one pair per element, or ``"fixed"``.
+Bounds = tuple[float, float] | NDArray[np.float64] | str
 
 #: Kernel matrices with fewer entries than this are evaluated in one piece, without threads.
 _PARALLEL_MIN_ENTRIES = 1 << 18
@@ -62,7 +68,7 @@ class Hyperparameter:
 
     name: str
     n_elements: int
-    bounds: np.ndarray
+    bounds: NDArray[np.float64]
     fixed: bool
 
 
@@ -91,11 +97,11 @@ class Kernel:
     #: validation of test objects to the kernel (``DistanceKernel``).
     takes_objects: bool = False
 
-    def rows(self, X):
+    def rows(self, X: ArrayLike) -> ArrayLike:
         """``X`` as the 2-D float rows estimators validate and slice (identity for feature kernels)."""
         return X
 
-    def block_null_vector(self, Z):
+    def block_null_vector(self, Z: ArrayLike) -> NDArray[np.float64] | None:
         """A vector that the symmetric block ``K(Z)`` annihilates by construction, or None (the default).
 
         A kernel double-centred through the objects ``Z`` (``DistanceKernel(transform="double_centering")``)
@@ -105,7 +111,7 @@ class Kernel:
         return None
 
     # ------------------------------------------------------------------ parameters
-    def get_params(self, deep=True):
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
         """Constructor arguments of this kernel (and, if ``deep``, of its sub-kernels)."""
         params = {}
         for name in parameter_names(type(self)):
@@ -116,7 +122,7 @@ class Kernel:
                     params[f"{name}__{sub_name}"] = sub_value
         return params
 
-    def set_params(self, **params):
+    def set_params(self, **params: Any) -> Self:
         """Set constructor arguments; ``k1__eta=...`` reaches into sub-kernels."""
         valid = parameter_names(type(self))
         nested = {}
@@ -134,7 +140,7 @@ class Kernel:
             getattr(self, name).set_params(**sub_params)
         return self
 
-    def clone_with_theta(self, theta):
+    def clone_with_theta(self, theta: ArrayLike) -> Self:
         """A copy of this kernel whose hyperparameters are ``exp(theta)``."""
         clone = _deep_copy(self)
         clone.theta = theta
@@ -183,7 +189,7 @@ class Kernel:
         return ()
 
     @property
-    def hyperparameters(self):
+    def hyperparameters(self) -> list[Hyperparameter]:
         """All hyperparameters, own first, then those of the sub-kernels (prefixed ``k1__``...)."""
         result = list(self._own_hyperparameters())
         for prefix, child in self._children():
@@ -192,12 +198,12 @@ class Kernel:
         return result
 
     @property
-    def n_dims(self):
+    def n_dims(self) -> int:
         """Length of ``theta``."""
         return sum(h.n_elements for h in self.hyperparameters if not h.fixed)
 
     @property
-    def theta(self):
+    def theta(self) -> NDArray[np.float64]:
         """Log of the tunable hyperparameters, flattened (own first, then sub-kernels)."""
         parts = [
             np.log(np.atleast_1d(np.asarray(getattr(self, h.name), dtype=float)))
@@ -208,7 +214,7 @@ class Kernel:
         return np.concatenate(parts) if parts else np.empty(0)
 
     @theta.setter
-    def theta(self, theta):
+    def theta(self, theta: ArrayLike) -> None:
         theta = np.asarray(theta, dtype=float).ravel()
         if theta.shape[0] != self.n_dims:
             raise ValueError(f"theta must have {self.n_dims} elements, got {theta.shape[0]}.")
@@ -225,7 +231,7 @@ class Kernel:
             start += child.n_dims
 
     @property
-    def bounds(self):
+    def bounds(self) -> NDArray[np.float64]:
         """Log-space bounds of ``theta``, an array of shape ``(n_dims, 2)``."""
         parts = [np.log(h.bounds) for h in self._own_hyperparameters() if not h.fixed]
         parts += [child.bounds for _, child in self._children()]
@@ -272,7 +278,9 @@ class Kernel:
         for _, child in self._children():
             child._check_all(n_features)
 
-    def __call__(self, X, Y=None, eval_gradient=False):
+    def __call__(
+        self, X: ArrayLike, Y: ArrayLike | None = None, eval_gradient: bool = False
+    ) -> NDArray[np.float64] | tuple[NDArray[np.float64], NDArray[np.float64]]:
         """Evaluate the kernel matrix ``K(X, Y)`` (``Y = X`` when omitted).
 
         Parameters
@@ -312,7 +320,9 @@ class Kernel:
             [np.full(h.n_elements, not h.fixed) for h in self._own_hyperparameters()] or [[]]
         ).astype(bool)
 
-    def value_and_contraction(self, X, Y=None):
+    def value_and_contraction(
+        self, X: ArrayLike, Y: ArrayLike | None = None
+    ) -> tuple[NDArray[np.float64], Callable[[ArrayLike], NDArray[np.float64]]]:
         """``K(X, Y)`` and the map ``M ↦ (⟨M, ∂K(X, Y)/∂θₖ⟩)ₖ = (Σ_ab M_ab ∂K_ab/∂θₖ)ₖ`` over ``theta``.
 
         Hypergradients need ∂K/∂θ only through such inner products (Oglic & Gärtner 2018, Eq. 8 and
@@ -394,7 +404,7 @@ class Kernel:
         """K(X, Y) and, if asked, ∂K/∂log h for every element of every own hyperparameter."""
         raise NotImplementedError
 
-    def diag(self, X):
+    def diag(self, X: ArrayLike) -> NDArray[np.float64]:
         """The diagonal ``k(x, x)`` for every row of ``X`` without forming the matrix."""
         X = check_array(X, dtype=np.float64, input_name="X")
         self._check_all(X.shape[1])
@@ -404,40 +414,40 @@ class Kernel:
         return np.array([self._compute(x[None, :], x[None, :], False)[0, 0] for x in X])
 
     # ------------------------------------------------------------------ arithmetic
-    def __add__(self, other):
+    def __add__(self, other: Kernel | float) -> Kernel:
         from ._composite import Sum
 
         return Sum(self, _as_kernel(other, "+"))
 
-    def __radd__(self, other):
+    def __radd__(self, other: Kernel | float) -> Kernel:
         from ._composite import Sum
 
         return Sum(_as_kernel(other, "+"), self)
 
-    def __sub__(self, other):
+    def __sub__(self, other: Kernel | float) -> Kernel:
         from ._composite import Difference
 
         return Difference(self, _as_kernel(other, "-"))
 
-    def __rsub__(self, other):
+    def __rsub__(self, other: Kernel | float) -> Kernel:
         from ._composite import Difference
 
         return Difference(_as_kernel(other, "-"), self)
 
-    def __mul__(self, other):
+    def __mul__(self, other: Kernel | float) -> Kernel:
         from ._composite import Product, Scaled
 
         if isinstance(other, numbers.Real) and not isinstance(other, bool):
             return Scaled(self, float(other))
         return Product(self, _as_kernel(other, "*"))
 
-    def __rmul__(self, other):
+    def __rmul__(self, other: Kernel | float) -> Kernel:
         return self.__mul__(other)
 
-    def __neg__(self):
+    def __neg__(self) -> Kernel:
         return self.__mul__(-1.0)
 
-    def __pow__(self, exponent):
+    def __pow__(self, exponent: int) -> Kernel:
         from ._composite import Power
 
         return Power(self, exponent)

@@ -10,15 +10,19 @@ the peak memory is the budget plus the m×m result, whatever n is.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Iterator
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from sklearn import get_config
 from sklearn.utils import check_array
+
+from ._base import Kernel
 
 __all__ = ["block_rows", "kernel_blocks", "streamed_gram"]
 
 
-def block_rows(n_columns, working_memory=None, *, copies=1):
+def block_rows(n_columns: int, working_memory: float | None = None, *, copies: int = 1) -> int:
     """Number of rows of an ``n_columns``-wide float64 block that fit in ``working_memory`` MiB.
 
     ``copies`` counts how many arrays of that shape a block computation holds at once. The default
@@ -32,7 +36,15 @@ def block_rows(n_columns, working_memory=None, *, copies=1):
     return max(1, int(working_memory * 2**20 // bytes_per_row))
 
 
-def kernel_blocks(kernel, X, Y=None, *, working_memory=None, rows_per_block=None, reuse=False):
+def kernel_blocks(
+    kernel: Kernel,
+    X: ArrayLike,
+    Y: ArrayLike | None = None,
+    *,
+    working_memory: float | None = None,
+    rows_per_block: int | None = None,
+    reuse: bool = False,
+) -> Iterator[tuple[slice, NDArray[np.float64]]]:
     """Yield ``(rows, K[rows])`` for consecutive row slices of ``K(X, Y)`` within a memory budget.
 
     Parameters
@@ -77,7 +89,15 @@ def kernel_blocks(kernel, X, Y=None, *, working_memory=None, rows_per_block=None
         yield rows, block
 
 
-def streamed_gram(kernel, X, Z, y=None, *, right=None, working_memory=None):
+def streamed_gram(
+    kernel: Kernel,
+    X: ArrayLike,
+    Z: ArrayLike,
+    y: ArrayLike | None = None,
+    *,
+    right: NDArray[np.float64] | None = None,
+    working_memory: float | None = None,
+) -> NDArray[np.float64] | tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Accumulate ``Bᵀ B`` (and ``Bᵀ y``) over row blocks of ``B = K(X, Z) @ right``.
 
     Never holds more than one row block of ``K(X, Z)``: with ``n = len(X)`` and ``m = len(Z)`` the

@@ -13,7 +13,7 @@ import numbers
 import numpy as np
 
 from .._parameters import store_parameters
-from ._base import DEFAULT_BOUNDS, Kernel
+from ._base import DEFAULT_BOUNDS, Bounds, Kernel
 
 __all__ = ["Constant", "Difference", "Power", "Product", "Scaled", "Sum"]
 
@@ -30,11 +30,11 @@ class Constant(Kernel):
 
     _hyperparameters = ("value",)
 
-    def __init__(self, value=1.0, value_bounds="fixed"):
+    def __init__(self, value: float = 1.0, value_bounds: Bounds = "fixed") -> None:
         store_parameters(self, locals())
 
     @property
-    def is_positive_definite(self):
+    def is_positive_definite(self) -> bool:
         return float(self.value) >= 0
 
     def _check_hyperparameters(self, n_features):
@@ -55,11 +55,11 @@ class _Binary(Kernel):
     _operator: np.ufunc
     _symbol: str
 
-    def __init__(self, k1, k2):
+    def __init__(self, k1: Kernel, k2: Kernel) -> None:
         store_parameters(self, locals())
 
     @property
-    def is_positive_definite(self):
+    def is_positive_definite(self) -> bool:
         # Sums and Schur products of positive semidefinite kernels are positive semidefinite.
         return self.k1.is_positive_definite and self.k2.is_positive_definite
 
@@ -139,11 +139,11 @@ class Scaled(Kernel):
 
     _hyperparameters = ("scale",)
 
-    def __init__(self, kernel, scale=1.0, scale_bounds=DEFAULT_BOUNDS):
+    def __init__(self, kernel: Kernel, scale: float = 1.0, scale_bounds: Bounds = DEFAULT_BOUNDS) -> None:
         store_parameters(self, locals())
 
     @property
-    def is_positive_definite(self):
+    def is_positive_definite(self) -> bool:
         return float(self.scale) > 0 and self.kernel.is_positive_definite
 
     def _own_hyperparameters(self):
@@ -192,11 +192,11 @@ class Power(Kernel):
     polynomial kernel combinations of Li, Venturi and Xu are such powers of a sum.
     """
 
-    def __init__(self, kernel, exponent=2):
+    def __init__(self, kernel: Kernel, exponent: int = 2) -> None:
         store_parameters(self, locals())
 
     @property
-    def is_positive_definite(self):
+    def is_positive_definite(self) -> bool:
         return self.kernel.is_positive_definite
 
     def _children(self):

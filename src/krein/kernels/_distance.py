@@ -12,8 +12,11 @@ Gaussian or by their double centring through the landmarks (landmark MDS).
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from ._base import Kernel
 
@@ -39,7 +42,7 @@ def _pack_one(obj, i: int, name: str) -> np.ndarray:
     return np.concatenate([[_PACKED, _ARRAY, arr.ndim], arr.shape, arr.ravel()])
 
 
-def pack_objects(objects, *, width: int | None = None, name: str = "objects") -> np.ndarray:
+def pack_objects(objects: Any, *, width: int | None = None, name: str = "objects") -> NDArray[np.float64]:
     """Pack a collection of objects into a 2-D float array, one object per row.
 
     Row ``i`` is ``[marker, kind, ndim or length, shape..., values..., 0...]`` (a string is stored
@@ -81,7 +84,7 @@ def pack_objects(objects, *, width: int | None = None, name: str = "objects") ->
     return X
 
 
-def is_packed(X) -> bool:
+def is_packed(X: Any) -> bool:
     """Whether ``X`` is a 2-D float array whose rows all come from :func:`pack_objects`."""
     return (
         isinstance(X, np.ndarray)
@@ -92,7 +95,7 @@ def is_packed(X) -> bool:
     )
 
 
-def unpack_objects(X, name: str = "X") -> list:
+def unpack_objects(X: ArrayLike, name: str = "X") -> list:
     """The objects packed in the rows of ``X`` by :func:`pack_objects` (strings or float arrays)."""
     out = []
     for i, row in enumerate(X):
@@ -208,8 +211,14 @@ class DistanceKernel(Kernel):
     takes_objects = True
 
     def __init__(
-        self, metric="dtw", transform="gaussian", gamma=1.0, relative=True, metric_params=None, n_jobs=None
-    ):
+        self,
+        metric: str | Callable[..., float] = "dtw",
+        transform: str = "gaussian",
+        gamma: float = 1.0,
+        relative: bool = True,
+        metric_params: dict[str, Any] | None = None,
+        n_jobs: int | None = None,
+    ) -> None:
         self.metric = metric
         self.transform = transform
         self.gamma = gamma
@@ -217,7 +226,7 @@ class DistanceKernel(Kernel):
         self.metric_params = metric_params
         self.n_jobs = n_jobs
 
-    def rows(self, X):
+    def rows(self, X: Any) -> NDArray[np.float64]:
         """The objects of ``X`` packed into rows (:func:`pack_objects`); packed rows pass unchanged."""
         return X if is_packed(X) else pack_objects(X, name="X")
 
@@ -293,7 +302,7 @@ class DistanceKernel(Kernel):
             return self.reference_sq_means_
         return self._gamma() * np.mean(self._distances(X, self.reference_) ** 2, axis=1)
 
-    def block_null_vector(self, Z):
+    def block_null_vector(self, Z: ArrayLike) -> NDArray[np.float64] | None:
         """The constant vector when double-centred through the objects ``Z`` themselves (``K(Z) 1 = 0``:
         the references' rows of ``S`` are centred by their own means), otherwise None."""
         if self.transform == "double_centering" and getattr(self, "reference_", None) is not None:
@@ -314,7 +323,9 @@ class DistanceKernel(Kernel):
         columns = S.mean(axis=0) if x_reference and not y_reference else self._reference_means(Y)
         return double_center(S, self.grand_sq_mean_, rows, columns)
 
-    def __call__(self, X, Y=None, eval_gradient=False):
+    def __call__(
+        self, X: ArrayLike, Y: ArrayLike | None = None, eval_gradient: bool = False
+    ) -> NDArray[np.float64]:
         """K(X, Y) of the transform (class docstring); the first ``K(X)`` (Y None) fixes γ and, for the
         double centring, the references."""
         if eval_gradient:
@@ -350,7 +361,7 @@ class DistanceKernel(Kernel):
     def _fill_parallel(self, out, X, Y):
         self._fill(out, X, Y)
 
-    def diag(self, X):
+    def diag(self, X: ArrayLike) -> NDArray[np.float64]:
         """k(x, x): ``exp(−S(x, x))`` (1 where d(x, x) = 0), or ``−½ (S(x, x) − 2μ(x) + μ̄)`` when
         double centred (``μ(x)`` from the distances of ``X`` to the references)."""
         self._check_parameters()

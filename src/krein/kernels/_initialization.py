@@ -13,8 +13,10 @@ RL-GAUSS scheme of the same appendix (``η_j ≈ √d · c · range_j``).
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.utils import check_array, check_random_state
 
+from ._base import Kernel
 from ._vectorial import (
     ARDGaussian,
     ARDSigmoid,
@@ -53,7 +55,9 @@ def _rl_sigmoid_eta(X, rng):
     return np.sqrt(scale / _c(rng, X.shape[1]))
 
 
-def initial_kernel(name, X, random_state=None):
+def initial_kernel(
+    name: str, X: ArrayLike, random_state: int | np.random.RandomState | None = None
+) -> Kernel:
     """A kernel of Appendix D with hyperparameters drawn by the scheme of Appendix E.1.
 
     Parameters
@@ -101,7 +105,9 @@ APPENDIX_D_CLASSES = {
 }
 
 
-def initial_kernel_like(kernel, X, random_state=None):
+def initial_kernel_like(
+    kernel: Kernel, X: ArrayLike, random_state: int | np.random.RandomState | None = None
+) -> Kernel:
     """``kernel`` with its tunable hyperparameters drawn by Appendix E.1 (:func:`initial_kernel`).
 
     Only the draw replaces the user's kernel: hyperparameters with ``*_bounds="fixed"`` keep their

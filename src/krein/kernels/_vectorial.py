@@ -31,11 +31,12 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.spatial.distance import cdist
 
 from .._parameters import store_parameters
 from .._scaling import power_of_two_unit
-from ._base import DEFAULT_BOUNDS, Kernel
+from ._base import DEFAULT_BOUNDS, Bounds, Kernel
 
 __all__ = [
     "ARDGaussian",
@@ -192,7 +193,7 @@ class _BandwidthKernel(Kernel):
 
     _hyperparameters = ("eta",)
 
-    def __init__(self, eta=1.0, eta_bounds=DEFAULT_BOUNDS):
+    def __init__(self, eta: float | ArrayLike = 1.0, eta_bounds: Bounds = DEFAULT_BOUNDS) -> None:
         store_parameters(self, locals())
 
 
@@ -398,7 +399,13 @@ class DeltaGaussian(Kernel):
 
     _hyperparameters = ("eta1", "eta2")
 
-    def __init__(self, eta1=1.0, eta2=2.0, eta1_bounds=DEFAULT_BOUNDS, eta2_bounds=DEFAULT_BOUNDS):
+    def __init__(
+        self,
+        eta1: float = 1.0,
+        eta2: float = 2.0,
+        eta1_bounds: Bounds = DEFAULT_BOUNDS,
+        eta2_bounds: Bounds = DEFAULT_BOUNDS,
+    ) -> None:
         store_parameters(self, locals())
 
     def _fill(self, out, X, Y):
@@ -471,7 +478,7 @@ class TruncatedL1(Kernel):
 
     _hyperparameters = ("rho",)
 
-    def __init__(self, rho=None, rho_bounds=DEFAULT_BOUNDS):
+    def __init__(self, rho: float | None = None, rho_bounds: Bounds = DEFAULT_BOUNDS) -> None:
         store_parameters(self, locals())
 
     def _radius(self, n_features):
@@ -510,7 +517,14 @@ class Polynomial(Kernel):
     _hyperparameters = ("gamma", "coef0")
     is_positive_definite = True
 
-    def __init__(self, degree=2, gamma=1.0, coef0=1.0, gamma_bounds=DEFAULT_BOUNDS, coef0_bounds="fixed"):
+    def __init__(
+        self,
+        degree: int = 2,
+        gamma: float = 1.0,
+        coef0: float = 1.0,
+        gamma_bounds: Bounds = DEFAULT_BOUNDS,
+        coef0_bounds: Bounds = "fixed",
+    ) -> None:
         store_parameters(self, locals())
 
     def _check_hyperparameters(self, n_features):
@@ -548,7 +562,7 @@ class Linear(Kernel):
 
     is_positive_definite = True
 
-    def __init__(self):
+    def __init__(self) -> None:
         pass
 
     def _fill(self, out, X, Y):

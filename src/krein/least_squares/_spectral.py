@@ -143,7 +143,7 @@ class SpectralProblem:
             multiplier, u, gap = np.full(n_targets, np.nan), np.zeros_like(b), np.full_like(b, np.inf)
             for j in np.flatnonzero(radius > 0):  # radius 0: only u = 0 is feasible
                 solution = solve_sphere_quadratic(omega, b[:, j], np.sqrt(self.n_samples) * radius[j])
-                u[:, j], multiplier[j], shift[j] = solution.u, solution.mu, solution.shift
+                u[:, j], multiplier[j], shift[j] = solution.x, solution.multiplier, solution.shift
                 gap[:, j] = (omega - omega.min()) + solution.shift
                 hard_case[j] = solution.hard_case or solution.shift <= BOUNDARY_RTOL * abs(omega.min())
         alpha_hat = (u if basis is None else basis @ u) / self.representation.values[:, None]

@@ -499,7 +499,7 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
             coef, intercept = problem._split(result.x)
             eigen_coef.append(coef)
             intercepts.append(intercept)
-            histories.append(result.objective_history)
+            histories.append(result.history)
             n_iter.append(result.n_iter)
             n_inner.append(result.n_inner_iter)
         self._warn_above_zero_model(histories)

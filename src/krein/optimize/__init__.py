@@ -18,13 +18,25 @@
 - :func:`accpm_maximize` — the analytic-center cutting-plane method (Luss & d'Aspremont, Sec. 3.3).
 - :func:`exchange_maximize` — the exchange method for the semi-infinite QCLP (Sec. 3.4).
 
+Every solver above that iterates or optimizes (:func:`solve_sphere_quadratic`, :func:`projected_gradient`,
+:func:`squared_hinge_newton`, :func:`streamed_squared_hinge_newton`, :func:`concave_convex_procedure`,
+:func:`accpm_maximize`, :func:`exchange_maximize`) returns a :class:`SolverResult`: the solution
+``x``, the objective ``fun`` there in the solver's own sign convention (:func:`accpm_maximize` and
+:func:`exchange_maximize` maximize, the others minimize), ``n_iter``, ``converged``, ``message`` and
+``history``, plus attributes of its own that its docstring lists. The other functions are not
+solvers and return arrays: the projections and the rank-one eigen-updates are closed-form (a
+bisection or a secular equation solved to machine precision inside, no iterate, objective or
+convergence to report), :func:`smoothed_positive_part` and :func:`smoothed_square` are elementwise
+functions, and :func:`squared_hinge_validation_gradient` evaluates a loss and its gradient at a
+given solution.
+
 Estimator packages import these names from ``krein.optimize``, never from its private modules.
 """
 
 from ._accpm import accpm_maximize
-from ._cccp import CCCPResult, DCObjective, concave_convex_procedure
+from ._cccp import DCObjective, concave_convex_procedure
 from ._exchange import exchange_maximize
-from ._projected_gradient import STEP_RULES, ProjectedGradientResult, projected_gradient
+from ._projected_gradient import STEP_RULES, projected_gradient
 from ._projection import project_box_hyperplane, project_onto_ball_orthant
 from ._rank_one import (
     RankOneEigen,
@@ -34,7 +46,8 @@ from ._rank_one import (
     smoothed_positive_part,
     smoothed_square,
 )
-from ._secular import SecularSolution, solve_sphere_quadratic
+from ._result import SolverResult
+from ._secular import solve_sphere_quadratic
 from ._squared_hinge import (
     squared_hinge_newton,
     squared_hinge_validation_gradient,
@@ -42,12 +55,10 @@ from ._squared_hinge import (
 )
 
 __all__ = [
-    "CCCPResult",
     "DCObjective",
-    "ProjectedGradientResult",
     "RankOneEigen",
     "STEP_RULES",
-    "SecularSolution",
+    "SolverResult",
     "accpm_maximize",
     "concave_convex_procedure",
     "exchange_maximize",

@@ -13,8 +13,13 @@ the proxy-kernel SVM comes from an SVM solve (Sec. 2.4) rather than from the cut
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import scipy.linalg
+from numpy.typing import NDArray
+
+from ._result import SolverResult
 
 __all__ = ["accpm_maximize"]
 
@@ -88,7 +93,16 @@ class _Localization:
         self.cuts, self.offsets = self.cuts[keep], self.offsets[keep]
 
 
-def accpm_maximize(oracle, signs, upper, rhs, *, max_iter, callback, max_cuts=None):
+def accpm_maximize(
+    oracle: Callable[[NDArray[np.float64]], tuple[float, NDArray[np.float64]]],
+    signs: NDArray[np.float64],
+    upper: NDArray[np.float64],
+    rhs: float,
+    *,
+    max_iter: int,
+    callback: Callable[[int, NDArray[np.float64], float], bool],
+    max_cuts: int | None = None,
+) -> SolverResult:
     """Maximize a concave function over ``{x : signsᵀx = rhs, 0 ≤ x ≤ upper}`` by ACCPM.
 
     Parameters
@@ -110,10 +124,25 @@ def accpm_maximize(oracle, signs, upper, rhs, *, max_iter, callback, max_cuts=No
 
     Returns
     -------
-    x_best : ndarray of shape (n,)
-        The best center found.
-    f_best : float
-    n_iter : int
+    SolverResult
+        ``x`` the best center found (shape (n,)); ``fun`` ``f`` there (maximized; −∞ if
+        ``max_iter`` is 0); ``n_iter`` the cutting-plane iterations (oracle calls); ``converged``
+        whether the callback stopped the method or the gradient was orthogonal to the feasible set
+        (then ``x`` is optimal); ``history`` ``f`` at every center queried.
+
+    Examples
+    --------
+    Maximize ``−½‖x − a‖²`` on ``{Σx = 1, 0 ≤ x ≤ 1}``, where ``a`` is feasible:
+
+    >>> import numpy as np
+    >>> from krein.optimize import accpm_maximize
+    >>> a = np.array([0.5, 0.3, 0.2])
+    >>> result = accpm_maximize(
+    ...     lambda x: (-0.5 * (x - a) @ (x - a), a - x), np.ones(3), np.ones(3), 1.0,
+    ...     max_iter=100, callback=lambda iteration, x, value: value > -1e-12,
+    ... )
+    >>> np.round(result.x, 5), result.converged
+    (array([0.5, 0.3, 0.2]), True)
     """
     n = signs.size
     max_cuts = 3 * n if max_cuts is None else max_cuts
@@ -130,16 +159,20 @@ def accpm_maximize(oracle, signs, upper, rhs, *, max_iter, callback, max_cuts=No
     region = _Localization(signs, upper)
     x = region.center(x)
     x_best, f_best = x, -np.inf
-    iteration = 0
+    history = []
+    iteration, converged, message = 0, False, "max_iter reached"
     for iteration in range(1, max_iter + 1):
         value, gradient = oracle(x)
+        history.append(value)
         if value > f_best:
             x_best, f_best = x, value
         if callback(iteration, x_best, f_best):
+            converged, message = True, "the callback stopped the method"
             break
         direction = gradient - signs * (signs @ gradient) / n
         if not np.any(direction):
-            break  # the gradient is orthogonal to the feasible set: x is optimal
+            converged, message = True, "the gradient is orthogonal to the feasible set: x is optimal"
+            break
         region.add_cut(gradient, x)
         # Step into the new half-space, staying strictly inside every other constraint.
         lower, up, cut = region._slacks(x)
@@ -154,5 +187,8 @@ def accpm_maximize(oracle, signs, upper, rhs, *, max_iter, callback, max_cuts=No
             # The localization set has shrunk to rounding level around the maximizer of the function
             # whose gradients make the cuts (e.g. a smoothed objective whose maximizer does not close
             # the caller's gap): the barrier Hessian is numerically singular and no cut can help.
+            message = "the localization set shrank to rounding level (singular barrier Hessian)"
             break
-    return x_best, f_best, iteration
+    return SolverResult(
+        x_best, f_best, n_iter=iteration, converged=converged, message=message, history=history
+    )

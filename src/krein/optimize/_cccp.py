@@ -47,13 +47,16 @@ The stochastic step decays per epoch instead.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Callable
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from scipy.linalg.blas import daxpy, ddot
 from sklearn.utils import check_random_state
 
-__all__ = ["CCCPResult", "DCObjective", "concave_convex_procedure"]
+from ._result import SolverResult
+
+__all__ = ["DCObjective", "concave_convex_procedure"]
 
 #: How many times a gradient step that increases the subproblem value is halved before giving up.
 _MAX_HALVINGS = 30
@@ -75,59 +78,37 @@ class DCObjective:
     s aᵢ``, ``s = −∂φ/∂o`` at ``o = aᵢᵀx``), with the same iterates as :meth:`convex_batch_gradient`.
     """
 
-    metric: np.ndarray
+    metric: NDArray[np.float64]
     n_samples: int
     #: ``ω`` of a convex part of linear-model form; None: only :meth:`convex_batch_gradient` is known.
-    quadratic_weight: np.ndarray | None = None
+    quadratic_weight: NDArray[np.float64] | None = None
 
-    def convex(self, x):
+    def convex(self, x: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
         """``(g(x), ∇g(x))``."""
         raise NotImplementedError
 
-    def concave(self, x):
+    def concave(self, x: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
         """``(h(x), ∇h(x))``."""
         raise NotImplementedError
 
-    def convex_batch_gradient(self, x, batch):
+    def convex_batch_gradient(self, x: NDArray[np.float64], batch: NDArray[np.intp]) -> NDArray[np.float64]:
         """Unbiased estimate of ``∇g(x)`` from the sample indices ``batch``."""
         raise NotImplementedError
 
-    def sample_rows(self, indices):
+    def sample_rows(self, indices: NDArray[np.intp]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """Linear-model form: the rows ``aᵢ`` (an array of shape (len(indices), dim)) and the labels
         ``yᵢ`` of the samples ``indices``."""
         raise NotImplementedError
 
     @staticmethod
-    def negative_slope(output, label):
+    def negative_slope(output: float, label: float) -> float:
         """Linear-model form: ``−∂φ(o, y)/∂o`` at the output ``o = aᵢᵀx`` of a sample with label ``y``
         (Python floats in and out: it runs once per stochastic step)."""
         raise NotImplementedError
 
-    def objective(self, x):
+    def objective(self, x: NDArray[np.float64]) -> float:
         """``F(x) = g(x) − h(x)``."""
         return self.convex(x)[0] - self.concave(x)[0]
-
-
-@dataclass
-class CCCPResult:
-    """Outcome of :func:`concave_convex_procedure`.
-
-    Attributes
-    ----------
-    x : ndarray
-        Last outer iterate.
-    objective_history : ndarray of shape (n_iter + 1,)
-        ``F(x_0), F(x_1), …``.
-    n_iter : int
-        Number of outer iterations (subproblems solved).
-    n_inner_iter : int
-        Total number of inner steps (gradient steps, or epochs of the stochastic solver).
-    """
-
-    x: np.ndarray
-    objective_history: np.ndarray
-    n_iter: int
-    n_inner_iter: int
 
 
 def _surrogate(problem, linear):
@@ -240,21 +221,21 @@ def _single_sample_epoch(problem, linear, x, order, scale, preconditioner):
 
 
 def concave_convex_procedure(
-    problem,
-    x0,
+    problem: DCObjective,
+    x0: ArrayLike,
     *,
-    inner="gd",
-    step="majorizer",
-    inexact_tol=1e-10,
-    max_outer_iter=20,
-    max_inner_iter=1000,
-    tol=0.0,
-    learning_rate=1.0,
-    decay=0.8,
-    batch_size=1,
-    random_state=None,
-    callback=None,
-):
+    inner: str = "gd",
+    step: str = "majorizer",
+    inexact_tol: float = 1e-10,
+    max_outer_iter: int = 20,
+    max_inner_iter: int = 1000,
+    tol: float = 0.0,
+    learning_rate: float = 1.0,
+    decay: float = 0.8,
+    batch_size: int = 1,
+    random_state: int | np.random.RandomState | None = None,
+    callback: Callable[[int, NDArray[np.float64]], object] | None = None,
+) -> SolverResult:
     """Minimize a d.c. objective by CCCP / CCICP (Algorithm 1 of Liu et al. 2019).
 
     Parameters
@@ -294,7 +275,12 @@ def concave_convex_procedure(
 
     Returns
     -------
-    CCCPResult
+    SolverResult
+        ``x`` the last outer iterate; ``fun`` ``F(x)`` (minimized); ``n_iter`` the outer iterations
+        (subproblems solved); ``converged`` whether the outer loop stopped before ``max_outer_iter``
+        (an iteration changed ``F`` by at most ``tol``, or a subproblem took no step); ``history``
+        ``F(x_0), F(x_1), …`` (shape (n_iter + 1,)). Its own attribute: ``n_inner_iter``, the
+        inner steps in all (gradient steps, or epochs of the stochastic solver).
     """
     with np.errstate(over="raise", invalid="raise"):
         try:
@@ -345,5 +331,13 @@ def _run(
         if callback is not None:
             callback(k, x)
         if abs(history[-2] - history[-1]) <= tol or steps == 0:
-            return CCCPResult(x, np.asarray(history), k + 1, n_inner)
-    return CCCPResult(x, np.asarray(history), max_outer_iter, n_inner)
+            message = "a subproblem took no step" if steps == 0 else "an iteration changed F by at most tol"
+            return _result(x, history, k + 1, n_inner, True, message)
+    return _result(x, history, max_outer_iter, n_inner, False, "max_outer_iter reached")
+
+
+def _result(x, history, n_iter, n_inner, converged, message):
+    return SolverResult(
+        x, history[-1], n_iter=n_iter, converged=converged, message=message, history=history,
+        n_inner_iter=n_inner,
+    )  # fmt: skip

@@ -109,12 +109,15 @@ with it the exchange method takes 1.5–15× the time of projected gradient ther
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
+from numpy.typing import NDArray
 
 from ._projection import project_box_hyperplane
+from ._result import SolverResult
 
 __all__ = ["QCLPSolution", "exchange_maximize", "solve_qclp"]
 
@@ -400,8 +403,19 @@ class _CutBank:
 
 
 def exchange_maximize(
-    linear, z_map, signs, upper, rhs, constraint_at, gap, *, max_iter, tol, callback, stabilization="level"
-):
+    linear: NDArray[np.float64],
+    z_map: NDArray[np.float64],
+    signs: NDArray[np.float64],
+    upper: NDArray[np.float64],
+    rhs: float,
+    constraint_at: Callable[[NDArray[np.float64]], tuple[NDArray[np.float64], float]],
+    gap: Callable[[NDArray[np.float64], NDArray[np.float64]], float],
+    *,
+    max_iter: int,
+    tol: float,
+    callback: Callable[[int, NDArray[np.float64], float, float], bool],
+    stabilization: str | None = "level",
+) -> SolverResult:
     """Solve the semi-infinite QCLP (8) by the exchange method (Algorithm 3, module docstring).
 
     Parameters
@@ -432,7 +446,12 @@ def exchange_maximize(
 
     Returns
     -------
-    beta_best, f_best, n_iter
+    SolverResult
+        ``x`` the best β found (None and ``fun`` −∞ if ``max_iter`` is 0); ``fun`` ``f`` there
+        (maximized, relative to ``f₀`` as ``tol``); ``n_iter`` the exchange iterations (QCLPs
+        solved); ``converged`` whether the callback stopped the method or the certified relative
+        gap reached ``tol``; ``history`` ``f`` at the point of every new cut. Its own attribute:
+        ``upper_bound``, the certified bound ``U ≥ f*`` of the last QCLP (+∞ before the first).
     """
     if stabilization not in ("level", None):
         raise ValueError(f"stabilization must be 'level' or None, got {stabilization!r}.")
@@ -456,6 +475,8 @@ def exchange_maximize(
     scale = 1.0  # of the accuracies: |U| of the last QCLP, not |f_best|, which a bad first cut can make huge
     iteration = 0
     warm = None
+    history, bound = [], np.inf
+    converged, message = False, "max_iter reached"
     for iteration in range(1, max_iter + 1):
         accuracy = (
             0.1 * tol * scale if stabilization == "level" else max(0.1 * tol * scale, _INEXACT * gap_now)
@@ -486,12 +507,19 @@ def exchange_maximize(
         cuts.keep(keep)  # drop the cuts inactive at β_k (Chen & Ye) and (level method) at the projection
         weights = qclp.weights[keep] / qclp.weights[keep].sum()
         value = add_cut(point)
+        history.append(value)
+        bound = qclp.upper
         warm = (qclp.beta, np.append(weights, 0.0))  # new cut: θ = 0
         if value > f_best:
             beta_best, f_best = point, value
             best_cut = cuts.count - 1 if stabilization == "level" else None
         if callback(iteration, beta_best, f_best, qclp.upper):
+            converged, message = True, "the callback stopped the method"
             break
         if qclp.upper - f_best <= tol * max(abs(qclp.upper), abs(f_best)):
+            converged, message = True, "the certified relative gap is at most tol"
             break
-    return beta_best, f_best, iteration
+    return SolverResult(
+        beta_best, f_best, n_iter=iteration, converged=converged, message=message, history=history,
+        upper_bound=bound,
+    )  # fmt: skip

@@ -27,11 +27,15 @@ both without a second evaluation.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
-__all__ = ["STEP_RULES", "ProjectedGradientResult", "projected_gradient"]
+from ._result import SolverResult
+
+__all__ = ["STEP_RULES", "projected_gradient"]
 
 STEP_RULES = ("backtracking", "diminishing", "spectral", "accelerated")
 
@@ -39,34 +43,27 @@ STEP_RULES = ("backtracking", "diminishing", "spectral", "accelerated")
 _MEMORY = 10
 _ARMIJO = 1e-4
 
-
-@dataclass
-class ProjectedGradientResult:
-    """The last iterate, the oracle's tuple there (``None`` for ``"accelerated"``), the iterations,
-    whether a stopping test held (a small step or the callback), and whether the method stopped
-    because no feasible descent direction was left (``"spectral"``: ``P(x − t∇f) = x`` to rounding)."""
-
-    x: np.ndarray
-    state: tuple | None
-    n_iter: int
-    converged: bool
-    stationary: bool = False
+#: Why :func:`projected_gradient` stopped: the message and whether that counts as converged.
+_CALLBACK = ("the callback stopped the method", True)
+_SMALL_STEP = ("the step is below tol", True)
+_MAX_ITER = ("max_iter reached", False)
+_STATIONARY = ("no feasible descent direction is left: x is stationary to rounding", False)
 
 
 def projected_gradient(
-    oracle,
-    x,
-    project,
+    oracle: Callable[[NDArray[np.float64]], tuple],
+    x: NDArray[np.float64],
+    project: Callable[[NDArray[np.float64]], NDArray[np.float64]],
     *,
-    learning_rate,
-    rule="backtracking",
-    max_iter=1000,
-    tol=0.0,
-    callback=None,
-    initial=None,
-    normal=None,
-    decrease=0.8,
-):
+    learning_rate: float,
+    rule: str = "backtracking",
+    max_iter: int = 1000,
+    tol: float = 0.0,
+    callback: Callable[[int, NDArray[np.float64], Any, float], bool] | None = None,
+    initial: tuple | None = None,
+    normal: NDArray[np.float64] | None = None,
+    decrease: float = 0.8,
+) -> SolverResult:
     """Minimize ``f`` over a closed convex set by projected gradient steps.
 
     Parameters
@@ -100,7 +97,28 @@ def projected_gradient(
 
     Returns
     -------
-    ProjectedGradientResult
+    SolverResult
+        ``x`` the last iterate; ``fun`` ``f(x)`` (minimized; None for ``"accelerated"``, which does
+        not evaluate ``f`` at its iterates); ``n_iter`` the iterations (gradient steps) taken;
+        ``converged`` whether a stopping test held (a small step or the callback); ``history`` ``f``
+        at the start and at every accepted iterate (None for ``"accelerated"``). Its own
+        attributes: ``state``, the oracle's tuple at ``x`` (None for ``"accelerated"``), and
+        ``stationary``, whether the method stopped because no feasible descent direction was left
+        (``"spectral"``: ``P(x − t∇f) = x`` to rounding).
+
+    Examples
+    --------
+    Minimize ``½‖x − a‖²`` over the box ``[0, 1]³``:
+
+    >>> import numpy as np
+    >>> from krein.optimize import projected_gradient
+    >>> a = np.array([2.0, -1.0, 0.5])
+    >>> result = projected_gradient(
+    ...     lambda x: (0.5 * (x - a) @ (x - a), x - a), np.zeros(3), lambda x: np.clip(x, 0.0, 1.0),
+    ...     learning_rate=1.0, tol=1e-12,
+    ... )
+    >>> result.x, result.fun, result.converged
+    (array([1. , 0. , 0.5]), 1.0, True)
     """
     if rule not in STEP_RULES:
         raise ValueError(f"rule must be one of {STEP_RULES}, got {rule!r}.")
@@ -110,10 +128,11 @@ def projected_gradient(
     if rule == "accelerated":
         return _accelerated(oracle, x, project, float(learning_rate), max_iter, callback)
     state = oracle(x) if initial is None else initial
+    history = [state[0]]
     if callback(0, x, state, learning_rate):
-        return ProjectedGradientResult(x, state, 0, True)
+        return _result(x, state, 0, history, _CALLBACK)
     if rule == "spectral":
-        return _spectral(oracle, x, state, project, float(learning_rate), max_iter, callback, normal)
+        return _spectral(oracle, x, state, project, float(learning_rate), max_iter, callback, normal, history)
     step = float(learning_rate)
     for iteration in range(1, max_iter + 1):
         if rule == "diminishing":
@@ -124,18 +143,29 @@ def projected_gradient(
             while True:
                 candidate = project(x - step * state[1])
                 if np.linalg.norm(candidate - x) <= tol * (1.0 + np.linalg.norm(x)):
-                    return ProjectedGradientResult(x, state, iteration, True)
+                    return _result(x, state, iteration, history, _SMALL_STEP)
                 trial = oracle(candidate)
                 if trial[0] <= state[0]:
                     break
                 step *= decrease
         x, state = candidate, trial
+        history.append(state[0])
         if callback(iteration, x, state, step):
-            return ProjectedGradientResult(x, state, iteration, True)
-    return ProjectedGradientResult(x, state, max_iter, False)
+            return _result(x, state, iteration, history, _CALLBACK)
+    return _result(x, state, max_iter, history, _MAX_ITER)
 
 
-def _spectral(oracle, x, state, project, step, max_iter, callback, normal):
+def _result(x, state, n_iter, history, reason):
+    """The :class:`SolverResult` of an iterate ``x`` with the oracle's tuple ``state`` (None: the
+    accelerated rule, which keeps neither values nor history)."""
+    message, converged = reason
+    return SolverResult(
+        x, None if state is None else state[0], n_iter=n_iter, converged=converged, message=message,
+        history=None if state is None else history, state=state, stationary=reason is _STATIONARY,
+    )  # fmt: skip
+
+
+def _spectral(oracle, x, state, project, step, max_iter, callback, normal, history):
     value, gradient = state[0], state[1]
     step_bounds = (1e-8 * step, 1e8 * step)
     recent = [value]
@@ -144,7 +174,7 @@ def _spectral(oracle, x, state, project, step, max_iter, callback, normal):
         tangent = gradient if normal is None else gradient - normal * (gradient @ normal) / (normal @ normal)
         slope = float(tangent @ direction)
         if slope >= 0:  # P(x − t∇f) = x: x is stationary to rounding
-            return ProjectedGradientResult(x, state, iteration, False, stationary=True)
+            return _result(x, state, iteration, history, _STATIONARY)
         reference = max(recent[-_MEMORY:])
         fraction = 1.0
         while True:
@@ -164,9 +194,10 @@ def _spectral(oracle, x, state, project, step, max_iter, callback, normal):
         x, state = candidate, trial
         value, gradient = state[0], state[1]
         recent.append(value)
+        history.append(value)
         if callback(iteration, x, state, step):
-            return ProjectedGradientResult(x, state, iteration, True)
-    return ProjectedGradientResult(x, state, max_iter, False)
+            return _result(x, state, iteration, history, _CALLBACK)
+    return _result(x, state, max_iter, history, _MAX_ITER)
 
 
 def _accelerated(oracle, x, project, step, max_iter, callback):
@@ -177,5 +208,5 @@ def _accelerated(oracle, x, project, step, max_iter, callback):
         momentum = new + ((theta - 1) / theta_new) * (new - x)
         x, theta = new, theta_new
         if callback(iteration, x, None, step):
-            return ProjectedGradientResult(x, None, iteration, True)
-    return ProjectedGradientResult(x, None, max_iter, False)
+            return _result(x, None, iteration, None, _CALLBACK)
+    return _result(x, None, max_iter, None, _MAX_ITER)

@@ -21,11 +21,14 @@ and found by bisection. The inner problem is closed-form for q = 1 (soft thresho
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 __all__ = ["project_box_hyperplane", "project_onto_ball_orthant"]
 
 
-def project_box_hyperplane(x, signs, upper, rhs=0.0):
+def project_box_hyperplane(
+    x: NDArray[np.float64], signs: NDArray[np.float64], upper: float | NDArray[np.float64], rhs: float = 0.0
+) -> NDArray[np.float64]:
     """Project ``x`` onto ``{β : signsᵀβ = rhs, 0 ≤ β ≤ upper}`` in O(n log n).
 
     Parameters
@@ -110,7 +113,9 @@ def _distance(z, center, q):
     return np.linalg.norm(z - center, ord=q) if np.isfinite(q) else np.max(np.abs(z - center))
 
 
-def project_onto_ball_orthant(x, center, radius, q=2.0):
+def project_onto_ball_orthant(
+    x: ArrayLike, center: NDArray[np.float64], radius: float, q: float = 2.0
+) -> NDArray[np.float64]:
     """Project ``x`` onto ``{z ≥ 0 : ‖z − center‖_q ≤ radius}`` (``center ≥ 0``, ``q ≥ 1``).
 
     Returns a point that satisfies both constraints exactly (the ball constraint up to a final

@@ -29,6 +29,7 @@ import ctypes
 from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
     "RankOneEigen",
@@ -83,8 +84,8 @@ def _dlaed9():
 class RankOneEigen(NamedTuple):
     """Eigenvalues (ascending) and orthonormal eigenvectors (columns) of ``diag(d) + ρ u uᵀ``."""
 
-    values: np.ndarray
-    vectors: np.ndarray
+    values: NDArray[np.float64]
+    vectors: NDArray[np.float64]
 
 
 def _secular_solve(poles, z, weight):
@@ -157,7 +158,7 @@ def _deflate(d, z, weight):
     return diag, z, weight, kept, rotations
 
 
-def rank_one_eigh(d, u, rho):
+def rank_one_eigh(d: ArrayLike, u: ArrayLike, rho: float) -> RankOneEigen:
     """Eigendecomposition of ``diag(d) + ρ u uᵀ`` by deflation and secular equations, in O(n²).
 
     Parameters
@@ -238,7 +239,7 @@ def _secular_roots(poles, z, weight, which):
     return roots, deltas
 
 
-def rank_one_positive_part(d, u, rho):
+def rank_one_positive_part(d: ArrayLike, u: ArrayLike, rho: float) -> tuple[float, NDArray[np.float64]]:
     """``Σ λ₊² − Σ d₊²`` and ``X₊ u`` for ``X = diag(d) + ρ u uᵀ`` (ρ ≥ 0), without the full eigenbasis.
 
     This is what one iteration of the proxy-kernel SVM needs (Luss & d'Aspremont 2009, Sec. 3.1):
@@ -269,7 +270,7 @@ def rank_one_positive_part(d, u, rho):
     return square_change, action
 
 
-def smoothed_positive_part(t, smoothing):
+def smoothed_positive_part(t: ArrayLike, smoothing: float) -> NDArray[np.float64]:
     """``φ_ε(t) = max_{0≤v≤1} (v t − ε v²/2)``: the Moreau–Yosida smoothing of ``max(0, t)`` (Sec. 3).
 
     ``φ_ε(t) = 0`` for ``t ≤ 0``, ``t²/(2ε)`` for ``0 ≤ t ≤ ε`` and ``t − ε/2`` for ``t ≥ ε``: convex,
@@ -282,7 +283,7 @@ def smoothed_positive_part(t, smoothing):
     return np.where(t <= 0, 0.0, np.where(t >= smoothing, t - smoothing / 2, t * t / (2 * smoothing)))
 
 
-def smoothed_square(t, smoothing):
+def smoothed_square(t: ArrayLike, smoothing: float) -> NDArray[np.float64]:
     """``g_ε(t) = 2∫₀ᵗ φ_ε``, the smoothed ``max(0, t)²`` whose derivative is ``2φ_ε``.
 
     ``g_ε(t) = 0`` for ``t ≤ 0``, ``t³/(3ε)`` for ``0 ≤ t ≤ ε`` and ``t² − εt + ε²/3`` for ``t ≥ ε``:
@@ -307,7 +308,9 @@ def _square_increase(poles, roots, shifts, smoothing):
     return float(np.sum(np.where(quadratic, shifts * (roots + poles - smoothing), direct)))
 
 
-def rank_one_smoothed_part(d, u, rho, smoothing):
+def rank_one_smoothed_part(
+    d: ArrayLike, u: ArrayLike, rho: float, smoothing: float
+) -> tuple[float, float, NDArray[np.float64]]:
     """Changes of ``Σ λ₊²`` and ``Σ g_ε(λ)``, and ``φ_ε(X) u``, for ``X = diag(d) + ρ u uᵀ`` (ρ ≥ 0).
 
     The smoothed counterpart of :func:`rank_one_positive_part` (Luss & d'Aspremont 2009, Sec. 3,

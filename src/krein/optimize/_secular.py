@@ -36,33 +36,19 @@ both choices are optimal).
 from __future__ import annotations
 
 import warnings
-from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-__all__ = ["SecularSolution", "solve_sphere_quadratic"]
+from ._result import SolverResult
+
+__all__ = ["solve_sphere_quadratic"]
 
 #: Iteration cap of the root finder (the iteration converges quadratically; ~10 steps are typical).
 MAX_ITER = 200
 
 
-class SecularSolution(NamedTuple):
-    """Global minimizer of (★) and its Lagrange multiplier.
-
-    ``u`` (shape (r,)) is the minimizer, ``‖u‖ = R``; ``mu`` the optimal multiplier μ* = w_min − δ*;
-    ``shift`` δ* = w_min − μ* ≥ 0, the distance of μ* to the end of its interval, computed without
-    cancellation; ``hard_case`` whether μ* = w_min exactly (``b`` orthogonal to the eigenvectors of
-    ``w_min`` and ``φ(0) ≤ R²``); ``n_iter`` the root-finder iterations.
-    """
-
-    u: np.ndarray
-    mu: float
-    shift: float
-    hard_case: bool
-    n_iter: int
-
-
-def solve_sphere_quadratic(w, b, radius):
+def solve_sphere_quadratic(w: ArrayLike, b: ArrayLike, radius: float) -> SolverResult:
     """Globally minimize ``uᵀ diag(w) u − 2 bᵀ u`` subject to ``‖u‖ = radius``.
 
     Parameters
@@ -76,7 +62,22 @@ def solve_sphere_quadratic(w, b, radius):
 
     Returns
     -------
-    SecularSolution
+    SolverResult
+        ``x`` the minimizer ``u`` (shape (r,), ``‖u‖ = radius``); ``fun`` the minimum
+        ``uᵀ diag(w) u − 2 bᵀ u``; ``n_iter`` the root-finder iterations (0 in the hard case);
+        ``converged`` False only if the root finder reached its cap of :data:`MAX_ITER` iterations;
+        ``history`` None (the root finder keeps none). Its own attributes: ``multiplier``, the optimal
+        Lagrange multiplier μ* = w_min − δ*; ``shift``, δ* = w_min − μ* ≥ 0, the distance of μ* to
+        the end of its interval, computed without cancellation; ``hard_case``, whether μ* = w_min
+        exactly (``b`` orthogonal to the eigenvectors of ``w_min`` and ``φ(0) ≤ R²``).
+
+    Examples
+    --------
+    >>> from krein.optimize import solve_sphere_quadratic
+    >>> # 3u₁² + u₂² − 2u₁ − 2u₂ on the unit circle
+    >>> result = solve_sphere_quadratic([3.0, 1.0], [1.0, 1.0], 1.0)
+    >>> round(result.fun, 6), round(float(result.x @ result.x), 12), result.hard_case
+    (-1.330191, 1.0, False)
     """
     w = np.asarray(w, dtype=float)
     b = np.asarray(b, dtype=float)
@@ -103,10 +104,10 @@ def solve_sphere_quadratic(w, b, radius):
         phi0 = float(u @ u)
         if phi0 <= radius**2:
             u[i_min] = np.sqrt(radius**2 - phi0)
-            return SecularSolution(u, w_min, 0.0, True, 0)
+            return _result(u, w, b, w_min, 0.0, True, 0, True)
 
     bb, ga = b[active], g[active]
-    n_iter = 0
+    n_iter, converged = 0, True
     while n_iter < MAX_ITER:
         n_iter += 1
         q = bb / (ga + delta)
@@ -118,6 +119,7 @@ def solve_sphere_quadratic(w, b, radius):
             break
         delta += step
     else:  # pragma: no cover - the iteration converges quadratically
+        converged = False
         warnings.warn(
             f"The secular root finder did not converge in {MAX_ITER} iterations (δ = {delta:.3g}).",
             RuntimeWarning,
@@ -125,4 +127,17 @@ def solve_sphere_quadratic(w, b, radius):
         )
     u = np.zeros_like(b)
     u[active] = bb / (ga + delta)
-    return SecularSolution(u, w_min - delta, delta, False, n_iter)
+    return _result(u, w, b, w_min - delta, delta, False, n_iter, converged)
+
+
+def _result(u, w, b, multiplier, shift, hard_case, n_iter, converged):
+    if hard_case:
+        message = "hard case: the multiplier is the smallest eigenvalue, no root finding needed"
+    elif converged:
+        message = "the secular equation is solved to machine precision"
+    else:
+        message = f"the secular root finder stopped at its cap of {MAX_ITER} iterations"
+    return SolverResult(
+        u, float(u @ (w * u) - 2.0 * (b @ u)), n_iter=n_iter, converged=converged, message=message,
+        multiplier=multiplier, shift=shift, hard_case=hard_case,
+    )  # fmt: skip

@@ -20,8 +20,13 @@ iteration. Memory beyond the data is O(n + m²).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import scipy.linalg
+from numpy.typing import NDArray
+
+from ._result import SolverResult
 
 __all__ = ["squared_hinge_newton", "squared_hinge_validation_gradient", "streamed_squared_hinge_newton"]
 
@@ -51,7 +56,16 @@ def _line_search(a, c, wRd, dRd, n):
     return max(0.0, -alpha / beta)
 
 
-def squared_hinge_newton(features, y, penalties, *, fit_intercept=True, tol=1e-10, max_iter=100, start=None):
+def squared_hinge_newton(
+    features: NDArray[np.float64],
+    y: NDArray[np.float64],
+    penalties: NDArray[np.float64],
+    *,
+    fit_intercept: bool = True,
+    tol: float = 1e-10,
+    max_iter: int = 100,
+    start: tuple[NDArray[np.float64], float] | None = None,
+) -> SolverResult:
     """Minimize ``Σ max(0, 1 − yᵢ(Φᵢ w + b))² + n Σⱼ ρⱼ wⱼ²`` by the finite Newton method.
 
     Parameters
@@ -73,9 +87,22 @@ def squared_hinge_newton(features, y, penalties, *, fit_intercept=True, tol=1e-1
 
     Returns
     -------
-    w : ndarray of shape (r,)
-    b : float
-    n_iter : int
+    SolverResult
+        ``x`` the weights ``w`` (shape (r,)); ``fun`` the objective at ``(w, b)`` (minimized);
+        ``n_iter`` the Newton iterations; ``converged`` False if ``max_iter`` stopped them;
+        ``history`` the objective at the start and after every iteration. Its own attribute:
+        ``intercept``, the bias ``b`` (0.0 without ``fit_intercept``).
+
+    Examples
+    --------
+    Two points ``±1`` with labels ``±1`` and ``ρ = 1``: ``2 max(0, 1 − w)² + 2w²`` is least at
+    ``w = 1/2``, where it is 1.
+
+    >>> import numpy as np
+    >>> from krein.optimize import squared_hinge_newton
+    >>> result = squared_hinge_newton(np.array([[1.0], [-1.0]]), np.array([1.0, -1.0]), np.array([1.0]))
+    >>> result.x, result.fun, result.intercept
+    (array([0.5]), 1.0, 0.0)
     """
     n = features.shape[0]
     design = np.hstack([features, np.ones((n, 1))]) if fit_intercept else features
@@ -98,8 +125,17 @@ def squared_hinge_newton(features, y, penalties, *, fit_intercept=True, tol=1e-1
 
 
 def squared_hinge_validation_gradient(
-    features, y, w, b, penalties, derivatives, features_val, y_val, *, fit_intercept=True
-):
+    features: NDArray[np.float64],
+    y: NDArray[np.float64],
+    w: NDArray[np.float64],
+    b: float,
+    penalties: NDArray[np.float64],
+    derivatives: list[NDArray[np.float64]],
+    features_val: NDArray[np.float64],
+    y_val: NDArray[np.float64],
+    *,
+    fit_intercept: bool = True,
+) -> tuple[float, NDArray[np.float64]]:
     """Validation mean squared error of a squared-hinge solution and its hypergradient.
 
     The solution ``ŵ = (w, b)`` of ``min Σ max(0, 1 − yᵢ(Φᵢ w + b))² + n wᵀ P w`` solves the normal
@@ -166,7 +202,8 @@ def _finite_newton(normal_equations, outputs_along, y, penalties, fit_intercept,
         return np.sum(np.maximum(0.0, 1.0 - y * out) ** 2) + n * np.dot(R * weights, weights)
 
     value = objective(outputs, w)
-    n_iter = 0
+    history = [value]
+    n_iter, converged = 0, False
     while n_iter < max_iter:
         n_iter += 1
         active = y * outputs < 1
@@ -188,16 +225,27 @@ def _finite_newton(normal_equations, outputs_along, y, penalties, fit_intercept,
             active, y * outputs < 1
         )
         value = new_value
+        history.append(value)
         if converged:
             break
-    if fit_intercept:
-        return w[:-1], float(w[-1]), n_iter
-    return w, 0.0, n_iter
+    message = "the active set or the objective no longer changes" if converged else "max_iter reached"
+    weights, intercept = (w[:-1], float(w[-1])) if fit_intercept else (w, 0.0)
+    return SolverResult(
+        weights, value, n_iter=n_iter, converged=converged, message=message, history=history,
+        intercept=intercept,
+    )  # fmt: skip
 
 
 def streamed_squared_hinge_newton(
-    representation, T, y, penalties, *, fit_intercept=True, tol=1e-10, max_iter=100
-):
+    representation: Any,
+    T: NDArray[np.float64],
+    y: NDArray[np.float64],
+    penalties: NDArray[np.float64],
+    *,
+    fit_intercept: bool = True,
+    tol: float = 1e-10,
+    max_iter: int = 100,
+) -> SolverResult:
     """Minimize ``Σ max(0, 1 − yᵢ(Φᵢ w + b))² + n Σⱼ ρⱼ wⱼ²`` for ``Φ = Ũ T`` without forming ``Φ``.
 
     Parameters
@@ -211,9 +259,8 @@ def streamed_squared_hinge_newton(
 
     Returns
     -------
-    w : ndarray of shape (r,)
-    b : float
-    n_iter : int
+    SolverResult
+        As :func:`squared_hinge_newton`.
     """
     E = representation.extension @ T  # landmark space → features: Φᵢ = kᵢ E T
     # over all points: Σ kᵢkᵢᵀ, Σ kᵢ, Σ yᵢ kᵢ (the last by one pass, as Ũᵀy = Eᵀ Σ yᵢ kᵢ); then the

@@ -537,10 +537,10 @@ def solve_proxy_problem(
             certificate.check(beta, value, gradient)
             return value, gradient
 
-        _, _, n_iter = accpm_maximize(
+        n_iter = accpm_maximize(
             accpm_oracle, problem.signs, problem.upper, problem.rhs, max_iter=max_iter,
             callback=lambda iteration, beta, value: certificate.history[-1] <= tol,
-        )  # fmt: skip
+        ).n_iter  # fmt: skip
         converged = certificate.history[-1] <= tol
     elif solver == "exchange":
 
@@ -548,10 +548,10 @@ def solve_proxy_problem(
             _, _, gradient = problem.evaluate(beta)
             return certificate.check(beta, value, gradient, extra_upper=t_upper)
 
-        _, _, n_iter = exchange_maximize(
+        n_iter = exchange_maximize(
             problem.linear, problem.z_matrix(), problem.signs, problem.upper, problem.rhs,
             problem.exchange_constraint, problem.gap, max_iter=max_iter, tol=tol, callback=exchange_callback,
-        )  # fmt: skip
+        ).n_iter  # fmt: skip
         converged = certificate.history[-1] <= tol
     else:  # pragma: no cover - validated by the estimators
         raise ValueError(f"Unknown solver {solver!r}.")

@@ -288,7 +288,7 @@ class KreinSquaredHingeSVC(SpectralEstimatorMixin, ClassifierMixin, BaseEstimato
             solver = partial(streamed_squared_hinge_newton, representation, T)
         for task in range(Y.shape[1]):
             warm = {} if start is None else {"start": (start[0][:, task], start[1][task])}
-            coef[:, task], intercepts[task], n_iter[task] = solver(
+            result = solver(
                 *(() if streams else (features,)),
                 Y[:, task],
                 problem.penalties,
@@ -297,6 +297,7 @@ class KreinSquaredHingeSVC(SpectralEstimatorMixin, ClassifierMixin, BaseEstimato
                 max_iter=self.max_iter,
                 **warm,
             )
+            coef[:, task], intercepts[task], n_iter[task] = result.x, result.intercept, result.n_iter
         return coef, intercepts, n_iter
 
     # The protocol of krein.model_selection.HypergradientSearchCV (Chapelle et al. 2002).
