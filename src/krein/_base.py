@@ -17,9 +17,13 @@ from sklearn.base import clone
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
-from ._validation import check_kernel_magnitude, check_precomputed_test_kernel, check_square_kernel
+from ._validation import (
+    check_kernel_magnitude,
+    check_precomputed_test_kernel,
+    check_square_kernel,
+    warn_unrelated_rows,
+)
 from .kernels import make_kernel
-from .spectral import warn_unrelated_rows
 
 __all__ = [
     "LAMBDA_BOUNDS",

@@ -17,7 +17,7 @@ from .._base import KernelEstimatorMixin
 from .._parameters import store_parameters
 from .._validation import check_precomputed_test_kernel
 from ..kernels import Kernel
-from ..nystroem import clamp_n_components
+from ..representation import clamp_n_components
 from ._pca import KreinPCA
 
 __all__ = ["KreinKMeans", "KreinSpectralClustering", "krein_kmeans_objective"]

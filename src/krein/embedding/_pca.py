@@ -17,8 +17,13 @@ from .._parameters import store_parameters
 from .._validation import check_centring_samples, check_precomputed_test_kernel
 from ..dissimilarity import DoubleCentering
 from ..kernels import Kernel, make_kernel
-from ..nystroem import LANDMARK_METHODS, clamp_n_components, nystroem_representation
-from ..spectral import SpectralRepresentation, center_kernel, indefiniteness
+from ..representation import (
+    LANDMARK_METHODS,
+    SpectralRepresentation,
+    clamp_n_components,
+    nystroem_representation,
+)
+from ..spectral import center_kernel, indefiniteness
 
 __all__ = ["KreinPCA"]
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from .._validation import check_square_kernel
 from ..kernels import block_rows, kernel_blocks
-from ..spectral import is_dask_array
+from ._base import is_dask_array
 
 __all__ = [
     "ChunkMoments",
