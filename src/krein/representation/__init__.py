@@ -5,7 +5,8 @@ directions ``U`` (n×r), signed eigenvalues ``λ`` in **ascending** order, and a
 test point's kernel row to coordinates in that basis. This package owns it:
 
 * :class:`SpectralRepresentation` — the base class, and its exact producer
-  :meth:`SpectralRepresentation.exact` (r ≤ n);
+  :meth:`SpectralRepresentation.exact` (r ≤ n); :class:`DeferredRepresentation` makes the exact
+  eigendecomposition on first read, for estimators whose solver needs only the kernel matrix;
 * :func:`nystroem_representation` — the one-shot Nyström producer of Oglic & Gärtner (2019), Sec. 2.2
   (:class:`NystroemRepresentation`, r ≤ m ≪ n), with what it is made of: the landmark block's factor
   (:func:`landmark_factor`), the landmark samplers (Sec. 2.3) and the error estimates on held-out
@@ -26,7 +27,7 @@ from ._approximation import (
     landmark_factor,
     one_shot_eigendecomposition,
 )
-from ._base import SpectralRepresentation, is_dask_array, kernel_rows_times
+from ._base import DeferredRepresentation, SpectralRepresentation, is_dask_array, kernel_rows_times
 from ._columns import ChunkMoments, KernelColumns, check_finite_chunk, chunk_moments, combine_moments
 from ._error import PROBE_COLUMNS, probe_error, validated_rank
 from ._estimator import SPECTRAL_PARAMETERS, SPECTRAL_PARAMETERS_DOC, SpectralEstimatorMixin, check_dask_data
@@ -42,6 +43,7 @@ from ._nystroem import LANDMARK_RANKS, POOR_APPROXIMATION, NystroemRepresentatio
 
 __all__ = [
     "ChunkMoments",
+    "DeferredRepresentation",
     "KernelColumns",
     "LANDMARK_METHODS",
     "LANDMARK_RANKS",

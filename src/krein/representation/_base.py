@@ -14,7 +14,7 @@ from .._validation import warn_unrelated_rows
 from ..kernels import block_rows
 from ..spectral import center_kernel, eigendecompose
 
-__all__ = ["SpectralRepresentation", "is_dask_array", "kernel_rows_times"]
+__all__ = ["DeferredRepresentation", "SpectralRepresentation", "is_dask_array", "kernel_rows_times"]
 
 
 def is_dask_array(X):
@@ -98,12 +98,21 @@ class SpectralRepresentation:
         if center:
             K, column_means = center_kernel(K)
         values, vectors = eigendecompose(K, name=name)
+        return cls.from_eigendecomposition(
+            values, vectors, rtol=rtol, name=name, kernel=kernel, points=points, column_means=column_means
+        )
+
+    @classmethod
+    def from_eigendecomposition(cls, values, vectors, *, rtol=None, name="K", **parts):
+        """The exact representation of ``U diag(λ) Uᵀ`` from its eigendecomposition (``λ`` ascending),
+        without the eigenpairs with ``|λ| ≤ rtol · max|λ|`` (default ``rtol = n · eps``); ``parts``
+        are the constructor's keywords (``kernel``, ``points``, ``column_means``)."""
         if rtol is None:
             rtol = values.size * np.finfo(float).eps
         keep = np.abs(values) > rtol * np.max(np.abs(values), initial=0.0)
         if not np.any(keep):
             raise ValueError(f"{name} is numerically zero: it has no non-zero eigenvalue.")
-        return cls(values[keep], vectors[:, keep], kernel=kernel, points=points, column_means=column_means)
+        return cls(values[keep], vectors[:, keep], **parts)
 
     @property
     def rank(self):
@@ -175,3 +184,37 @@ class SpectralRepresentation:
         E = self.extension if self.extension is not None else self.vectors / self.values
         shift = 0.0 if self.column_means is None else -(self.column_means @ E)
         return self.evaluate(X, E, shift, working_memory=working_memory)
+
+
+class DeferredRepresentation(SpectralRepresentation):
+    """The exact representation of a training kernel, eigendecomposed on the first read of ``values``
+    or ``vectors``.
+
+    For the estimators whose solver works on the kernel matrix itself (the proxy-kernel SVMs, kernel
+    k-means): their model ``f(x) = K(x, P) β + b`` is evaluated through the representation's points
+    and out-of-sample map, and its spectrum costs an eigendecomposition only when it is read. A
+    precomputed ``K`` is held until then; for a kernel object it is evaluated again on the points.
+    """
+
+    def __init__(self, K, *, name="K", kernel=None, points=None):
+        self._matrix = K if isinstance(kernel, str) or kernel is None else None
+        self._name, self._exact = name, None
+        self.extension, self.column_means = None, None
+        self.kernel, self.points = kernel, points
+
+    def _decomposition(self):
+        if self._exact is None:
+            K = self.kernel(self.points) if self._matrix is None else self._matrix
+            self._exact = SpectralRepresentation.exact(K, name=self._name)
+            self._matrix = None
+        return self._exact
+
+    @property
+    def values(self):
+        """Signed eigenvalues, ascending (the eigendecomposition is made on the first read)."""
+        return self._decomposition().values
+
+    @property
+    def vectors(self):
+        """Orthonormal eigenvectors (the eigendecomposition is made on the first read)."""
+        return self._decomposition().vectors
