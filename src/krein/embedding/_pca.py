@@ -67,8 +67,8 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
     (the Nyström formula of kernel PCA with ``k_c`` the centred row), so the training rows passed to
     :meth:`transform` give back the fitted coordinates. With ``n_landmarks=m`` the spectrum is that of
     the one-shot Nyström eigendecomposition on ``m`` landmarks (Oglic & Gärtner 2019, Sec. 2.2; the
-    shared :func:`~krein.nystroem.nystroem_representation`), centred in the pseudo-Euclidean feature
-    space by one ``r×r`` eigenproblem, and the test coordinates need kernel rows against the landmarks
+    shared :func:`~krein.representation.nystroem_representation`, which centres it as ``H K̃ H``),
+    and the test coordinates need kernel rows against the landmarks
     only.
 
     Parameters

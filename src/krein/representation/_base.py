@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._memory import MemoryBudget
 from .._validation import warn_unrelated_rows
-from ..kernels import block_rows
 from ..spectral import center_kernel, eigendecompose
 
 __all__ = ["DeferredRepresentation", "SpectralRepresentation", "is_dask_array", "kernel_rows_times"]
@@ -34,7 +34,7 @@ def kernel_rows_times(X, kernel, points, weights, offset, working_memory=None, c
         raise ValueError("Input X contains NaN or infinity (found in a row chunk of the dask array).")
     out = np.empty((X.shape[0],) + np.shape(weights)[1:])
     width = X.shape[1] if points is None else len(points)
-    step = block_rows(width, working_memory, copies=2)
+    step = MemoryBudget(working_memory).rows(width, copies=2)
     for start in range(0, X.shape[0], step):
         rows = slice(start, start + step)
         if isinstance(kernel, str):

@@ -36,8 +36,8 @@ import warnings
 import numpy as np
 from sklearn.utils import check_random_state
 
+from .._memory import CACHE_BUDGET, MemoryBudget
 from .._validation import check_centring_samples
-from ..kernels import block_rows
 from ._approximation import eigen_from_gram, landmark_factor
 from ._base import SpectralRepresentation
 from ._columns import KernelColumns, check_finite_chunk, landmark_blocks
@@ -222,7 +222,7 @@ class NystroemRepresentation(SpectralRepresentation):
         ``indices``, in blocks of ``working_memory`` (never an |indices|×m array)."""
         m = self._landmark_indices.size
         gram, total, moment = np.zeros((m, m)), np.zeros(m), np.zeros(m)
-        step = block_rows(m, self._working_memory, copies=2)
+        step = MemoryBudget(self._working_memory).rows(m, copies=2)
         for start in range(0, len(indices), step):
             block = indices[start : start + step]
             rows = self.landmark_rows(block)
@@ -266,19 +266,15 @@ class NystroemRepresentation(SpectralRepresentation):
         return moment
 
 
-#: Rows per block of a streamed gradient pass, below the working-memory bound: a block this size
-#: (a few MiB at m = 1000) stays in cache between the two products ``K w`` and ``Kᵀ w``; larger
-#: blocks made the pass 1.2× slower. Every block is written into one reused buffer.
-REDUCE_BLOCK_ROWS = 512
-
-
 def _reduce_chunk(kernel, X_chunk, Z, weights, shift, function, data, working_memory, check_finite=False):
     """``(Σ value, K_chunkᵀ w, Σ w)`` over the row blocks of one chunk, ``(value, w) = function(o, data)``
     for the outputs ``o = K_chunk weights + shift`` of each block (``K_chunk = K(X_chunk, Z)``)."""
     X_chunk = np.asarray(X_chunk, dtype=np.float64)
     if check_finite:
         check_finite_chunk(X_chunk, "X")
-    step = min(block_rows(len(Z), working_memory, copies=2), REDUCE_BLOCK_ROWS)
+    # a block of the cache budget stays in cache between the two products ``K w`` and ``Kᵀ w`` (larger
+    # blocks made the pass 1.2× slower at m = 1000); every block is written into one reused buffer
+    step = MemoryBudget(working_memory).rows(len(Z), copies=2, high=CACHE_BUDGET.rows(len(Z)))
     value, back, total = 0.0, 0.0, 0.0
     for rows, block in landmark_blocks(kernel, X_chunk, Z, step):
         part, w = function(block @ weights + shift, data[rows])
