@@ -76,7 +76,8 @@ from krein.kernels import TruncatedL1
 from krein.logistic import IndefiniteLogisticRegression
 from krein.logistic._iklr import _LogisticDC
 from krein.optimize import concave_convex_procedure
-from krein.spectral import SpectralRepresentation, indefiniteness
+from krein.representation import SpectralRepresentation
+from krein.spectral import indefiniteness
 
 #: The paper's absolute learning rate η (Algorithm 1, line 1), for the plain gradient step.
 PAPER_LEARNING_RATE = 0.02
@@ -184,7 +185,7 @@ def streaming_one(args):
     """One streamed fit (in this process): prints a JSON line with its time, memory and accuracy."""
     from krein.kernels import Gaussian
     from krein.least_squares import KreinRidge
-    from krein.nystroem import NystroemRepresentation
+    from krein.representation import NystroemRepresentation
     from krein.svm import KreinSquaredHingeSVC
 
     passes = [1]  # the one-shot eigendecomposition's pass; then each pass of a solver over the data

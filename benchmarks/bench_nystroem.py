@@ -236,8 +236,9 @@ def _validated_block(kernel, X, m, seed):
     it): the same landmarks and probe columns as ``IndefiniteNystroem(random_state=seed)``."""
     import warnings
 
-    from krein.nystroem import KernelColumns, uniform_landmarks
-    from krein.nystroem._representation import one_shot
+    from krein.nystroem import uniform_landmarks
+    from krein.representation import KernelColumns
+    from krein.representation._nystroem import one_shot
 
     columns = KernelColumns(kernel, X)
     rng = np.random.RandomState(seed)
@@ -462,7 +463,7 @@ def todays_fit(n, d, m):
     streamed in one pass, the one-shot eigendecomposition and the ridge solution."""
     from krein.kernels import block_rows
     from krein.nystroem import landmark_factor, uniform_landmarks
-    from krein.nystroem._approximation import eigen_from_gram
+    from krein.representation._approximation import eigen_from_gram
 
     X, y = _data(n, d)
     base = _rss_mib()

@@ -8,7 +8,7 @@ from scipy.optimize import minimize
 from sklearn.base import clone
 from sklearn.datasets import load_iris
 
-import krein.spectral as estimators_module
+import krein.representation as estimators_module
 from krein.kernels import APPENDIX_D_KERNELS, Gaussian, Sigmoid, initial_kernel
 from krein.least_squares import (
     KreinRidge,

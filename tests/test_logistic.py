@@ -15,7 +15,7 @@ from krein.kernels import Gaussian, TruncatedL1
 from krein.logistic import IndefiniteLogisticRegression
 from krein.logistic._iklr import _LogisticDC
 from krein.optimize import concave_convex_procedure
-from krein.spectral import SpectralRepresentation
+from krein.representation import SpectralRepresentation
 
 
 def paper_model(*args, **params):
@@ -447,7 +447,7 @@ def test_low_rank_fit_never_allocates_an_n_by_n_array():
 def test_streamed_ccicp_makes_one_pass_per_gradient_step(monkeypatch, n_classes):
     """A zero start costs no pass over the data: objective (6) at α = 0 is ln 2 and its gradient comes
     from the projections Ũᵀy of the Nyström pass; each gradient step is then one streamed pass."""
-    from krein.nystroem import NystroemRepresentation
+    from krein.representation import NystroemRepresentation
 
     passes = []
     reduce_rows = NystroemRepresentation.reduce_rows

@@ -140,7 +140,7 @@ def test_sklearn_compatible(estimator, check):
 
 
 def test_fold_cache_reuses_the_eigendecomposition_of_a_fixed_kernel(monkeypatch):
-    import krein.spectral as estimators_module
+    import krein.representation as estimators_module
 
     X, y = _data(seed=4)
     K = Sigmoid(1.5)(X)

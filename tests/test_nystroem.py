@@ -9,13 +9,13 @@ from sklearn.kernel_approximation import Nystroem
 from krein.kernels import DeltaGaussian, Epanechnikov, Sigmoid
 from krein.nystroem import (
     IndefiniteNystroem,
-    KernelColumns,
     gisbrecht_schleif_eigendecomposition,
     landmark_factor,
     nystroem_representation,
     one_shot_eigendecomposition,
     select_landmarks,
 )
+from krein.representation import KernelColumns
 
 
 def relative_error(A, B):
@@ -393,7 +393,7 @@ def test_probe_columns_census_and_hansen_hurwitz_weights(data):
     """With at most 64 non-landmark points every one is a probe column once (weight 1, no spread: the
     estimate is exact); otherwise the weights ``counts · scale / 64`` have expectation 1 per point of
     the pool's total, ``Σ_v w_v e_v`` unbiased for ``Σ_{j∉Z} e_j`` (checked in closed form)."""
-    from krein.nystroem._error import PROBE_COLUMNS, draw_probes
+    from krein.representation._error import PROBE_COLUMNS, draw_probes
 
     X, _ = data
     kernel = Sigmoid(1.0)
@@ -461,8 +461,8 @@ def test_error_controlled_truncation_rank_rule():
     K̃'s eigenvalues ``tail`` is still reported); ``truncation_errors`` is ``probe_error`` of each
     truncated core, its spread the standard error of the Hansen–Hurwitz estimate over the draws, and
     the estimate tracks the true error of each rank."""
-    from krein.nystroem._error import draw_probes, probe_error, truncation_errors
-    from krein.nystroem._representation import one_shot
+    from krein.representation._error import draw_probes, probe_error, truncation_errors
+    from krein.representation._nystroem import one_shot
 
     X = np.random.default_rng(5).standard_normal((400, 6))
     kernel = Sigmoid(1.0)

@@ -7,8 +7,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.svm import SVC
 
 from krein.kernels import DeltaGaussian, Sigmoid
+from krein.representation import SpectralRepresentation
 from krein.spectral import (
-    SpectralRepresentation,
     SpectrumTransformer,
     eigendecompose,
     indefiniteness,

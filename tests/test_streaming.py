@@ -18,7 +18,8 @@ from krein.least_squares import (
     VarianceConstrainedKreinClassifier,
 )
 from krein.logistic import IndefiniteLogisticRegression
-from krein.nystroem import IndefiniteNystroem, StreamedRepresentation
+from krein.nystroem import IndefiniteNystroem
+from krein.representation import NystroemRepresentation
 from krein.svm import KreinSquaredHingeSVC
 
 KERNEL = DeltaGaussian(eta1=1.0, eta2=2.0)
@@ -71,7 +72,7 @@ def test_streamed_fit_equals_in_memory_low_rank_fit(cls, task):
     X_test, y_test = make_data(150, task, seed=1)
     in_memory = model(cls).fit(X, y)
     streamed = model(cls, working_memory=TINY_MEMORY).fit(X, y)
-    assert isinstance(streamed.representation_, StreamedRepresentation)
+    assert isinstance(streamed.representation_, NystroemRepresentation)
     assert streamed.representation_._vectors is None  # no n×r eigenvectors held
     assert in_memory.representation_._vectors is None  # the default streams too
     assert_same_fit(streamed, in_memory, X_test)
@@ -132,7 +133,7 @@ def test_dask_fit_on_local_cluster_equals_in_memory_fit(dask_client, cls, task):
     y_dask = da.from_array(y, chunks=50)  # chunked differently from X
     in_memory = model(cls).fit(X, y)
     distributed_fit = model(cls).fit(X_dask, y_dask)
-    assert isinstance(distributed_fit.representation_, StreamedRepresentation)
+    assert isinstance(distributed_fit.representation_, NystroemRepresentation)
     assert distributed_fit.n_features_in_ == 3
     assert_same_fit(distributed_fit, in_memory, X_test)
     # predictions on dask input are lazy, chunk-wise, and equal the in-memory ones

@@ -17,9 +17,13 @@ from sklearn.base import clone
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
-from ._validation import check_kernel_magnitude, check_precomputed_test_kernel, check_square_kernel
+from ._validation import (
+    check_kernel_magnitude,
+    check_precomputed_test_kernel,
+    check_square_kernel,
+    warn_unrelated_rows,
+)
 from .kernels import make_kernel
-from .spectral import warn_unrelated_rows
 
 __all__ = [
     "LAMBDA_BOUNDS",
@@ -235,16 +239,18 @@ class KernelEstimatorMixin:
         or a Gaussian that underflows far from the data), so its prediction is a constant of the
         model (the intercept, or the centring's correction), not something learned from the data.
         """
-        if self.kernel_ == "precomputed":
-            K = check_precomputed_test_kernel(X, self)
-        else:
-            if getattr(self.kernel_, "takes_objects", False):  # objects of any size: the kernel checks them
-                X = self.kernel_.rows(X)
-            else:
-                X = validate_data(self, X, reset=False, dtype=np.float64)
-            K = self.kernel_(X, self.X_fit_)
+        X = self._test_points(X)
+        K = X if self.kernel_ == "precomputed" else self.kernel_(X, self.X_fit_)
         warn_unrelated_rows(K, type(self).__name__)
         return K
+
+    def _test_points(self, X):
+        """Validated test points: kernel rows against the training points when precomputed."""
+        if self.kernel_ == "precomputed":
+            return check_precomputed_test_kernel(X, self)
+        if getattr(self.kernel_, "takes_objects", False):  # objects of any size: the kernel checks them
+            return self.kernel_.rows(X)
+        return validate_data(self, X, reset=False, dtype=np.float64)
 
 
 def one_vs_rest_targets(y):

@@ -8,6 +8,7 @@ numbers.
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 
@@ -19,6 +20,7 @@ __all__ = [
     "check_test_kernel",
     "check_precomputed_test_kernel",
     "symmetry_error",
+    "warn_unrelated_rows",
 ]
 
 #: Relative asymmetry ``max|K - Kᵀ| / max|K|`` tolerated in a "symmetric" matrix (rounding only).
@@ -175,3 +177,22 @@ def check_test_kernel(K, n_train, name="X"):
             f"got {K.shape[1]} (shape {K.shape})."
         )
     return _real_finite_kernel(K, name)
+
+
+def warn_unrelated_rows(rows, owner, stacklevel=3):
+    """Warn when test points have an all-zero kernel row (nothing in the data is similar to them).
+
+    Such a point is unrelated to every training point or landmark under the kernel (a compact-support
+    kernel such as TL1 or EPANECHNIKOV with too small a bandwidth, or a Gaussian that underflows far
+    from the data), so its prediction is a constant of the model, not something learned from the data.
+    """
+    unrelated = np.count_nonzero(~np.any(rows, axis=1))
+    if unrelated:
+        warnings.warn(
+            f"{owner}: {unrelated} of {rows.shape[0]} test points have an all-zero kernel "
+            "row (no training point or landmark is similar to them), so their predictions carry no "
+            "information from the data; widen the kernel (e.g. a larger bandwidth or rho) or check "
+            "that the test data are scaled like the training data.",
+            UserWarning,
+            stacklevel=stacklevel + 1,
+        )

@@ -16,15 +16,13 @@ the GIL) run their tiles one after the other, each on ``n_jobs`` threads of thei
 
 from __future__ import annotations
 
-import math
-import numbers
 from collections.abc import Callable
 
 import numpy as np
 from joblib import Parallel, delayed
 from scipy.sparse import issparse
-from sklearn import get_config
 
+from .._memory import MemoryBudget
 from .._scaling import power_of_two_unit
 from .._threads import n_threads
 
@@ -43,24 +41,6 @@ def tiling_doc(function):
     if function.__doc__ is not None:  # None under ``python -OO``
         function.__doc__ = function.__doc__.replace("{tiling_parameters}", TILING_PARAMETERS_DOC)
     return function
-
-
-def budget_bytes(working_memory: float | None) -> float:
-    """The memory budget in bytes: ``working_memory`` MiB (default: scikit-learn's ``working_memory``)."""
-    if working_memory is None:
-        working_memory = get_config()["working_memory"]
-    if isinstance(working_memory, bool) or not (
-        isinstance(working_memory, numbers.Real) and math.isfinite(working_memory) and working_memory > 0
-    ):
-        raise ValueError(f"working_memory must be a positive number of MiB, got {working_memory!r}")
-    return float(working_memory) * 2**20
-
-
-def tile_size(bytes_per_pair: float, working_memory: float | None, *, max_tile: int = 4096) -> int:
-    """Largest tile edge ``t`` such that ``t * t * bytes_per_pair`` fits the memory budget."""
-    budget = budget_bytes(working_memory)
-    t = int(math.sqrt(budget / max(float(bytes_per_pair), 1.0)))
-    return max(16, min(max_tile, t))
 
 
 def check_collection(A, name: str, *, item_ndim: int, collection: str, item_shape: str) -> list[np.ndarray]:
@@ -240,7 +220,7 @@ def evaluate(metric: Metric, A, B=None, *, n_jobs=None, working_memory=None, **p
         raise TypeError(f"metric {metric.name!r} got unexpected parameter(s) {unknown}; valid: {valid}")
     params = metric.check_params({**metric.parameters, **params})
     workers = check_n_jobs(n_jobs)
-    budget_bytes(working_memory)  # validated before any work
+    MemoryBudget(working_memory)  # validated before any work
     a, b, same = check_operands(A, B, metric.check)
     metric.check_pair(a, b)
     symmetric = same and metric.is_symmetric(params)

@@ -8,7 +8,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.ndimage import gaussian_filter
 
-from ._blocks import Metric, check_n_jobs, check_operands, evaluate, pairwise_tiles, tile_size, tiling_doc
+from .._memory import MemoryBudget
+from ._blocks import Metric, check_n_jobs, check_operands, evaluate, pairwise_tiles, tiling_doc
 
 __all__ = ["simpson_similarity", "tangent_distances"]
 
@@ -78,7 +79,7 @@ def simpson_similarity(
             S = 0.5 * (S + S.T)
         return S
 
-    t = tile_size(16.0, working_memory)
+    t = MemoryBudget(working_memory).tile(16.0)
     return pairwise_tiles(tile, len(a), len(b), symmetric=symmetric, tile=t, n_jobs=n_jobs)
 
 
@@ -200,7 +201,7 @@ class Tangent(Metric):
                 np.fill_diagonal(D, 0.0)
             return D
 
-        return tile, tile_size(8.0 * (2 * 7 + 6), working_memory, max_tile=2048), n_jobs
+        return tile, MemoryBudget(working_memory).tile(8.0 * (2 * 7 + 6), max_tile=2048), n_jobs
 
 
 @tiling_doc

@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ._blocks import Metric, evaluate, tile_size
+from .._memory import MemoryBudget
+from ._blocks import Metric, evaluate
 from ._images import Tangent
 from ._pointsets import Hausdorff
 from ._spd import AffineInvariant, LogEuclidean
@@ -71,7 +72,7 @@ class UserMetric(Metric):
                         D[j - c0, i - r0] = D[i - r0, j - c0]
             return D
 
-        return tile, tile_size(8.0, working_memory), n_jobs
+        return tile, MemoryBudget(working_memory).tile(8.0), n_jobs
 
 
 def pairwise_distances(

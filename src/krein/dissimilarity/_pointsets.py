@@ -8,7 +8,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.spatial.distance import cdist
 
-from ._blocks import Metric, check_collection, evaluate, tile_size, tiling_doc
+from .._memory import MemoryBudget
+from ._blocks import Metric, check_collection, evaluate, tiling_doc
 
 __all__ = ["hausdorff_distances"]
 
@@ -69,7 +70,7 @@ class Hausdorff(Metric):
             return H
 
         mean_points = max(1.0, float(np.mean(len_a)) * float(np.mean(len_b))) if a and b else 1.0
-        return tile, tile_size(8.0 * 2 * mean_points, working_memory), n_jobs
+        return tile, MemoryBudget(working_memory).tile(8.0 * 2 * mean_points), n_jobs
 
 
 @tiling_doc

@@ -14,7 +14,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.linalg import solve_triangular
 
-from ._blocks import Metric, budget_bytes, check_collection, evaluate, reject_sparse, tile_size, tiling_doc
+from .._memory import CACHE_BUDGET, MemoryBudget
+from ._blocks import Metric, check_collection, evaluate, reject_sparse, tiling_doc
 from ._vectors import Euclidean
 
 __all__ = ["spd_distances", "covariance_descriptors"]
@@ -93,8 +94,8 @@ class AffineInvariant(_SPDMetric):
         lb = np.linalg.cholesky(b)
         d = a.shape[1]
         # pairs per batched SVD: the d×d product and LAPACK's work arrays, about 4 d² doubles a pair,
-        # at most 8 MiB (cache-sized batches) and within the budget
-        chunk = max(1, int(min(budget_bytes(working_memory), 2**23) // (32 * d * d)))
+        # cache-sized batches within the budget
+        chunk = MemoryBudget(working_memory).within(CACHE_BUDGET).count(32 * d * d)
 
         def tile(r0, r1, c0, c1, diagonal):
             if diagonal:  # strictly upper triangle only: each unordered pair once
@@ -116,7 +117,7 @@ class AffineInvariant(_SPDMetric):
             return D
 
         # the tile, the pair indices and the distances: 4 numbers of 8 bytes per pair
-        return tile, tile_size(32.0, working_memory, max_tile=512), n_jobs
+        return tile, MemoryBudget(working_memory).tile(32.0, max_tile=512), n_jobs
 
 
 class LogEuclidean(_SPDMetric):

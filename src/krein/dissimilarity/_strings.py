@@ -6,7 +6,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ._blocks import Metric, evaluate, tile_size, tiling_doc
+from .._memory import MemoryBudget
+from ._blocks import Metric, evaluate, tiling_doc
 
 __all__ = ["edit_distances"]
 
@@ -52,7 +53,7 @@ class Edit(Metric):
             return cdist(a[r0:r1], b[c0:c1], scorer=scorer, dtype=np.float64, workers=n_jobs)
 
         # rapidfuzz parallelises inside a tile; the tiles themselves run one after the other
-        return tile, tile_size(8.0, working_memory), 1
+        return tile, MemoryBudget(working_memory).tile(8.0), 1
 
 
 @tiling_doc

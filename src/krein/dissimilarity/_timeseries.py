@@ -7,7 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._blocks import Metric, check_collection, evaluate, tile_size, tiling_doc
+from .._memory import MemoryBudget
+from ._blocks import Metric, check_collection, evaluate, tiling_doc
 
 __all__ = ["dtw_distances"]
 
@@ -86,7 +87,7 @@ class DTW(Metric):
         # dtaidistance's result and its copy, the tile, the pair indices of a diagonal tile and the
         # temporaries of its mirroring: about 128 bytes a pair (measured); the tiles run one after
         # the other, each on n_jobs OpenMP threads
-        return tile, tile_size(128.0, working_memory, max_tile=1024), 1
+        return tile, MemoryBudget(working_memory).tile(128.0, max_tile=1024), 1
 
 
 @tiling_doc

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from ._blocks import Metric, check_collection, tile_size
+from .._memory import MemoryBudget
+from ._blocks import Metric, check_collection
 
 __all__ = ["Euclidean"]
 
@@ -41,4 +42,4 @@ class Euclidean(Metric):
         def tile(r0, r1, c0, c1, diagonal):
             return cdist(a[r0:r1], b[c0:c1])  # exactly symmetric with a zero diagonal when r = c
 
-        return tile, tile_size(8.0, working_memory), n_jobs
+        return tile, MemoryBudget(working_memory).tile(8.0), n_jobs

@@ -17,7 +17,7 @@ from .._base import KernelEstimatorMixin
 from .._parameters import store_parameters
 from .._validation import check_precomputed_test_kernel
 from ..kernels import Kernel
-from ..nystroem import clamp_n_components
+from ..representation import DeferredRepresentation, clamp_n_components
 from ._pca import KreinPCA
 
 __all__ = ["KreinKMeans", "KreinSpectralClustering", "krein_kmeans_objective"]
@@ -215,6 +215,9 @@ class KreinKMeans(KernelEstimatorMixin, ClusterMixin, BaseEstimator):
         J of ``labels_`` (may be negative for an indefinite kernel).
     n_iter_ : int
         Passes of the kept run.
+    representation_ : krein.representation.DeferredRepresentation
+        The training kernel's exact representation (eigendecomposed on first read), through which
+        ``predict`` evaluates the cluster means.
     kernel_ : Kernel or "precomputed"
     n_features_in_ : int
 
@@ -286,6 +289,10 @@ class KreinKMeans(KernelEstimatorMixin, ClusterMixin, BaseEstimator):
             warnings.warn(f"KreinKMeans did not converge: {reason}.", ConvergenceWarning, stacklevel=2)
         S, counts, T = _cluster_statistics(K, labels, k)
         self.labels_ = labels
+        points = None if self.kernel_ == "precomputed" else self.X_fit_
+        self.representation_ = DeferredRepresentation(
+            K, name="the training kernel", kernel=self.kernel_, points=points
+        )
         self._weights = np.zeros((labels.size, k))
         self._weights[np.arange(labels.size), labels] = 1.0 / counts[labels]
         self._mean_norms = T / counts**2
@@ -299,8 +306,11 @@ class KreinKMeans(KernelEstimatorMixin, ClusterMixin, BaseEstimator):
         may differ from ``labels_`` on such points.
         """
         check_is_fitted(self, "labels_")
-        rows = self._test_kernel(X)
-        return np.argmin(self._mean_norms - 2.0 * rows @ self._weights, axis=1)
+        X = self._test_points(X)
+        distances = self.representation_.evaluate(
+            X, -2.0 * self._weights, self._mean_norms, owner=type(self).__name__
+        )
+        return np.argmin(distances, axis=1)
 
 
 class KreinSpectralClustering(KernelEstimatorMixin, ClusterMixin, BaseEstimator):
@@ -334,6 +344,8 @@ class KreinSpectralClustering(KernelEstimatorMixin, ClusterMixin, BaseEstimator)
     pca_ : KreinPCA
         The fitted embedding (its ``signature_`` says which coordinates are negative).
     kmeans_ : sklearn.cluster.KMeans
+    representation_ : krein.representation.SpectralRepresentation
+        ``pca_.representation_``.
     kernel_ : Kernel or "precomputed"
     n_features_in_ : int
 
@@ -414,6 +426,7 @@ class KreinSpectralClustering(KernelEstimatorMixin, ClusterMixin, BaseEstimator)
         self.kernel_ = self.pca_.kernel_
         self.kmeans_ = KMeans(self.n_clusters, n_init=self.n_init, random_state=rng).fit(self._coordinates(Y))
         self.labels_ = self.kmeans_.labels_
+        self.representation_ = self.pca_.representation_
         return self
 
     def predict(self, X):

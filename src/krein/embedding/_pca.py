@@ -6,7 +6,6 @@ import numbers
 import warnings
 
 import numpy as np
-import scipy.linalg
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -14,21 +13,26 @@ from sklearn.utils.validation import _check_feature_names_in, check_is_fitted, v
 
 from .._base import KernelEstimatorMixin, is_precomputed
 from .._parameters import store_parameters
-from .._validation import check_centring_samples, check_precomputed_test_kernel
+from .._validation import check_centring_samples
 from ..dissimilarity import DoubleCentering
 from ..kernels import Kernel, make_kernel
-from ..nystroem import LANDMARK_METHODS, clamp_n_components, nystroem_representation
-from ..spectral import SpectralRepresentation, center_kernel, indefiniteness
+from ..representation import (
+    LANDMARK_METHODS,
+    SpectralRepresentation,
+    clamp_n_components,
+    nystroem_representation,
+)
+from ..spectral import indefiniteness
 
 __all__ = ["KreinPCA"]
 
 
 def _sign_convention(vectors):
-    """Flip columns so that each one's entry of largest magnitude is positive (a deterministic sign)."""
+    """Signs that make each column's entry of largest magnitude positive (a deterministic sign)."""
     rows = np.argmax(np.abs(vectors), axis=0)
     signs = np.sign(vectors[rows, np.arange(vectors.shape[1])])
     signs[signs == 0] = 1.0
-    return vectors * signs
+    return signs
 
 
 def _by_magnitude(values, rcond):
@@ -63,8 +67,8 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
     (the Nyström formula of kernel PCA with ``k_c`` the centred row), so the training rows passed to
     :meth:`transform` give back the fitted coordinates. With ``n_landmarks=m`` the spectrum is that of
     the one-shot Nyström eigendecomposition on ``m`` landmarks (Oglic & Gärtner 2019, Sec. 2.2; the
-    shared :func:`~krein.nystroem.nystroem_representation`), centred in the pseudo-Euclidean feature
-    space by one ``r×r`` eigenproblem, and the test coordinates need kernel rows against the landmarks
+    shared :func:`~krein.representation.nystroem_representation`, which centres it as ``H K̃ H``),
+    and the test coordinates need kernel rows against the landmarks
     only.
 
     Parameters
@@ -112,6 +116,9 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
         ι of the (centred) kernel's spectrum.
     landmark_indices_ : ndarray of shape (m,) or None
         Landmarks of the low-rank embedding (None when exact).
+    representation_ : krein.representation.SpectralRepresentation
+        The (centred) kernel's exact or Nyström representation (eigenvalues ascending), through
+        which ``transform`` maps new points.
     kernel_ : Kernel or "precomputed"
     n_features_in_ : int
 
@@ -176,10 +183,9 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
         self._validate_params()
         if self.dissimilarity and not is_precomputed(self.kernel):
             raise ValueError('dissimilarity=True needs kernel="precomputed" (X is the dissimilarity matrix).')
-        if self.n_landmarks is None:
-            values, vectors, low_rank = *self._exact(X), None
-        else:
-            values, vectors, low_rank = self._low_rank(X)
+        representation = self._exact(X) if self.n_landmarks is None else self._low_rank(X)
+        self.representation_ = representation
+        values, vectors = representation.values, representation.vectors
         order = _by_magnitude(values, values.size * np.finfo(float).eps if self.rcond is None else self.rcond)
         if order.size == 0:
             raise ValueError(
@@ -201,7 +207,8 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
                 stacklevel=2,
             )
             rank = order.size
-        values, vectors = values[order[:rank]], _sign_convention(vectors[:, order[:rank]])
+        kept = order[:rank]
+        values, flips = values[kept], _sign_convention(vectors[:, kept])
         self.eigenvalues_ = values
         self.signature_ = np.where(values > 0, 1.0, -1.0)
         self.n_positive_ = int(np.sum(values > 0))
@@ -211,29 +218,25 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
         self.explained_ = np.array([np.sum(values[values > 0]), -np.sum(values[values < 0])]) / total
         self.indefiniteness_ = indefiniteness(self.spectrum_)
         root = np.sqrt(np.abs(values))
-        self.embedding_ = vectors * root
-        # kernel rows → coordinates: y = k A − b. Exact: A = U Λ⁻¹|Λ|^{1/2} (rows centred first), since
-        # K U = U Λ. Low rank: the Gram matrix is Φ_c S Φ_cᵀ = U M Uᵀ, so T = S Φ_cᵀ U M⁻¹|M|^{1/2} maps
-        # centred features φ(x) − φ̄ to coordinates, and φ(x) = k(x, Z) P.
-        coefficients = vectors * (self.signature_ / root)
-        if low_rank is None:
-            self._map, self._offset = coefficients, 0.0
-        else:
-            P, features, signs, mean = low_rank
-            T = (features * signs).T @ coefficients
-            self._map, self._offset = P @ T, mean @ T
+        self.embedding_ = vectors[:, kept] * (flips * root)
+        # the coordinates y = U_kept |Λ|^{1/2} are the eigen-coordinates c = |Λ|^{1/2}/Λ of the kept
+        # eigenpairs: out of sample y(x) = (k_x − k̄) β through the representation's map
+        coef = np.zeros((representation.rank, rank))
+        coef[kept, np.arange(rank)] = flips * root / values
+        self._dual_coef = representation.dual_coef(coef)
+        self._offset = representation.offset(self._dual_coef)
         return self.embedding_.copy()
 
     def _exact(self, X):
-        """Eigenpairs of the (centred) training kernel."""
+        """The exact representation of the (centred) training kernel."""
         K = self._training_kernel(X)
         self.landmark_indices_ = None
         check_centring_samples(self.center and not self.dissimilarity, K.shape[0])
-        if self.center:
-            K, self._column_means = center_kernel(K)
         name = f"The {'centred ' if self.center else ''}training kernel of X (n_samples={K.shape[0]})"
-        representation = SpectralRepresentation.exact(K, rtol=self.rcond, name=name)
-        return representation.values, representation.vectors
+        points = None if self.kernel_ == "precomputed" else self.X_fit_
+        return SpectralRepresentation.exact(
+            K, rtol=self.rcond, name=name, center=self.center, kernel=self.kernel_, points=points
+        )
 
     def _training_kernel(self, X):
         """The validated n×n training kernel (double centred for dissimilarities)."""
@@ -244,13 +247,8 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
         return K
 
     def _low_rank(self, X):
-        """Eigenpairs of the centred one-shot Nyström approximation and its feature map.
-
-        The Nyström approximation ``K̃ = Ũ Λ Ũᵀ`` (Oglic & Gärtner 2019, Sec. 2.2) is the Gram matrix
-        of the features ``Φ = Ũ |Λ|^{1/2} = K(X, Z) E |Λ|^{1/2}`` under ``S = diag(sign Λ)``. Centring
-        them, ``Φ_c = Φ − φ̄``, and the thin QR factorization ``Φ_c = Q R`` give the centred Gram
-        matrix ``Φ_c S Φ_cᵀ = Q (R S Rᵀ) Qᵀ``: one ``r×r`` eigenproblem ``R S Rᵀ = V M Vᵀ``.
-        """
+        """The one-shot Nyström representation (Oglic & Gärtner 2019, Sec. 2.2) of the kernel, centred
+        (``H K̃ H``) with ``center``."""
         if is_precomputed(self.kernel):
             data = self._training_kernel(X)
         else:
@@ -262,29 +260,14 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
             data,
             n_components=n_landmarks,
             landmarks=self.landmarks,
+            center=self.center,
             random_state=self.random_state,
         )
         if not is_precomputed(self.kernel):
-            self.X_fit_ = data[self.landmark_indices_]
-        root = np.sqrt(np.abs(representation.values))
-        signs = np.sign(representation.values)
-        features = representation.vectors * root
-        mean = features.mean(axis=0) if self.center else np.zeros(features.shape[1])
-        features = features - mean
-        Q, R = scipy.linalg.qr(features, mode="economic")
-        values, V = scipy.linalg.eigh((R * signs) @ R.T)
-        return values, Q @ V, (representation.extension * root, features, signs, mean)
+            self.X_fit_ = representation.points
+        return representation
 
     # ------------------------------------------------------------------ transforming
-    def _kernel_rows(self, X):
-        """Test-versus-train kernel rows (against the landmarks for a low-rank embedding)."""
-        if self.kernel_ != "precomputed":
-            return self._test_kernel(X)
-        rows = check_precomputed_test_kernel(X, self)
-        if self.dissimilarity:
-            rows = self.centering_.transform(rows)
-        return rows if self.landmark_indices_ is None else rows[:, self.landmark_indices_]
-
     def transform(self, X):
         """Coordinates of new points, consistent with ``embedding_`` (the training rows give it back).
 
@@ -298,11 +281,10 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
         ndarray of shape (n_test, r)
         """
         check_is_fitted(self, "embedding_")
-        rows = self._kernel_rows(X)
-        if self.center and self.landmark_indices_ is None:
-            means = self._column_means
-            rows = rows - rows.mean(axis=1, keepdims=True) - means + means.mean()
-        return rows @ self._map - self._offset
+        X = self._test_points(X)
+        if self.dissimilarity:
+            X = self.centering_.transform(X)
+        return self.representation_.evaluate(X, self._dual_coef, self._offset, owner=type(self).__name__)
 
     @available_if(lambda self: is_precomputed(self.kernel))
     def inverse_transform(self, X):

@@ -21,6 +21,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import check_array
 
+from .._memory import CACHE_BUDGET
 from .._parameters import parameter_names
 from .._threads import n_threads, single_threaded_blas
 
@@ -34,9 +35,6 @@ Bounds = tuple[float, float] | NDArray[np.float64] | str
 
 #: Kernel matrices with fewer entries than this are evaluated in one piece, without threads.
 _PARALLEL_MIN_ENTRIES = 1 << 18
-
-#: Target size in bytes of the row chunk that one thread evaluates at a time (fits in L2/L3 cache).
-_CHUNK_BYTES = 1 << 22
 
 
 def _average_with_transpose(K, rows=256):
@@ -382,7 +380,7 @@ class Kernel:
         if n * m < _PARALLEL_MIN_ENTRIES or threads == 1 or n < 2 * threads:
             self._fill(out, X, Y)
             return
-        rows = max(1, min(-(-n // threads), _CHUNK_BYTES // (8 * m) or 1))
+        rows = CACHE_BUDGET.rows(m, high=-(-n // threads))  # a thread's chunk stays in cache
         starts = range(0, n, rows)
         with single_threaded_blas():
             with ThreadPoolExecutor(max_workers=threads) as pool:

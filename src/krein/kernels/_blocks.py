@@ -14,9 +14,9 @@ from collections.abc import Iterator
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from sklearn import get_config
 from sklearn.utils import check_array
 
+from .._memory import MemoryBudget
 from ._base import Kernel
 
 __all__ = ["block_rows", "kernel_blocks", "streamed_gram"]
@@ -26,14 +26,10 @@ def block_rows(n_columns: int, working_memory: float | None = None, *, copies: i
     """Number of rows of an ``n_columns``-wide float64 block that fit in ``working_memory`` MiB.
 
     ``copies`` counts how many arrays of that shape a block computation holds at once. The default
-    budget is scikit-learn's ``working_memory`` setting (``sklearn.set_config``).
+    budget is scikit-learn's ``working_memory`` setting (``sklearn.set_config``); the rule is
+    :meth:`krein._memory.MemoryBudget.rows`.
     """
-    if working_memory is None:
-        working_memory = get_config()["working_memory"]
-    if not working_memory > 0:
-        raise ValueError(f"working_memory must be a positive number of MiB, got {working_memory!r}.")
-    bytes_per_row = 8 * max(1, n_columns) * max(1, copies)
-    return max(1, int(working_memory * 2**20 // bytes_per_row))
+    return MemoryBudget(working_memory).rows(n_columns, copies=copies)
 
 
 def kernel_blocks(

@@ -5,7 +5,7 @@ hyperparameter-search protocol; or :class:`~krein.least_squares._model._Variance
 from __future__ import annotations
 
 from .._parameters import store_parameters
-from ..nystroem import SPECTRAL_PARAMETERS_DOC
+from ..representation import SPECTRAL_PARAMETERS_DOC
 from ._model import _Classifier, _KreinLeastSquares, _Regressor, _VarianceConstrained
 
 __all__ = [
@@ -42,7 +42,7 @@ _COMMON_ATTRIBUTES_DOC = """dual_coef_ : ndarray of shape (n_points,) or (n_task
         α with ``f(x) = Σᵢ αᵢ k(x, pᵢ) + intercept_``; the points are the training points (exact) or
         the landmarks ``landmark_indices_`` (Nyström).
     intercept_ : float or ndarray of shape (n_targets,)
-    representation_ : krein.spectral.SpectralRepresentation
+    representation_ : krein.representation.SpectralRepresentation
         Spectral representation of the (centred) training kernel; reused by :meth:`fit_path`.
     eigenvalues_ : ndarray of shape (r,)
         Its retained signed eigenvalues.

@@ -36,7 +36,7 @@ def validation_loss_and_gradient(problem, solution, rows, y_val, contractions=No
         ∂L/∂log r = hᵀu · n r² / uᵀv,     h̃ = h − (hᵀu / uᵀv) v,
 
     with ∂μ = 0 for ridge (μ = −1, h̃ = h); the second is the derivative of ``‖u‖² = n r²``. ``g`` is
-    the adjoint of ``α̂ ↦ β`` (:meth:`~krein.spectral.SpectralRepresentation.dual_coef`) applied to
+    the adjoint of ``α̂ ↦ β`` (:meth:`~krein.representation.SpectralRepresentation.dual_coef`) applied to
     ``τ = (2/m) (K_val − 1k̄ᵀ)ᵀ e``, divided by σ (``u = σ α̂``).
 
     Kernel hyperparameters (exact model): ``α̂ = f(σ) ŷ`` with ``f(σ) = 1/(c(σ) − μσ)``, ``c = pσ``
@@ -51,7 +51,7 @@ def validation_loss_and_gradient(problem, solution, rows, y_val, contractions=No
 
     ``problem`` is the fit path's and ``solution`` its :meth:`SpectralProblem.solve`; ``rows`` (m, |P|)
     are the uncentred validation kernel rows against the representation's points
-    (:meth:`~krein.spectral.SpectralRepresentation.rows`) and ``y_val`` (m, t) the encoded targets;
+    (:meth:`~krein.representation.SpectralRepresentation.rows`) and ``y_val`` (m, t) the encoded targets;
     ``contractions`` (exact representation only) are the maps ``G ↦ ⟨G, ∂K/∂θ⟩`` and ``G_val ↦ ⟨G_val,
     ∂K_val/∂θ⟩`` for the log kernel hyperparameters θ, K the uncentred training kernel (from
     :meth:`krein.kernels.Kernel.value_and_contraction`; linear in ∂K, so one call serves all targets).

@@ -18,7 +18,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from .._base import fit_path_clones
 from .._parameters import store_parameters
 from .._penalties import PENALTY_CONSTRAINT, kernel_scale, penalty
-from ..nystroem import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
+from ..representation import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
 from ..spectral import indefiniteness
 from ._hypergradient import HypergradientMixin
 from ._spectral import AUTO_LAMBDA_TIMES_N, SpectralProblem, target_unit

@@ -14,7 +14,7 @@ from .._base import KernelEstimatorMixin, check_kernel_memory, decision_to_label
 from .._parameters import store_parameters
 from .._validation import check_precomputed_test_kernel, check_square_kernel
 from ..kernels import make_kernel
-from ..nystroem import SPECTRAL_PARAMETERS, clamp_n_components, uniform_landmarks
+from ..representation import SPECTRAL_PARAMETERS, clamp_n_components, uniform_landmarks
 from ._model import _Regressor
 
 __all__ = ["SimilarityFeaturesClassifier", "SimilarityFeaturesRidge"]

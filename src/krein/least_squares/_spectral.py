@@ -89,7 +89,7 @@ class SpectralSolution:
 @dataclass
 class SpectralProblem:
     """What a least squares fit needs that does not depend on λ₊, λ₋ or r: the ``representation``
-    (a :class:`krein.spectral.SpectralRepresentation`), the training ``targets`` (n, t) less their
+    (a :class:`krein.representation.SpectralRepresentation`), the training ``targets`` (n, t) less their
     ``target_means`` (zeros when not centred) and the ``split`` of a Nyström model (module docstring;
     ``"landmarks"`` needs a representation with :attr:`landmark_coordinates`). Targets and their means
     are in units of ``target_unit`` (:func:`target_unit`; so are :meth:`dual_coef`'s coefficients and
@@ -151,6 +151,6 @@ class SpectralProblem:
 
     def dual_coef(self, solution):
         """Dual coefficients α on the representation's points and intercepts ``ȳ − k̄ᵀα`` (the centring
-        folded in: :meth:`~krein.spectral.SpectralRepresentation.offset`), one column per target."""
+        folded in: :meth:`~krein.representation.SpectralRepresentation.offset`), one column per target."""
         alpha = self.representation.dual_coef(solution.alpha_hat)
         return alpha, self.target_means + self.representation.offset(alpha)

@@ -18,7 +18,7 @@ import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 
 from .._base import one_vs_rest_targets
-from ..spectral import is_dask_array
+from ..representation import is_dask_array
 
 __all__ = ["LABEL_ENCODINGS", "TargetEncoding", "encode_labels", "encode_values"]
 

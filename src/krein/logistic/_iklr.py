@@ -18,9 +18,8 @@ from .._base import one_vs_rest_targets
 from .._parameters import store_parameters
 from .._penalties import PENALTY_CONSTRAINT, kernel_scale, penalty
 from .._scaling import SAFE_RANGE, power_of_two_unit
-from ..nystroem import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
 from ..optimize import DCObjective, concave_convex_procedure
-from ..spectral import is_dask_array
+from ..representation import SPECTRAL_PARAMETERS, SpectralEstimatorMixin, is_dask_array
 
 __all__ = ["IndefiniteLogisticRegression"]
 

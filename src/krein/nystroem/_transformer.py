@@ -11,7 +11,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from .._parameters import store_parameters
-from ._estimator import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
+from ..representation import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
 
 __all__ = ["IndefiniteNystroem"]
 
@@ -32,7 +32,7 @@ class IndefiniteNystroem(
       the number of leading eigenpairs that minimizes the error estimated on held-out kernel columns
       (the near-zero eigenvalues of the landmark block of an indefinite kernel are not noise, and
       inverting them can make ``K̃`` worse than zero), then its one-shot eigendecomposition truncated
-      to the smallest rank of least estimated error (:mod:`krein.nystroem._error`; features as for
+      to the smallest rank of least estimated error (:mod:`krein.representation._error`; features as for
       ``rank=k``). On a positive definite kernel both keep everything: the default is then the plain
       Eq. (3), i.e. scikit-learn's ``Nystroem`` on the same landmarks.
     * ``rank=k``: the one-shot eigendecomposition ``K̃ = Ũ Λ Ũᵀ`` of Sec. 2.2 on the training data,
@@ -81,7 +81,8 @@ class IndefiniteNystroem(
         ±1 per feature: ``K̃ = Φ diag(signature_) Φᵀ``.
     eigenvalues_ : ndarray of shape (r,)
         Signed eigenvalues Λ of the one-shot eigendecomposition, or the kept eigenvalues of ``K_ZZ``
-        (``rank=None`` with ``landmark_rank="full"``).
+        (``rank=None`` with ``landmark_rank="full"``), in the order of the output features (decreasing
+        magnitude, as scikit-learn's ``KernelPCA``); ``representation_.values`` holds Λ ascending.
     approximation_error_ : float
         Estimated ``‖K − K̃‖_F / ‖K‖_F`` on the training data (``‖H(K − K̃)H‖_F / ‖HKH‖_F`` with
         ``center=True``), from the landmark columns and 64 held-out kernel columns
@@ -160,8 +161,10 @@ class IndefiniteNystroem(
             self.signature_ = factor.signature
             self.eigenvalues_ = factor.values
         else:
-            values = representation.values
-            self.normalization_ = representation.extension * np.sqrt(np.abs(values))
+            # output columns by decreasing |λ|, as KernelPCA's; the representation's order is ascending
+            order = np.argsort(-np.abs(representation.values), kind="stable")
+            values = representation.values[order]
+            self.normalization_ = representation.extension[:, order] * np.sqrt(np.abs(values))
             self.signature_ = np.sign(values)
             self.eigenvalues_ = values
         self.approximation_error_ = representation.approximation_error

@@ -32,7 +32,7 @@ from .._parameters import store_parameters
 from .._penalties import PENALTY_CONSTRAINT, kernel_scale, penalty
 from .._validation import LIBSVM_MAX_KERNEL
 from ..optimize import project_box_hyperplane, projected_gradient
-from ..spectral import eigendecompose
+from ..representation import SpectralRepresentation
 from ._proxy import kkt_intercept
 
 __all__ = ["DCASVC", "KreinSVC", "ModifiedSVC"]
@@ -100,8 +100,11 @@ class _OneVsRestKernelSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def decision_function(self, X):
         check_is_fitted(self)
-        scores = self._test_kernel(X) @ self.dual_coef_.T + self.intercept_
+        scores = self._scores(X)
         return scores[:, 0] if scores.shape[1] == 1 else scores
+
+    def _scores(self, X):
+        return self._test_kernel(X) @ self.dual_coef_.T + self.intercept_
 
     def predict(self, X):
         return decision_to_labels(self.decision_function(X), self.classes_)
@@ -152,6 +155,9 @@ class KreinSVC(_LibsvmBaseline):
     dual_coef_ : ndarray of shape (n_tasks, n_train)
         ``P (y ∘ α_H)`` with ``α_H`` the SVM solution on the flip matrix.
     intercept_ : ndarray of shape (n_tasks,)
+    representation_ : krein.representation.SpectralRepresentation
+        The training kernel's exact eigendecomposition (eigenvalues ascending, exact zeros dropped),
+        through which test points are evaluated.
     flip_kernel_ : ndarray of shape (n_train, n_train)
         ``U|Λ|Uᵀ``.
     C_ : float
@@ -185,7 +191,13 @@ class KreinSVC(_LibsvmBaseline):
         store_parameters(self, locals())
 
     def _prepare(self, K):
-        values, U = eigendecompose(K)
+        # every eigenpair but exact zeros, which neither the flip nor the map P = U sign(Λ) Uᵀ sees
+        points = None if self.kernel_ == "precomputed" else self.X_fit_
+        representation = SpectralRepresentation.exact(
+            K, rtol=0.0, name="the training kernel", kernel=self.kernel_, points=points
+        )
+        self.representation_ = representation
+        values, U = representation.values, representation.vectors
         self.flip_kernel_ = (U * np.abs(values)) @ U.T
         self._signed_basis = (U, np.sign(values))
         # rounded to 6 significant digits: rounding-level changes of the kernel (a strided copy, points
@@ -194,6 +206,11 @@ class KreinSVC(_LibsvmBaseline):
 
     def _cost(self):
         return self.C_
+
+    def _scores(self, X):
+        """``k(x, X) P a + b`` through the representation's out-of-sample map."""
+        X = self._test_points(X)
+        return self.representation_.evaluate(X, self.dual_coef_.T, self.intercept_, owner=type(self).__name__)
 
     def _fit_task(self, K, labels, upper):
         coef, intercept = self._libsvm_task(self.flip_kernel_, labels, upper)

@@ -156,6 +156,7 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
                 warnings.warn(result["warning"], ConvergenceWarning, stacklevel=3)
         if "C" in self._path_parameters:
             self.C_ = float(self.C) if self.C != "auto" else self._cost(spectrum) / self._dual_unit(spectrum)
+        self.representation_ = spectrum.representation
         self._store(problems, results, single=len(tasks) == 1)
         return [r["solution"].beta for r in results]
 
@@ -285,9 +286,14 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
         self.objective_ = pick([r["objective"] for r in results])
         self.n_iter_ = pick([r["solution"].n_iter for r in results])
 
+    def _representation_parts(self):
+        """The kernel and points of the training kernel's representation (after ``_fit_kernel``)."""
+        return {"kernel": self.kernel_, "points": None if self.kernel_ == "precomputed" else self.X_fit_}
+
     def _raw_decision(self, X):
         check_is_fitted(self)
-        return self._test_kernel(X) @ self.dual_coef_.T + self.intercept_
+        X = self._test_points(X)
+        return self.representation_.evaluate(X, self.dual_coef_.T, self.intercept_, owner=type(self).__name__)
 
 
 _ATTRIBUTES_DOC = """
@@ -318,6 +324,9 @@ _ATTRIBUTES_DOC = """
         (∝ 1/κ³) is then beyond double precision and reads ``inf`` or ``0``.
     C_ : float
         The ``C`` in force (``IndefiniteSVC``, ``IndefiniteSVR``; ``C`` resolved, see ``C="auto"``).
+    representation_ : krein.representation.SpectralRepresentation
+        The training kernel's exact representation (eigenvalues ascending; deferred to the first read
+        when the fit needs no eigendecomposition of it), through which test points are evaluated.
     kernel_ : Kernel or "precomputed"
     n_features_in_ : int
 """
@@ -452,7 +461,8 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
         K, y = self._fit_kernel(X, y)
         self.classes_, Y = one_vs_rest_targets(y)
         weights = compute_sample_weight(self.class_weight, y)
-        return KernelSpectrum(K, penalty_weights, normalize=True), [(labels, weights) for labels in Y.T]
+        spectrum = KernelSpectrum(K, penalty_weights, normalize=True, **self._representation_parts())
+        return spectrum, [(labels, weights) for labels in Y.T]
 
     def _problem(self, spectrum, task):
         labels, weights = task
@@ -566,7 +576,7 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
         K, y = self._fit_kernel(X, y, y_numeric=True)
         self._target_scale = target_statistics(y)[1]
-        return KernelSpectrum(K, normalize=True), [y / self._target_scale]
+        return KernelSpectrum(K, normalize=True, **self._representation_parts()), [y / self._target_scale]
 
     def _dual_unit(self, spectrum):
         """``t = κ/s``: targets and ε in units of their standard deviation s (:meth:`_units`)."""
@@ -684,7 +694,7 @@ class IndefiniteOneClassSVM(OutlierMixin, _ProxyKernelEstimator):
 
     def _prepare(self, X, y=None):
         K, _ = self._fit_kernel(X)
-        return KernelSpectrum(K, normalize=True), [None]
+        return KernelSpectrum(K, normalize=True, **self._representation_parts()), [None]
 
     def _problem(self, spectrum, task):
         n = spectrum.K.shape[0]

@@ -83,6 +83,7 @@ from ..optimize import (
     rank_one_eigh,
     rank_one_smoothed_part,
 )
+from ..representation import DeferredRepresentation, SpectralRepresentation
 from ..spectral import eigendecompose
 
 __all__ = [
@@ -123,9 +124,14 @@ class KernelSpectrum:
     are of order 1 rather than over- or underflowing with a power of κ. A kernel whose largest entry is
     outside [2⁻¹⁰⁰, 2¹⁰⁰] is first divided by a power of two near it (exact), so the eigendecomposition
     and κ are formed in range.
+
+    ``representation`` is the exact :class:`~krein.representation.SpectralRepresentation` of ``K₀``
+    over the points ``points`` of ``kernel`` (through which the estimators evaluate test points): from
+    the eigendecomposition above when there is one of ``K₀`` itself, otherwise deferred to its first
+    read (:class:`~krein.representation.DeferredRepresentation`).
     """
 
-    def __init__(self, K, penalty_weights=None, normalize=False):
+    def __init__(self, K, penalty_weights=None, normalize=False, *, kernel="precomputed", points=None):
         n = K.shape[0]
         if penalty_weights is None:
             self.omega = np.ones(n)
@@ -147,6 +153,18 @@ class KernelSpectrum:
         else:
             self.values, self.vectors = eigendecompose(self.K)
             scale = kernel_scale(self.values, n)
+        if self.psd or penalty_weights is not None:  # no eigendecomposition of K₀ itself
+            self.representation = DeferredRepresentation(
+                K, name="the training kernel", kernel=kernel, points=points
+            )
+        else:  # K₀ = magnitude · self.K, magnitude a power of two
+            self.representation = SpectralRepresentation.from_eigendecomposition(
+                self.values * magnitude,
+                self.vectors,
+                name="the training kernel",
+                kernel=kernel,
+                points=points,
+            )
         if not scale > 0:
             raise ValueError("The training kernel is zero: the proxy-kernel SVM has nothing to learn from.")
         self.unit = 1.0

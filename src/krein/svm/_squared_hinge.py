@@ -17,7 +17,7 @@ changes.
 On a Nyström representation, ``nystroem_split="landmarks"`` is the paper's own Sec. 2.5 formulation:
 features ``Φ = K_XZ U_Z |D|^{-1/2} S`` and the penalty ``nλ₊‖z₊‖² + nλ₋‖z₋‖²`` split by the signs ``S``
 of the eigenvalues of ``K_ZZ``. With ``z = C u`` (``u`` the coordinates of the training predictions in
-``Ũ``; :attr:`~krein.nystroem.NystroemRepresentation.landmark_coordinates`) the penalty is
+``Ũ``; :attr:`~krein.representation.NystroemRepresentation.landmark_coordinates`) the penalty is
 ``uᵀ Q u``, ``Q = Cᵀ diag(λ_{Sⱼ}) C = V diag(ω) Vᵀ``, and the same Newton method runs on the features
 ``Ũ V ω^{-1/2}`` with unit penalties.
 
@@ -47,9 +47,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from .._base import LAMBDA_BOUNDS, fit_path_clones, one_vs_rest_targets
 from .._parameters import store_parameters
 from .._penalties import PENALTY_CONSTRAINT, kernel_scale, penalty, start_value
-from ..nystroem import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
 from ..optimize import squared_hinge_newton, squared_hinge_validation_gradient, streamed_squared_hinge_newton
-from ..spectral import is_dask_array
+from ..representation import SPECTRAL_PARAMETERS, SpectralEstimatorMixin, is_dask_array
 
 __all__ = ["KreinSquaredHingeSVC"]
 

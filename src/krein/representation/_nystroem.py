@@ -1,4 +1,4 @@
-"""The Nyström producer of :class:`~krein.spectral.SpectralRepresentation`, streamed.
+"""The Nyström producer of :class:`~krein.representation.SpectralRepresentation`, streamed.
 
 Every low-rank Kreĭn estimator (Oglic & Gärtner 2019, Sec. 2.4–2.5) needs the one-shot
 eigendecomposition ``K̃ = Ũ Λ Ũᵀ`` with ``Ũ = K_XZ E`` and the projections ``Ũᵀ y``. Both are
@@ -8,7 +8,7 @@ these in one pass within a memory budget (``working_memory`` MiB, by default sci
 ``working_memory`` setting) or on a Dask cluster, and never holds an n×m array: fit memory is ``O(m²)``
 beyond the data. When the fit needs them, the same pass reduces ``m' = 64`` held-out probe columns,
 from which the landmark block's rank is chosen and the approximation error estimated
-(:mod:`krein.nystroem._error`).
+(:mod:`krein.representation._error`).
 
 **Deferred error estimate.** Only the validated rank of the landmark block and the warning on a poor
 approximation need the probe columns during the fit. Without them (``landmark_rank="full"``,
@@ -36,10 +36,11 @@ import warnings
 import numpy as np
 from sklearn.utils import check_random_state
 
+from .._memory import CACHE_BUDGET, MemoryBudget
 from .._validation import check_centring_samples
-from ..kernels import block_rows
-from ..spectral import SpectralRepresentation
 from ._approximation import eigen_from_gram, landmark_factor
+from ._base import SpectralRepresentation
+from ._columns import KernelColumns, check_finite_chunk, landmark_blocks
 from ._error import (
     centred_probe_error,
     parsimonious_rank,
@@ -49,13 +50,11 @@ from ._error import (
     validated_rank,
 )
 from ._landmarks import select_landmarks
-from ._source import KernelColumns, check_finite_chunk, landmark_blocks
 
 __all__ = [
     "LANDMARK_RANKS",
     "POOR_APPROXIMATION",
     "NystroemRepresentation",
-    "StreamedRepresentation",
     "nystroem_representation",
 ]
 
@@ -80,7 +79,7 @@ class NystroemRepresentation(SpectralRepresentation):
 
     Attributes
     ----------
-    values, extension : see :class:`~krein.spectral.SpectralRepresentation`
+    values, extension : see :class:`~krein.representation.SpectralRepresentation`
     landmark_factor : LandmarkFactor
         ``R``, ``S`` and the kept eigenvalues of ``K_ZZ`` (truncated to the validated rank).
     column_means : ndarray of shape (m,) or None
@@ -132,7 +131,7 @@ class NystroemRepresentation(SpectralRepresentation):
     @property
     def approximation_error(self):
         """Estimated ``‖K − K̃‖_F / ‖K‖_F`` (:func:`probe_error`), or ``‖H(K − K̃)H‖_F / ‖HKH‖_F`` when
-        centred (:func:`~krein.nystroem._error.centred_probe_error`); when the fit deferred it, made on
+        centred (:func:`~krein.representation._error.centred_probe_error`); when the fit deferred it, made on
         this first read by one more pass (module docstring)."""
         if self._deferred_error is not None:
             K_ZZ, rng = self._deferred_error
@@ -223,7 +222,7 @@ class NystroemRepresentation(SpectralRepresentation):
         ``indices``, in blocks of ``working_memory`` (never an |indices|×m array)."""
         m = self._landmark_indices.size
         gram, total, moment = np.zeros((m, m)), np.zeros(m), np.zeros(m)
-        step = block_rows(m, self._working_memory, copies=2)
+        step = MemoryBudget(self._working_memory).rows(m, copies=2)
         for start in range(0, len(indices), step):
             block = indices[start : start + step]
             rows = self.landmark_rows(block)
@@ -267,23 +266,15 @@ class NystroemRepresentation(SpectralRepresentation):
         return moment
 
 
-#: Kept for code written against the former name: every Nyström representation streams now.
-StreamedRepresentation = NystroemRepresentation
-
-
-#: Rows per block of a streamed gradient pass, below the working-memory bound: a block this size
-#: (a few MiB at m = 1000) stays in cache between the two products ``K w`` and ``Kᵀ w``; larger
-#: blocks made the pass 1.2× slower. Every block is written into one reused buffer.
-REDUCE_BLOCK_ROWS = 512
-
-
 def _reduce_chunk(kernel, X_chunk, Z, weights, shift, function, data, working_memory, check_finite=False):
     """``(Σ value, K_chunkᵀ w, Σ w)`` over the row blocks of one chunk, ``(value, w) = function(o, data)``
     for the outputs ``o = K_chunk weights + shift`` of each block (``K_chunk = K(X_chunk, Z)``)."""
     X_chunk = np.asarray(X_chunk, dtype=np.float64)
     if check_finite:
         check_finite_chunk(X_chunk, "X")
-    step = min(block_rows(len(Z), working_memory, copies=2), REDUCE_BLOCK_ROWS)
+    # a block of the cache budget stays in cache between the two products ``K w`` and ``Kᵀ w`` (larger
+    # blocks made the pass 1.2× slower at m = 1000); every block is written into one reused buffer
+    step = MemoryBudget(working_memory).rows(len(Z), copies=2, high=CACHE_BUDGET.rows(len(Z)))
     value, back, total = 0.0, 0.0, 0.0
     for rows, block in landmark_blocks(kernel, X_chunk, Z, step):
         part, w = function(block @ weights + shift, data[rows])
@@ -374,13 +365,14 @@ def nystroem_representation(
     error_controlled : bool, default=False
         With ``landmark_rank="validated"``, ``rank=None`` and ``center=False``: truncate the one-shot
         eigendecomposition to the smallest rank of least estimated error
-        (:func:`~krein.nystroem._error.parsimonious_rank`; :class:`IndefiniteNystroem`'s default; on a
+        (:func:`~krein.representation._error.parsimonious_rank`; :class:`IndefiniteNystroem`'s default; on a
         positive definite kernel every eigenpair). False keeps every resolved eigenpair.
 
     Returns
     -------
     representation : NystroemRepresentation
-        ``values`` Λ (by decreasing magnitude), ``extension`` E (m×r) with ``(K(X, Z) − k̄) E = Ũ``,
+        ``values`` Λ (ascending; ``rank`` keeps those of largest magnitude), ``extension`` E (m×r)
+        with ``(K(X, Z) − k̄) E = Ũ``,
         ``approximation_error`` (a warning is issued above ``POOR_APPROXIMATION``).
     landmark_indices : ndarray of shape (m,)
         Sorted indices of the landmarks ``Z = X[landmark_indices]``.
@@ -478,7 +470,8 @@ def one_shot(
         kept = parsimonious_rank(truncation_errors(values, extension, moments, K_ZZ, K_ZV, sample)[0])
         values, W, extension = values[:kept], W[:, :kept], extension[:, :kept]
     signs = _orientation(K_ZZ - moments.mean if center else K_ZZ, extension)
-    W, extension = W * signs, extension * signs
+    ascending = np.argsort(values, kind="stable")  # the representation's one order
+    values, W, extension = values[ascending], (W * signs)[:, ascending], (extension * signs)[:, ascending]
     if sample is not None:
         estimate = _estimate(values, extension, moments, K_ZZ, K_ZV, sample, center)
     representation = NystroemRepresentation(

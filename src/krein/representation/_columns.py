@@ -16,9 +16,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._memory import MemoryBudget
 from .._validation import check_square_kernel
-from ..kernels import block_rows, kernel_blocks
-from ..spectral import is_dask_array
+from ..kernels import kernel_blocks
+from ._base import is_dask_array
 
 __all__ = [
     "ChunkMoments",
@@ -134,7 +135,7 @@ def chunk_moments(
             check_finite_chunk(y_chunk, "y")
     precomputed = isinstance(kernel, str)
     width = len(Z) + (0 if probes is None else len(probes))
-    step = block_rows(width, working_memory, copies=2)
+    step = MemoryBudget(working_memory).rows(width, copies=2)
     total = None
     for rows, block in landmark_blocks(kernel, X_chunk, Z, step):
         mean = block.mean(axis=0)
@@ -228,7 +229,7 @@ class KernelColumns:
         """Yield ``K(X[rows], Z) @ right`` for consecutive row blocks within ``working_memory`` MiB."""
         if self.distributed:
             raise ValueError("X is a dask array: its kernel columns are only reduced, never materialized.")
-        step = block_rows(len(indices), working_memory, copies=2)
+        step = MemoryBudget(working_memory).rows(len(indices), copies=2)
         for start in range(0, self.n, step):
             rows = slice(start, min(start + step, self.n))
             yield rows, self.columns(indices, rows) @ right

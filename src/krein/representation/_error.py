@@ -9,7 +9,7 @@ section 4, measures this on the kernels of Appendix D of the 2018 paper and on s
 **Estimate.** Every approximation here has the form ``K̃ = K_XZ F K_ZX`` with a symmetric m×m core
 ``F`` (``F = K_ZZ⁺`` for Eq. (3), ``F = E Λ Eᵀ`` after the one-shot truncation of Sec. 2.2). Its error
 on the landmark columns and on ``m'`` *probe* columns ``V`` (held out of the landmarks) needs only the
-reductions of one streamed pass (:class:`~krein.nystroem.ChunkMoments`): with ``G = K_XZᵀ K_XZ``,
+reductions of one streamed pass (:class:`~krein.representation.ChunkMoments`): with ``G = K_XZᵀ K_XZ``,
 ``T = K_XVᵀ K_XZ`` and ``q_v = ‖K_Xv‖²``
 
     ‖K_XZ − K̃_XZ‖² = tr G − 2 tr(G F K_ZZ) + tr(K_ZZ F G F K_ZZ),
@@ -182,7 +182,7 @@ def draw_probes(columns, indices, factor, rng, n_draws=PROBE_COLUMNS, pool_size=
 
 def probe_pass(columns, indices, factor, rng, *, y=None, center=False, working_memory=None):
     """Probe columns drawn by :func:`draw_probes`, their block ``K_ZV`` against the landmarks, and the
-    :class:`~krein.nystroem.ChunkMoments` of one pass over the landmark and probe columns.
+    :class:`~krein.representation.ChunkMoments` of one pass over the landmark and probe columns.
 
     ``y``: targets whose moment the same pass accumulates; ``center``: with the probe columns' Gram
     matrix (for :func:`centred_probe_error`). The pass evaluates ``n (m + m')`` kernel entries.

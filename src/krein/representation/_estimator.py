@@ -5,7 +5,7 @@
 ``working_memory``; see ``SPECTRAL_PARAMETERS_DOC``), fits the representation (the exact
 eigendecomposition, or the streamed Nyström one of Oglic & Gärtner 2019, Sec. 2.2 and 2.4, from NumPy or
 dask arrays) and evaluates a fitted model ``f(x) = K(x, P) β + b`` on test points through the
-representation (:meth:`~krein.spectral.SpectralRepresentation.evaluate`). The estimators differ only
+representation (:meth:`~krein.representation.SpectralRepresentation.evaluate`). The estimators differ only
 in the problem they solve in the representation's eigen-coordinates.
 """
 
@@ -20,9 +20,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._base import KernelEstimatorMixin, decision_to_labels, is_precomputed
 from .._validation import check_centring_samples, check_precomputed_test_kernel, check_square_kernel
 from ..kernels import Kernel, make_kernel
-from ..spectral import SpectralRepresentation, is_dask_array
+from ._base import SpectralRepresentation, is_dask_array
 from ._landmarks import LANDMARK_METHODS, clamp_n_components
-from ._representation import LANDMARK_RANKS, nystroem_representation
+from ._nystroem import LANDMARK_RANKS, nystroem_representation
 
 __all__ = ["SPECTRAL_PARAMETERS", "SPECTRAL_PARAMETERS_DOC", "SpectralEstimatorMixin", "check_dask_data"]
 
@@ -46,7 +46,7 @@ SPECTRAL_PARAMETERS_DOC = """center : bool
         of the Nyström one-shot eigendecomposition (Oglic & Gärtner 2019, Sec. 2.2; a value above
         n_samples is clamped to n_samples with a warning).
     landmarks : {"uniform", "leverage", "kmeans++"}, default="uniform"
-        Landmark sampler of the Nyström model (Sec. 2.3; see :mod:`krein.nystroem`).
+        Landmark sampler of the Nyström model (Sec. 2.3; see :mod:`krein.representation`).
     landmark_rank : {"full", "validated"}, default="full"
         Only with ``n_components``: eigenpairs of the landmark block ``K_ZZ`` kept — all (the paper's
         plain Eq. (3)), or the number of leading ones that minimizes the kernel approximation error

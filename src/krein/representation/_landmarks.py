@@ -12,7 +12,7 @@ Landmarks are distinct: leverage-score landmarks are drawn without replacement (
 would only make ``K_ZZ`` singular), and K-means++ never redraws a chosen point (its distance is zero).
 
 The sketch is krein's default one-shot approximation, with the rank of its landmark block validated
-on held-out columns (:mod:`krein.nystroem._error`): with the plain Eq. (3) the sketch of an indefinite
+on held-out columns (:mod:`krein.representation._error`): with the plain Eq. (3) the sketch of an indefinite
 kernel can be worse than the zero matrix, and scores computed from it are noise — the cause of
 leverage sampling losing to uniform sampling on ``DeltaGaussian`` before issue 17. Measured with the
 validated sketch (``benchmarks/bench_nystroem.py``, case 4; ``tests/test_nystroem.py``): on data with
@@ -54,7 +54,7 @@ def _sketch_features(columns, sketch_size, rank, rng, working_memory):
     plain Eq. (3) the sketch of an indefinite kernel can be worse than zero and its leverage scores
     and distances are then noise.
     """
-    from ._representation import one_shot  # the producer imports the samplers
+    from ._nystroem import one_shot  # the producer imports the samplers
 
     sketch = uniform_landmarks(columns.n, sketch_size, rng)
     representation, _ = one_shot(
