@@ -41,7 +41,7 @@ def test_estimators_inside_the_block_share_one_eigendecomposition_and_fit_the_sa
     estimators = [
         KreinRidgeClassifier(kernel="precomputed", center=False),
         KreinSquaredHingeSVC(kernel="precomputed"),
-        IndefiniteLogisticRegression(kernel="precomputed"),
+        IndefiniteLogisticRegression(kernel="precomputed", center=False),
         KreinSVC(kernel="precomputed"),
         IndefiniteSVC(kernel="precomputed"),
     ]

@@ -57,7 +57,7 @@ CASES = [
     (KreinSVC(KERNEL), Y_CLASS, "kernel"),
     (KreinSquaredHingeSVC(KERNEL), Y_CLASS, "kernel"),
     (KreinSquaredHingeSVC(KERNEL, n_components=40, random_state=0), Y_CLASS, None),
-    (IndefiniteLogisticRegression(KERNEL, max_outer_iter=5), Y_CLASS, "kernel"),
+    (IndefiniteLogisticRegression(KERNEL, max_outer_iter=5), Y_CLASS, "centred"),
     (IndefiniteLogisticRegression(KERNEL, n_components=40, random_state=0, max_outer_iter=5), Y_CLASS, None),
     (KreinPCA(KERNEL, n_components=4), None, "centred"),
     (KreinPCA(KERNEL, n_components=4, n_landmarks=40, random_state=0), None, None),

@@ -54,14 +54,15 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.linalg.blas import daxpy, ddot
 from sklearn.utils import check_random_state
 
+from .._memory import MemoryBudget
 from ._result import SolverResult
 
 __all__ = ["DCObjective", "concave_convex_procedure"]
 
 #: How many times a gradient step that increases the subproblem value is halved before giving up.
 _MAX_HALVINGS = 30
-#: Bytes of the sample rows that a single-sample epoch gathers at a time (within the L2/L3 cache).
-_ROW_CHUNK_BYTES = 1 << 21
+#: The sample rows that a single-sample epoch gathers at a time: 2 MiB (within the L2/L3 cache).
+_ROW_CHUNK_BUDGET = MemoryBudget(2.0)
 
 
 class DCObjective:
@@ -203,7 +204,7 @@ def _single_sample_epoch(problem, linear, x, order, scale, preconditioner):
     shifted = bool(np.any(shift))
     x = np.array(x, dtype=np.float64)  # updated in place
     dim, slope, multiply = x.size, problem.negative_slope, np.multiply
-    chunk = max(1, _ROW_CHUNK_BYTES // (8 * max(dim, 1)))
+    chunk = _ROW_CHUNK_BUDGET.rows(dim)
     for start in range(0, order.size, chunk):
         rows, labels = problem.sample_rows(order[start : start + chunk])
         steps = rows * (scale / preconditioner)

@@ -250,7 +250,7 @@ def streamed_squared_hinge_newton(
 
     Parameters
     ----------
-    representation : krein.nystroem.NystroemRepresentation
+    representation : krein.representation.NystroemRepresentation
         With ``gram``, ``row_sum``, ``landmark_sums``, ``landmark_moment`` and ``training_outputs``.
     T : ndarray of shape (r, r)
     y : ndarray of shape (n,)
