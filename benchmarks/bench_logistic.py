@@ -151,7 +151,7 @@ def sgd_epoch(args):
         X, y, _, _ = _synthetic(n, n_test=1)
         X = MinMaxScaler().fit_transform(X)  # features in [0, 1] as in the paper (Sec. V-A)
         model = IndefiniteLogisticRegression(TruncatedL1(), n_components=m, random_state=0)
-        spectrum = model._fit_representation(X, y)[0]
+        spectrum = model._fit_representation(model._training_data(X, y)[0])
         spectrum.vectors = np.ascontiguousarray(spectrum.vectors)  # held, rows contiguous, as fit stores them
         tau = 20 * max(-spectrum.values.min(), 0.0)
         y_pm = np.where(y == 1, 1.0, -1.0)

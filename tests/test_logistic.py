@@ -498,7 +498,7 @@ def test_single_sample_epoch_equals_the_batch_gradient_loop(tl1_problem, step, l
     X, y, K = tl1_problem
     if low_rank:
         model = IndefiniteLogisticRegression(n_components=40, working_memory=0.01, random_state=0)
-        spectrum = model._fit_representation(X, y)[0]
+        spectrum = model._fit_representation(model._training_data(X, y)[0])
         assert spectrum.streams and spectrum._vectors is None
     else:
         spectrum = SpectralRepresentation.exact(K)

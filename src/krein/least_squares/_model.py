@@ -68,21 +68,18 @@ class _KreinLeastSquares(HypergradientMixin, SpectralEstimatorMixin, BaseEstimat
         self._validate_params()
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
-        means, units = [], []
-
-        def targets(y):  # centred in the streamed pass of the Nyström producer (computed for dask)
-            Y, self._encoding = self._encode(y)
-            means.append(np.asarray(Y.mean(axis=0)) if self.center else np.zeros(Y.shape[1]))
-            units.append(target_unit(Y - means[0]))
-            return (Y - means[0]) / units[0]
-
-        representation, Y = self._fit_representation(X, y, targets=targets, **self._validate_y)
+        data, y = self._training_data(X, y, **self._validate_y)
+        Y, self._encoding = self._encode(y)  # lazy for dask labels: one pass computes the means
+        mean = np.asarray(Y.mean(axis=0)) if self.center else np.zeros(Y.shape[1])
+        unit = target_unit(Y - mean)
+        Y = (Y - mean) / unit  # centred and scaled in the streamed pass of the Nyström producer
+        representation = self._fit_representation(data, targets=Y)
         if self._encoding.classes is not None:
             self.classes_ = self._encoding.classes
         self.eigenvalues_ = np.sort(representation.values)  # ascending (a Nyström fit's come by magnitude)
         self.indefiniteness_ = indefiniteness(representation.values)
         split = "approximation" if self.n_components is None else self.nystroem_split
-        return SpectralProblem(representation, Y, means[0] / units[0], split, units[0])
+        return SpectralProblem(representation, Y, mean / unit, split, unit)
 
     def _penalties(self, problem):
         """λ₊, λ₋ of the fit: the numbers given, or ``"auto"``: :data:`AUTO_LAMBDA_TIMES_N` · s / n."""

@@ -150,13 +150,16 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
 
         F(α) = (1/n) Σᵢ ln(1 + exp(−yᵢ (Kα)ᵢ)) + (λ/2) αᵀKα,
 
-    over the coefficients of ``f = Σᵢ αᵢ k(xᵢ, ·)``, by writing it as the difference of the convex
-    functions ``g`` and ``h`` of Eq. (7) (positive decomposition ``K = K₊ − K₋`` with the shift
-    ``τ``, Sec. III) and running Algorithm 1: the concave part is linearized at the current iterate
-    and the convex subproblem (9) is solved exactly (``solver="cccp"``), inexactly by gradient
-    descent with early termination (``"ccicp"``, CCICP-GD) or by stochastic gradients (``"ccicp-sgd"``,
-    Eq. 12; with ``sgd_inexact=True`` the paper's CCICP-SGD-I of Sec. V-G). Classes beyond two are
-    handled one-vs-rest, all sharing one eigendecomposition of the training kernel.
+    over the coefficients of ``f = Σᵢ αᵢ k(xᵢ, ·)`` — by default on the centred kernel ``K = HK₀H``
+    and with an unpenalized intercept, ``f = Kα + b`` in the loss (scikit-learn's kernel logistic
+    regression; ``fit_intercept=False, center=False`` is the paper's model) — by writing it as the
+    difference of the convex functions ``g`` and ``h`` of Eq. (7) (positive decomposition
+    ``K = K₊ − K₋`` with the shift ``τ``, Sec. III) and running Algorithm 1: the concave part is
+    linearized at the current iterate and the convex subproblem (9) is solved exactly
+    (``solver="cccp"``), inexactly by gradient descent with early termination (``"ccicp"``, CCICP-GD)
+    or by stochastic gradients (``"ccicp-sgd"``, Eq. 12; with ``sgd_inexact=True`` the paper's
+    CCICP-SGD-I of Sec. V-G). Classes beyond two are handled one-vs-rest, all sharing one
+    eigendecomposition of the training kernel.
 
     The gradient of the logistic term is ``−(1/n) K (y ⊙ β)`` with ``βᵢ = σ(−yᵢ (Kα)ᵢ) =
     1 / (1 + exp(yᵢ (Kα)ᵢ))``. The paper's Eqs. (10)–(11) write ``β`` in terms of itself
@@ -424,16 +427,12 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
         """Fit the model on training data ``X`` (or an n×n kernel) and labels ``y``."""
         self._validate_params()
         rng = check_random_state(self.random_state)
-        encoded = {}
-
-        def targets(y):  # ±1 targets per task; the Nyström pass accumulates their projections Ũᵀ Y
-            encoded["classes"], Y = one_vs_rest_targets(y.compute() if is_dask_array(y) else y)
-            return Y
-
-        spectrum, Y = self._fit_representation(X, y, targets=targets, random_state=rng)
-        if Y is None:
+        data, y = self._training_data(X, y)
+        if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
-        self.classes_ = encoded["classes"]
+        # ±1 targets per task; the Nyström pass accumulates their projections Ũᵀ Y
+        self.classes_, Y = one_vs_rest_targets(y.compute() if is_dask_array(y) else y)
+        spectrum = self._fit_representation(data, targets=Y, random_state=rng)
         # Ũᵀ Y gives objective (6) and its gradient at α = 0 without a pass over the data
         projections = spectrum.project(Y) if self.init == "zeros" else None
         values = spectrum.values

@@ -145,7 +145,7 @@ class IndefiniteNystroem(
             "warn_poor": True,
             "error_controlled": True,
         }
-        representation, _ = self._fit_representation(X, producer=producer)
+        representation = self._fit_representation(self._training_data(X)[0], producer=producer)
         if self.rank is not None and representation.values.size < self.rank:
             warnings.warn(
                 f"rank={self.rank} exceeds the {representation.values.size} eigenpairs the Nyström "

@@ -90,60 +90,67 @@ def check_dask_data(X, n_columns, what):
 class SpectralEstimatorMixin(KernelEstimatorMixin):
     """Fit the spectral representation chosen by the shared parameters; evaluate models through it.
 
-    After :meth:`_fit_representation` the estimator has ``representation_``, ``kernel_``,
-    ``n_features_in_``, ``landmark_indices_`` (None when exact) and, for a kernel object, ``X_fit_``
-    (the points ``P`` test points are compared with: the training inputs, or the landmarks).
+    After :meth:`_training_data` and :meth:`_fit_representation` the estimator has
+    ``representation_``, ``kernel_``, ``n_features_in_``, ``landmark_indices_`` (None when exact) and,
+    for a kernel object, ``X_fit_`` (the points ``P`` test points are compared with: the training
+    inputs, or the landmarks).
     """
 
-    def _fit_representation(self, X, y=None, *, targets=None, random_state=None, producer=None, **validate):
-        """Validate ``X`` (and ``y``) and fit ``representation_``; returns ``(representation, Y)``.
+    def _training_data(self, X, y=None, **validate):
+        """Validate the training data; returns ``(data, y)`` for :meth:`_fit_representation`.
 
-        ``targets(y)`` turns the validated ``y`` into the real matrix ``Y`` whose projections the
-        streamed Nyström pass accumulates (None: no projections, ``Y = y``); ``random_state`` overrides
-        the estimator's (a shared generator); ``producer`` holds further arguments of
-        :func:`nystroem_representation` (``rank``, ``warn_poor``, ...); ``validate`` goes to
-        ``validate_data``.
+        ``data`` is the n×n training kernel for the exact model (``n_components=None``) and the
+        validated points (kernel rows of objects, a precomputed kernel, or a lazily checked dask array)
+        for the low-rank one; ``validate`` goes to ``validate_data`` (for ``y``).
         """
-        random_state = self.random_state if random_state is None else random_state
-        encode = (lambda v: v) if targets is None else targets
         if self.n_components is None:
             if is_dask_array(X) or is_dask_array(y):
                 raise ValueError(
                     "Dask arrays are fitted by the streamed low-rank model only: set n_components."
                 )
-            K, y = self._fit_kernel(X, y, **validate)
-            Y = None if y is None else encode(y)
-            representation = self._exact_representation(K)
+            return self._fit_kernel(X, y, **validate)
+        self.kernel_ = make_kernel(self.kernel)
+        if getattr(self.kernel_, "takes_objects", False) and not is_dask_array(X):
+            X = self.kernel_.rows(X)
+        if is_dask_array(X):
+            X, y = self._validate_dask_fit(X, y)
+        elif y is None:
+            X = validate_data(self, X, reset=True, dtype=np.float64)
+        else:
+            X, y = validate_data(self, X, y, reset=True, dtype=np.float64, **validate)
+        if is_precomputed(self.kernel) and not is_dask_array(X):
+            X = check_square_kernel(X, "X")
+        return X, y
+
+    def _fit_representation(self, data, targets=None, *, random_state=None, producer=None):
+        """Fit ``representation_`` on the ``data`` of :meth:`_training_data` and return it.
+
+        ``targets`` is the real matrix ``Y`` (n × t, NumPy or dask) whose projections ``ŨᵀY`` the
+        streamed Nyström pass accumulates with the kernel columns (None: none); ``random_state``
+        overrides the estimator's (a shared generator); ``producer`` holds further arguments of
+        :func:`nystroem_representation` (``rank``, ``warn_poor``, ...).
+        """
+        random_state = self.random_state if random_state is None else random_state
+        if self.n_components is None:
+            representation = self._exact_representation(data)
             self.landmark_indices_ = None
         else:
-            self.kernel_ = make_kernel(self.kernel)
-            if getattr(self.kernel_, "takes_objects", False) and not is_dask_array(X):
-                X = self.kernel_.rows(X)
-            if is_dask_array(X):
-                X, y = self._validate_dask_fit(X, y)
-            elif y is None:
-                X = validate_data(self, X, reset=True, dtype=np.float64)
-            else:
-                X, y = validate_data(self, X, y, reset=True, dtype=np.float64, **validate)
-            if is_precomputed(self.kernel) and not is_dask_array(X):
-                X = check_square_kernel(X, "X")
-            Y = None if y is None else encode(y)
             representation, self.landmark_indices_ = nystroem_representation(
                 self.kernel_,
-                X,
-                n_components=clamp_n_components(self.n_components, X.shape[0], stacklevel=4),
+                data,
+                n_components=clamp_n_components(self.n_components, data.shape[0], stacklevel=4),
                 landmarks=self.landmarks,
                 landmark_rank=self.landmark_rank,
                 center=self.center,
                 random_state=random_state,
                 working_memory=self.working_memory,
-                y=None if targets is None else Y,
+                y=targets,
                 **{"warn_poor": False, **(producer or {})},
             )
             if not is_precomputed(self.kernel):
                 self.X_fit_ = representation.points
         self.representation_ = representation
-        return representation, Y
+        return representation
 
     def _exact_representation(self, K):
         """The exact representation of the training kernel ``K`` (centred with ``center``)."""

@@ -224,7 +224,8 @@ class KreinSquaredHingeSVC(SpectralEstimatorMixin, ClassifierMixin, BaseEstimato
     def _prepare(self, X, y):
         """The spectral representation and the ±1 targets of the one-vs-rest tasks (λ± do not change
         them)."""
-        representation, y = self._fit_representation(X, y, producer={"rank": self.rank})
+        data, y = self._training_data(X, y)
+        representation = self._fit_representation(data, producer={"rank": self.rank})
         self.classes_, Y = one_vs_rest_targets(y.compute() if is_dask_array(y) else y)
         return representation, Y
 
@@ -340,7 +341,8 @@ class KreinSquaredHingeSVC(SpectralEstimatorMixin, ClassifierMixin, BaseEstimato
             raise NotImplementedError("Hypergradients need the in-memory model (working_memory=None).")
         cache = {} if cache is None else cache
         if "representation" not in cache:
-            representation, y_fit = self._fit_representation(X_train, y_train, producer={"rank": self.rank})
+            data, y_fit = self._training_data(X_train, y_train)
+            representation = self._fit_representation(data, producer={"rank": self.rank})
             classes, Y = one_vs_rest_targets(y_fit)
             positives = classes[1:] if classes.size == 2 else classes
             Y_val = np.where(np.asarray(y_val)[:, None] == positives[None, :], 1.0, -1.0)
