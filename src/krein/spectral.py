@@ -17,7 +17,7 @@ import contextlib
 import contextvars
 import hashlib
 from collections.abc import Iterator
-from typing import NamedTuple
+from typing import Literal, NamedTuple, Self
 
 import numpy as np
 import scipy.linalg
@@ -293,7 +293,7 @@ class SpectrumTransformer(TransformerMixin, BaseEstimator):
 
     _parameter_constraints = {"method": [StrOptions({"clip", "flip", "shift", "square", "none"})]}
 
-    def __init__(self, method="clip"):
+    def __init__(self, method: Literal["clip", "flip", "shift", "square", "none"] = "clip") -> None:
         self.method = method
 
     def __sklearn_tags__(self):
@@ -301,7 +301,7 @@ class SpectrumTransformer(TransformerMixin, BaseEstimator):
         tags.input_tags.pairwise = True
         return tags
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: object = None) -> Self:
         """Eigendecompose the training kernel ``X`` (shape ``(n, n)``)."""
         self._validate_params()
         X = validate_data(self, X, reset=True)
@@ -326,13 +326,13 @@ class SpectrumTransformer(TransformerMixin, BaseEstimator):
             return values**2
         return values.copy()
 
-    def fit_transform(self, X, y=None):
+    def fit_transform(self, X: ArrayLike, y: object = None) -> NDArray[np.float64]:
         """Fit, then return the transformed training kernel ``U f(Λ) Uᵀ``."""
         self.fit(X, y)
         U = self.eigenvectors_
         return (U * self.transformed_eigenvalues_) @ U.T
 
-    def transform(self, X, diagonal=None):
+    def transform(self, X: ArrayLike, diagonal: ArrayLike | None = None) -> NDArray[np.float64]:
         """Map test-versus-train kernel rows consistently with the training transform.
 
         Parameters

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from numbers import Real
+from typing import Literal, Self
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -199,7 +200,7 @@ class DoubleCentering(DistanceTransformer):
         "symmetry_tol": [Interval(Real, 0, None, closed="left")],
     }
 
-    def __init__(self, scale: str = "none", *, symmetry_tol: float = 1e-8):
+    def __init__(self, scale: Literal["none", "median"] = "none", *, symmetry_tol: float = 1e-8) -> None:
         store_parameters(self, locals())
 
     def _in_range(self, values, D):
@@ -229,19 +230,19 @@ class DoubleCentering(DistanceTransformer):
         self._n_features_out = D.shape[0]
         return D2, D
 
-    def fit(self, D, y=None):
+    def fit(self, D: ArrayLike, y: object = None) -> Self:
         """Store the centring statistics of the training dissimilarities D (n × n)."""
         self._fit_squares(D)
         return self
 
-    def fit_transform(self, D, y=None):
+    def fit_transform(self, D: ArrayLike, y: object = None) -> NDArray[np.float64]:
         """Fit and return the training kernel K = −½ H (D ∘ D) H (exactly symmetric)."""
         D2, D = self._fit_squares(D)
         with np.errstate(over="ignore", invalid="ignore"):
             K = double_center(D2, self.grand_sq_mean_, self.train_sq_means_)
         return self._in_range(K, D)
 
-    def transform(self, D):
+    def transform(self, D: ArrayLike) -> NDArray[np.float64]:
         """Kernel rows of the test objects against the training objects.
 
         Parameters

@@ -12,8 +12,10 @@ Chen et al. 2009, Sec. 2).
 from __future__ import annotations
 
 from numbers import Real
+from typing import Self
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
@@ -95,7 +97,7 @@ class GaussianOfDistance(DistanceTransformer):
         "symmetry_tol": [Interval(Real, 0, None, closed="left")],
     }
 
-    def __init__(self, gamma: float = 1.0, *, relative: bool = True, symmetry_tol: float = 1e-8):
+    def __init__(self, gamma: float = 1.0, *, relative: bool = True, symmetry_tol: float = 1e-8) -> None:
         store_parameters(self, locals())
 
     def _fit(self, D):
@@ -113,16 +115,16 @@ class GaussianOfDistance(DistanceTransformer):
         with np.errstate(over="ignore", under="ignore"):
             return np.exp(-np.square(D / self.length_scale_))
 
-    def fit(self, D, y=None):
+    def fit(self, D: ArrayLike, y: object = None) -> Self:
         """Fix γ from the n × n training distances ``D``."""
         self._fit(D)
         return self
 
-    def fit_transform(self, D, y=None):
+    def fit_transform(self, D: ArrayLike, y: object = None) -> NDArray[np.float64]:
         """Fit and return the training kernel ``exp(−γ D∘D)`` (exactly symmetric, unit diagonal)."""
         return self._kernel(self._fit(D))
 
-    def transform(self, D):
+    def transform(self, D: ArrayLike) -> NDArray[np.float64]:
         """Kernel rows ``exp(−γ D∘D)`` of test objects against the training objects.
 
         Parameters

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from typing import Literal, Self
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
@@ -15,6 +17,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._base import KernelEstimatorMixin
 from .._parameters import store_parameters
+from .._typing import LandmarkMethod, RandomStateLike
 from .._validation import check_precomputed_test_kernel
 from ..kernels import Kernel
 from ..representation import DeferredRepresentation, clamp_n_components
@@ -44,7 +47,7 @@ def _distances(diagonal, S, counts, T):
     return diagonal[:, None] - 2.0 * S / counts + T / counts**2
 
 
-def krein_kmeans_objective(K, labels):
+def krein_kmeans_objective(K: ArrayLike, labels: ArrayLike) -> float:
     """The k-means objective of a partition under a (possibly indefinite) kernel.
 
     ``J = Σ_c Σ_{i∈c} ‖φᵢ − μ_c‖²_K = Σᵢ K_ii − Σ_c T_c / n_c`` with ``T_c = Σ_{i,j∈c} K_ij``; equally
@@ -250,18 +253,18 @@ class KreinKMeans(KernelEstimatorMixin, ClusterMixin, BaseEstimator):
 
     def __init__(
         self,
-        n_clusters=8,
+        n_clusters: int = 8,
         *,
-        kernel="gaussian",
-        algorithm="hartigan",
-        n_init=10,
-        max_iter=300,
-        tol=1e-10,
-        random_state=None,
-    ):
+        kernel: Kernel | str = "gaussian",
+        algorithm: Literal["hartigan", "lloyd"] = "hartigan",
+        n_init: int = 10,
+        max_iter: int = 300,
+        tol: float = 1e-10,
+        random_state: RandomStateLike = None,
+    ) -> None:
         store_parameters(self, locals())
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: object = None) -> Self:
         """Cluster the training data (points, or the n×n kernel when precomputed)."""
         self._validate_params()
         K, _ = self._fit_kernel(X)
@@ -298,7 +301,7 @@ class KreinKMeans(KernelEstimatorMixin, ClusterMixin, BaseEstimator):
         self._mean_norms = T / counts**2
         return self
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> NDArray[np.integer]:
         """The cluster whose Kreĭn-space mean is nearest: ``argmin_c −2 k(x, X_c)/n_c + T_c/n_c²``.
 
         This is the Lloyd assignment step; at a Hartigan optimum with an indefinite kernel a training
@@ -381,17 +384,17 @@ class KreinSpectralClustering(KernelEstimatorMixin, ClusterMixin, BaseEstimator)
 
     def __init__(
         self,
-        n_clusters=8,
+        n_clusters: int = 8,
         *,
-        kernel="gaussian",
-        rank=None,
-        normalize=True,
-        center=True,
-        n_components=None,
-        landmarks="uniform",
-        n_init=10,
-        random_state=None,
-    ):
+        kernel: Kernel | str = "gaussian",
+        rank: int | None = None,
+        normalize: bool = True,
+        center: bool = True,
+        n_components: int | None = None,
+        landmarks: LandmarkMethod = "uniform",
+        n_init: int = 10,
+        random_state: RandomStateLike = None,
+    ) -> None:
         store_parameters(self, locals())
 
     def _coordinates(self, Y):
@@ -400,7 +403,7 @@ class KreinSpectralClustering(KernelEstimatorMixin, ClusterMixin, BaseEstimator)
         norms = np.linalg.norm(Y, axis=1, keepdims=True)
         return Y / np.where(norms > 0, norms, 1.0)
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: object = None) -> Self:
         """Embed the training data and cluster the coordinates."""
         self._validate_params()
         rng = check_random_state(self.random_state)
@@ -429,7 +432,7 @@ class KreinSpectralClustering(KernelEstimatorMixin, ClusterMixin, BaseEstimator)
         self.representation_ = self.pca_.representation_
         return self
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> NDArray[np.integer]:
         """The cluster of new points, from their out-of-sample coordinates."""
         check_is_fitted(self, "labels_")
         if self.kernel_ == "precomputed":

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from typing import Self
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -13,6 +15,7 @@ from sklearn.utils.validation import _check_feature_names_in, check_is_fitted, v
 
 from .._base import KernelEstimatorMixin, is_precomputed
 from .._parameters import store_parameters
+from .._typing import LandmarkMethod, RandomStateLike
 from .._validation import check_centring_samples
 from ..dissimilarity import DoubleCentering
 from ..kernels import Kernel, make_kernel
@@ -155,16 +158,16 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
 
     def __init__(
         self,
-        kernel="gaussian",
+        kernel: Kernel | str = "gaussian",
         *,
-        n_components=None,
-        dissimilarity=False,
-        center=True,
-        n_landmarks=None,
-        landmarks="uniform",
-        rcond=None,
-        random_state=None,
-    ):
+        n_components: int | None = None,
+        dissimilarity: bool = False,
+        center: bool = True,
+        n_landmarks: int | None = None,
+        landmarks: LandmarkMethod = "uniform",
+        rcond: float | None = None,
+        random_state: RandomStateLike = None,
+    ) -> None:
         store_parameters(self, locals())
 
     def __sklearn_tags__(self):
@@ -173,12 +176,12 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
         return tags
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: object = None) -> Self:
         """Embed the training data ``X`` (points, an n×n kernel or an n×n dissimilarity matrix)."""
         self.fit_transform(X)
         return self
 
-    def fit_transform(self, X, y=None):
+    def fit_transform(self, X: ArrayLike, y: object = None) -> NDArray[np.float64]:
         """Fit and return the training coordinates ``embedding_``."""
         self._validate_params()
         if self.dissimilarity and not is_precomputed(self.kernel):
@@ -268,7 +271,7 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
         return representation
 
     # ------------------------------------------------------------------ transforming
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> NDArray[np.float64]:
         """Coordinates of new points, consistent with ``embedding_`` (the training rows give it back).
 
         Parameters
@@ -287,7 +290,7 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
         return self.representation_.evaluate(X, self._dual_coef, self._offset, owner=type(self).__name__)
 
     @available_if(lambda self: is_precomputed(self.kernel))
-    def inverse_transform(self, X):
+    def inverse_transform(self, X: ArrayLike) -> NDArray[np.float64]:
         """Kernel rows (or dissimilarities) against the training points of coordinates ``X``.
 
         Defined for precomputed input, where the embedded objects are known through their rows: the
@@ -330,7 +333,7 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
             )
         return np.sqrt(np.maximum(squares, 0.0))
 
-    def get_feature_names_out(self, input_features=None):
+    def get_feature_names_out(self, input_features: ArrayLike | None = None) -> NDArray[np.object_]:
         """Names ``kreinpca_pos0, kreinpca_pos1, …, kreinpca_neg0, …`` in coordinate order.
 
         Positive-part coordinates are numbered ``pos0, pos1, …`` and negative ones ``neg0, …``, each

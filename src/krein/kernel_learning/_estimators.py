@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from collections.abc import Sequence
 from contextlib import nullcontext
+from typing import Literal, Self
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from scipy.linalg import LinAlgError, cho_factor
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
@@ -31,7 +34,7 @@ from .._parameters import store_parameters
 from .._scaling import target_statistics
 from .._threads import single_threaded_blas
 from .._validation import LIBSVM_MAX_KERNEL, check_kernel_magnitude, check_square_kernel, check_test_kernel
-from ..kernels import Gaussian, make_kernel
+from ..kernels import Gaussian, Kernel, make_kernel
 from ..optimize import project_onto_ball_orthant
 from ._combination import KernelCombination
 from ._objectives import RidgeObjective, SVMObjective
@@ -369,23 +372,23 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
 
     def __init__(
         self,
-        kernels=None,
+        kernels: Sequence[Kernel | str] | Literal["precomputed"] | None = None,
         *,
-        degree=1,
-        solver="pgd",
-        alpha=1.0,
-        radius=1.0,
-        mu0=None,
-        mu_init=None,
-        q=2.0,
-        beta=1.0,
-        learning_rate=None,
-        interpolation=None,
-        initial_radius=None,
-        tol=1e-6,
-        max_iter=100,
-        verbose=0,
-    ):
+        degree: int = 1,
+        solver: Literal["pgd", "rpgd", "qpgd", "rqpgd", "iia", "riia", "trust_region"] = "pgd",
+        alpha: float = 1.0,
+        radius: float = 1.0,
+        mu0: ArrayLike | None = None,
+        mu_init: ArrayLike | None = None,
+        q: float = 2.0,
+        beta: float = 1.0,
+        learning_rate: float | None = None,
+        interpolation: float | None = None,
+        initial_radius: float | None = None,
+        tol: float = 1e-6,
+        max_iter: int = 100,
+        verbose: int = 0,
+    ) -> None:
         store_parameters(self, locals())
 
     def _canonical_solver(self):
@@ -408,7 +411,7 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
             )
         return solver
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Learn the weights μ and the dual coefficients α on training data (X, y)."""
         self._validate_params()
         solver = self._canonical_solver()
@@ -499,7 +502,7 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
             verbose=self.verbose,
         )
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> NDArray[np.float64]:
         """``f(x) = Σ_i α_i K_μ(x, x_i)`` for inputs X (or a (t, n, p) precomputed stack)."""
         return self._test_kernel(X) @ self.dual_coef_
 
@@ -569,24 +572,24 @@ class KernelLearningSVC(_KernelCombinationMixin, ClassifierMixin, BaseEstimator)
 
     def __init__(
         self,
-        kernels=None,
+        kernels: Sequence[Kernel | str] | Literal["precomputed"] | None = None,
         *,
-        degree=1,
-        solver="pgd",
-        alpha=1.0,
-        radius=1.0,
-        mu0=None,
-        mu_init=None,
-        q=2.0,
-        beta=1.0,
-        learning_rate=None,
-        tol=1e-4,
-        max_iter=50,
-        verbose=0,
-    ):
+        degree: int = 1,
+        solver: Literal["pgd", "rpgd"] = "pgd",
+        alpha: float = 1.0,
+        radius: float = 1.0,
+        mu0: ArrayLike | None = None,
+        mu_init: ArrayLike | None = None,
+        q: float = 2.0,
+        beta: float = 1.0,
+        learning_rate: float | None = None,
+        tol: float = 1e-4,
+        max_iter: int = 50,
+        verbose: int = 0,
+    ) -> None:
         store_parameters(self, locals())
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Learn μ and the SVM duals on training data (X, y)."""
         self._validate_params()
         stack, y = self._fit_stack(X, y)
@@ -604,11 +607,11 @@ class KernelLearningSVC(_KernelCombinationMixin, ClassifierMixin, BaseEstimator)
         self._store_result(result)
         return self
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """``Σ_i y_iα_i K_μ(x, x_i) + b`` per one-vs-rest task (a vector for binary problems)."""
         scores = self._test_kernel(X) @ self.dual_coef_.T + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> NDArray:
         """Class labels from the one-vs-rest decision values."""
         return decision_to_labels(self.decision_function(X), self.classes_)

@@ -19,10 +19,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from scipy.linalg import LinAlgError, cho_factor, cho_solve, eigvalsh
 from sklearn.svm import SVC
 
 from .._validation import LIBSVM_MAX_KERNEL
+from ._combination import KernelCombination
 
 __all__ = ["RidgeObjective", "SVMObjective"]
 
@@ -88,14 +90,16 @@ class RidgeObjective:
         Weight of the regularizer ``r(μ) = β‖μ‖²`` (0 for the constrained problem (6)).
     """
 
-    def __init__(self, combination, y, lam, beta=0.0):
+    def __init__(
+        self, combination: KernelCombination, y: NDArray[np.float64], lam: float, beta: float = 0.0
+    ) -> None:
         self.combination = combination
         self.y = y
         self.lam = float(lam)
         self.beta = float(beta)
         self.n_evaluations = 0
 
-    def evaluate(self, mu):
+    def evaluate(self, mu: ArrayLike) -> RidgeState:
         """Value, gradient and dual at ``mu`` (one Cholesky factorization of K_μ + λI).
 
         Where ``K_μ + λI`` is not positive definite, F = +∞ (see the module notes) and the state has
@@ -113,15 +117,17 @@ class RidgeObjective:
         gradient = -self.combination.derivative_forms(S, alpha) + 2.0 * self.beta * mu
         return RidgeState(mu, S, alpha, factor, value, gradient)
 
-    def outside_domain(self, mu, what="the objective y'(K_mu + lam I)^-1 y is +inf there (Eq. 3)"):
+    def outside_domain(
+        self, mu: ArrayLike, what: str = "the objective y'(K_mu + lam I)^-1 y is +inf there (Eq. 3)"
+    ) -> ValueError:
         """The ``ValueError`` for weights where F = +∞ (solvers raise it for a start point there)."""
         return outside_domain_error(self.combination, mu, self.lam, what)
 
-    def forms(self, state, alpha):
+    def forms(self, state: RidgeState, alpha: NDArray[np.float64]) -> NDArray[np.float64]:
         """``v_k = αᵀG_kα`` at the weights of ``state`` for any ``alpha`` (Theorems 2.1 and 2.2)."""
         return self.combination.derivative_forms(state.S, alpha)
 
-    def hessian(self, state):
+    def hessian(self, state: RidgeState) -> NDArray[np.float64]:
         """``∇²F = 2 (G_jα)ᵀ(K_μ + λI)⁻¹(G_kα) − αᵀ(∂²K_μ/∂μ_j∂μ_k)α + 2βI``.
 
         For d = 1 this is the Hessian of Sec. 2.2.1 (rIIA), for d = 2 the one of Sec. 2.2.2 (PGD2):
@@ -169,7 +175,14 @@ class SVMObjective:
         Stopping tolerance of LIBSVM.
     """
 
-    def __init__(self, combination, Y, lam, beta=0.0, svm_tol=1e-5):
+    def __init__(
+        self,
+        combination: KernelCombination,
+        Y: NDArray[np.float64],
+        lam: float,
+        beta: float = 0.0,
+        svm_tol: float = 1e-5,
+    ) -> None:
         self.combination = combination
         self.Y = Y
         self.lam = float(lam)
@@ -179,7 +192,7 @@ class SVMObjective:
         self.box = 4.0 * np.sqrt(n) / self.lam
         self.n_evaluations = 0
 
-    def evaluate(self, mu):
+    def evaluate(self, mu: ArrayLike) -> SVMState:
         mu = np.asarray(mu, dtype=float)
         S, A = _regularized_kernel(self.combination, mu, self.lam, LIBSVM_MAX_KERNEL)
         n, n_tasks = self.Y.shape
@@ -200,7 +213,7 @@ class SVMObjective:
         self.n_evaluations += 1
         return SVMState(mu, coef, intercept, float(value), gradient)
 
-    def outside_domain(self, mu):
+    def outside_domain(self, mu: ArrayLike) -> ValueError:
         """The ``ValueError`` for weights where J = +∞ (solvers raise it for a start point there)."""
         return outside_domain_error(
             self.combination,

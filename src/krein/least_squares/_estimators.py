@@ -4,7 +4,11 @@ hyperparameter-search protocol; or :class:`~krein.least_squares._model._Variance
 
 from __future__ import annotations
 
+from typing import Literal
+
 from .._parameters import store_parameters
+from .._typing import FloatOrAuto, LandmarkMethod, LandmarkRank, RandomStateLike
+from ..kernels import Kernel
 from ..representation import SPECTRAL_PARAMETERS_DOC
 from ._model import _Classifier, _KreinLeastSquares, _Regressor, _VarianceConstrained
 
@@ -154,19 +158,19 @@ class KreinRidgeClassifier(_Classifier, _KreinLeastSquares):
 
     def __init__(
         self,
-        kernel="gaussian",
+        kernel: Kernel | str = "gaussian",
         *,
-        lambda_plus="auto",
-        lambda_minus="auto",
-        label_encoding="plain",
-        center=True,
-        n_components=None,
-        landmarks="uniform",
-        landmark_rank="full",
-        nystroem_split="approximation",
-        random_state=None,
-        working_memory=None,
-    ):
+        lambda_plus: FloatOrAuto = "auto",
+        lambda_minus: FloatOrAuto = "auto",
+        label_encoding: Literal["plain", "balanced"] = "plain",
+        center: bool = True,
+        n_components: int | None = None,
+        landmarks: LandmarkMethod = "uniform",
+        landmark_rank: LandmarkRank = "full",
+        nystroem_split: Literal["approximation", "landmarks"] = "approximation",
+        random_state: RandomStateLike = None,
+        working_memory: float | None = None,
+    ) -> None:
         store_parameters(self, locals())
 
 
@@ -274,19 +278,19 @@ class VarianceConstrainedKreinClassifier(_Classifier, _VarianceConstrained):
 
     def __init__(
         self,
-        kernel="gaussian",
+        kernel: Kernel | str = "gaussian",
         *,
-        lambda_plus="auto",
-        lambda_minus="auto",
-        radius=None,
-        regularization="decomposition",
-        label_encoding="plain",
-        center=True,
-        n_components=None,
-        landmarks="uniform",
-        landmark_rank="full",
-        nystroem_split="approximation",
-        random_state=None,
-        working_memory=None,
-    ):
+        lambda_plus: FloatOrAuto = "auto",
+        lambda_minus: FloatOrAuto = "auto",
+        radius: float | None = None,
+        regularization: Literal["decomposition", "krein"] = "decomposition",
+        label_encoding: Literal["plain", "balanced"] = "plain",
+        center: bool = True,
+        n_components: int | None = None,
+        landmarks: LandmarkMethod = "uniform",
+        landmark_rank: LandmarkRank = "full",
+        nystroem_split: Literal["approximation", "landmarks"] = "approximation",
+        random_state: RandomStateLike = None,
+        working_memory: float | None = None,
+    ) -> None:
         store_parameters(self, locals())

@@ -9,15 +9,20 @@ solver of the estimator (ridge, or the variance constraint) gives the eigen-coor
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterable, Mapping
 from numbers import Real
+from typing import Any, Literal, Self
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._base import fit_path_clones
 from .._parameters import store_parameters
 from .._penalties import PENALTY_CONSTRAINT, kernel_scale, penalty
+from .._typing import FloatOrAuto, LandmarkMethod, LandmarkRank, RandomStateLike
+from ..kernels import Kernel
 from ..representation import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
 from ..spectral import indefiniteness
 from ._hypergradient import HypergradientMixin
@@ -46,18 +51,18 @@ class _KreinLeastSquares(HypergradientMixin, SpectralEstimatorMixin, BaseEstimat
 
     def __init__(
         self,
-        kernel="gaussian",
+        kernel: Kernel | str = "gaussian",
         *,
-        lambda_plus="auto",
-        lambda_minus="auto",
-        center=True,
-        n_components=None,
-        landmarks="uniform",
-        landmark_rank="full",
-        nystroem_split="approximation",
-        random_state=None,
-        working_memory=None,
-    ):
+        lambda_plus: FloatOrAuto = "auto",
+        lambda_minus: FloatOrAuto = "auto",
+        center: bool = True,
+        n_components: int | None = None,
+        landmarks: LandmarkMethod = "uniform",
+        landmark_rank: LandmarkRank = "full",
+        nystroem_split: Literal["approximation", "landmarks"] = "approximation",
+        random_state: RandomStateLike = None,
+        working_memory: float | None = None,
+    ) -> None:
         store_parameters(self, locals())
 
     def _fit_problem(self, X, y):
@@ -98,7 +103,7 @@ class _KreinLeastSquares(HypergradientMixin, SpectralEstimatorMixin, BaseEstimat
         self.dual_coef_ = alpha[:, 0] if single else alpha.T
         self.intercept_ = float(intercept[0]) if single else intercept
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Fit the model.
 
         Parameters
@@ -115,7 +120,7 @@ class _KreinLeastSquares(HypergradientMixin, SpectralEstimatorMixin, BaseEstimat
         self._set_solution(self._fit_problem(X, y))
         return self
 
-    def fit_path(self, X, y, params):
+    def fit_path(self, X: ArrayLike, y: ArrayLike, params: Iterable[Mapping[str, Any]]) -> list[Self]:
         """Fit one model per parameter setting, sharing one eigendecomposition of the kernel.
 
         Parameters
@@ -154,20 +159,20 @@ class _VarianceConstrained(_KreinLeastSquares):
 
     def __init__(
         self,
-        kernel="gaussian",
+        kernel: Kernel | str = "gaussian",
         *,
-        lambda_plus="auto",
-        lambda_minus="auto",
-        radius=None,
-        regularization="decomposition",
-        center=True,
-        n_components=None,
-        landmarks="uniform",
-        landmark_rank="full",
-        nystroem_split="approximation",
-        random_state=None,
-        working_memory=None,
-    ):
+        lambda_plus: FloatOrAuto = "auto",
+        lambda_minus: FloatOrAuto = "auto",
+        radius: float | None = None,
+        regularization: Literal["decomposition", "krein"] = "decomposition",
+        center: bool = True,
+        n_components: int | None = None,
+        landmarks: LandmarkMethod = "uniform",
+        landmark_rank: LandmarkRank = "full",
+        nystroem_split: Literal["approximation", "landmarks"] = "approximation",
+        random_state: RandomStateLike = None,
+        working_memory: float | None = None,
+    ) -> None:
         store_parameters(self, locals())
 
     def _solve(self, problem, warn=True):
@@ -207,7 +212,7 @@ class _Regressor(RegressorMixin):
         tags.target_tags.multi_output = True
         return tags
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> NDArray[np.float64]:
         """Predicted values ``f(x) = K(x, P) α + b`` (``P`` the training points, landmarks or prototypes):
         shape (n_test,) or (n_test, n_targets); lazy for a dask ``X`` (Kreĭn models)."""
         return self._evaluate(X)
@@ -223,12 +228,12 @@ class _Classifier(ClassifierMixin):
     def _encode(self, y):
         return encode_labels(y, self.label_encoding)
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """Real-valued predictions ``f(x) = K(x, P) α + b`` on the labels' scale: shape (n_test,),
         or (n_test, n_classes) one-vs-rest; lazy for a dask ``X``."""
         return self._evaluate(X)
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> NDArray:
         """Class labels: the sign of the decision (binary), the largest decision (one-vs-rest); lazy for
         a dask ``X``."""
         return self._labels(self.decision_function(X))

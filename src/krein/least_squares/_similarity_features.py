@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 from numbers import Real
+from typing import Self
 
 import numpy as np
 import scipy.linalg
+from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._base import KernelEstimatorMixin, check_kernel_memory, decision_to_labels, one_vs_rest_targets
 from .._parameters import store_parameters
+from .._typing import RandomStateLike
 from .._validation import check_precomputed_test_kernel, check_square_kernel
-from ..kernels import make_kernel
+from ..kernels import Kernel, make_kernel
 from ..representation import SPECTRAL_PARAMETERS, clamp_n_components, uniform_landmarks
 from ._model import _Regressor
 
@@ -28,10 +31,17 @@ class _SimilarityFeaturesModel(KernelEstimatorMixin, BaseEstimator):
     #: ``validate_data`` arguments for ``y``.
     _validate_y = {}
 
-    def __init__(self, kernel="gaussian", *, alpha=1e-3, n_components=None, random_state=None):
+    def __init__(
+        self,
+        kernel: Kernel | str = "gaussian",
+        *,
+        alpha: float = 1e-3,
+        n_components: int | None = None,
+        random_state: RandomStateLike = None,
+    ) -> None:
         store_parameters(self, locals())
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Fit ``w`` (one ridge problem per target or one-vs-rest task) on the similarity features of ``X``
         (or the n×n kernel)."""
         self._validate_params()
@@ -159,11 +169,11 @@ class SimilarityFeaturesClassifier(ClassifierMixin, _SimilarityFeaturesModel):
         self.classes_, Y = one_vs_rest_targets(y)
         return Y
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """Scores, one column per task (a vector for binary problems)."""
         scores = self._evaluate(X)
         return scores.ravel() if scores.shape[1] == 1 else scores
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> NDArray:
         """Class labels."""
         return decision_to_labels(self.decision_function(X), self.classes_)

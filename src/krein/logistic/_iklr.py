@@ -6,8 +6,10 @@ import math
 import numbers
 import warnings
 from functools import partial
+from typing import Literal, Self
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit, log_expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
@@ -18,6 +20,8 @@ from .._base import one_vs_rest_targets
 from .._parameters import store_parameters
 from .._penalties import PENALTY_CONSTRAINT, kernel_scale, penalty
 from .._scaling import SAFE_RANGE, power_of_two_unit
+from .._typing import FloatOrAuto, LandmarkMethod, LandmarkRank, RandomStateLike
+from ..kernels import Kernel
 from ..optimize import DCObjective, concave_convex_procedure
 from ..representation import SPECTRAL_PARAMETERS, SpectralEstimatorMixin, is_dask_array
 
@@ -382,30 +386,30 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
 
     def __init__(
         self,
-        kernel="tl1",
+        kernel: Kernel | str = "tl1",
         *,
-        alpha="auto",
-        fit_intercept=True,
-        center=True,
-        n_components=None,
-        landmarks="uniform",
-        landmark_rank="full",
-        solver="ccicp",
-        inexact_tol=None,
-        max_outer_iter=20,
-        max_inner_iter=1000,
-        tol=0.0,
-        step="majorizer",
-        learning_rate=None,
-        decay=0.8,
-        tau=None,
-        sgd_inexact=False,
-        batch_size=1,
-        init="zeros",
-        random_state=None,
-        working_memory=None,
-        verbose=0,
-    ):
+        alpha: FloatOrAuto = "auto",
+        fit_intercept: bool = True,
+        center: bool = True,
+        n_components: int | None = None,
+        landmarks: LandmarkMethod = "uniform",
+        landmark_rank: LandmarkRank = "full",
+        solver: Literal["cccp", "ccicp", "ccicp-sgd"] = "ccicp",
+        inexact_tol: float | None = None,
+        max_outer_iter: int = 20,
+        max_inner_iter: int = 1000,
+        tol: float = 0.0,
+        step: Literal["majorizer", "plain", "paper"] = "majorizer",
+        learning_rate: float | None = None,
+        decay: float = 0.8,
+        tau: float | None = None,
+        sgd_inexact: bool = False,
+        batch_size: int = 1,
+        init: Literal["zeros", "ones", "minus_ones", "random"] = "zeros",
+        random_state: RandomStateLike = None,
+        working_memory: float | None = None,
+        verbose: int = 0,
+    ) -> None:
         store_parameters(self, locals())
 
     def _inexact_tol(self):
@@ -423,7 +427,7 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
             return -np.ones(n)
         return rng.uniform(0.0, 1.0, size=n)
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Fit the model on training data ``X`` (or an n×n kernel) and labels ``y``."""
         self._validate_params()
         rng = check_random_state(self.random_state)
@@ -548,17 +552,17 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
 
         return report
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """``f(x) = K(x, P) β + b`` per task (``P`` training points or landmarks; ``b`` the intercept and
         the centring's offset): shape (n_samples,) for binary problems; lazy for a dask ``X``."""
         scores = self._evaluate(X)
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> NDArray:
         """Class labels: the sign of ``f`` (binary) or the largest one-vs-rest score."""
         return self._labels(self.decision_function(X))
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
         """Class probabilities ``p = σ(f(x))`` (end of Sec. IV-A); one-vs-rest scores normalized."""
         scores = self.decision_function(X)
         if scores.ndim == 1:
@@ -567,11 +571,11 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
         probabilities = expit(scores)
         return probabilities / probabilities.sum(axis=1, keepdims=True)
 
-    def predict_log_proba(self, X):
+    def predict_log_proba(self, X: ArrayLike) -> NDArray[np.float64]:
         """Logarithm of :meth:`predict_proba`."""
         return np.log(self.predict_proba(X))
 
-    def objective_gradient_norm(self, X, y):
+    def objective_gradient_norm(self, X: ArrayLike, y: ArrayLike) -> NDArray[np.float64]:
         """Norm of the gradient of objective (6) at the fitted ``(α, b)`` for each task, on the training
         data.
 

@@ -32,11 +32,14 @@ from __future__ import annotations
 
 import time
 import warnings
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from numbers import Integral, Real
+from typing import Literal, Self
 
 import numpy as np
 from joblib import Parallel, delayed
+from numpy.typing import ArrayLike, NDArray
 from sklearn import config_context
 from sklearn.base import (
     BaseEstimator,
@@ -50,7 +53,13 @@ from sklearn.base import (
 from sklearn.compose import TransformedTargetRegressor
 from sklearn.exceptions import ConvergenceWarning, FitFailedWarning
 from sklearn.metrics import get_scorer
-from sklearn.model_selection import ParameterGrid, RepeatedKFold, RepeatedStratifiedKFold, check_cv
+from sklearn.model_selection import (
+    BaseCrossValidator,
+    ParameterGrid,
+    RepeatedKFold,
+    RepeatedStratifiedKFold,
+    check_cv,
+)
 from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
 from sklearn.pipeline import Pipeline
 from sklearn.svm import SVC, SVR
@@ -61,6 +70,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._base import check_kernel_memory
 from .._parameters import store_parameters
 from .._scaling import target_statistics
+from .._typing import RandomStateLike
 from .._validation import check_precomputed_test_kernel, check_square_kernel
 from ..dissimilarity import DoubleCentering, GaussianOfDistance
 from ..kernels import Kernel, make_kernel
@@ -416,7 +426,9 @@ AUTO_CV_PREDICTIONS = 2000
 AUTO_CV_MAX_REPEATS = 5
 
 
-def auto_cv(y, *, classifier=True, random_state=None):
+def auto_cv(
+    y: ArrayLike, *, classifier: bool = True, random_state: RandomStateLike = None
+) -> RepeatedKFold | RepeatedStratifiedKFold:
     """The inner folds of ``cv="auto"`` for the targets ``y``: 5-fold cross-validation (fewer folds
     when the smallest class has fewer than 5 members), stratified for a classifier, repeated
     ``min(5, ⌈2000 / n_samples⌉)`` times with fresh shuffles.
@@ -477,18 +489,18 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
 
     def __init__(
         self,
-        kernel=None,
+        kernel: Kernel | str | None = None,
         *,
-        metric=None,
-        methods="auto",
-        scales="auto",
-        cv="auto",
-        baseline_margin=1.0,
-        scoring=None,
-        random_state=None,
-        n_jobs=None,
-        verbose=0,
-    ):
+        metric: Literal["precomputed"] | None = None,
+        methods: Literal["auto", "all"] | Sequence[str] = "auto",
+        scales: Literal["auto"] | Sequence[float] = "auto",
+        cv: Literal["auto"] | int | BaseCrossValidator | Iterable = "auto",
+        baseline_margin: float = 1.0,
+        scoring: str | Callable | None = None,
+        random_state: RandomStateLike = None,
+        n_jobs: int | None = None,
+        verbose: int = 0,
+    ) -> None:
         store_parameters(self, locals())
 
     def __sklearn_tags__(self):
@@ -593,7 +605,7 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
                 )
         return X, y, pairwise
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Choose the kernel, method and penalty by inner cross-validation, then refit on (X, y).
 
         Parameters
@@ -754,7 +766,7 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
             return X  # test-versus-train rows: the best estimator checks their width
         return validate_data(self, X, reset=False, dtype=np.float64)
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> NDArray:
         """Predictions of the refitted best model (X as at fit: data, or test-versus-train rows)."""
         X = self._test_input(X)
         return self.best_estimator_.predict(X)
@@ -861,7 +873,7 @@ class KreinClassifierCV(ClassifierMixin, _KreinFamilyCV):
     def _all_families(self):
         return _families_of(classifier=True)
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """Decision values of the refitted best model, where it has them."""
         X = self._test_input(X)
         return self.best_estimator_.decision_function(X)

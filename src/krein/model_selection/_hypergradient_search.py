@@ -41,13 +41,16 @@ compared the failed-fit loss :data:`FAILED_LOSS` with squared errors of size 1e1
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from numbers import Integral, Real
+from typing import Self
 
 import numpy as np
 from joblib import Parallel, delayed
+from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import minimize
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
-from sklearn.model_selection import check_cv
+from sklearn.model_selection import BaseCrossValidator, check_cv
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils._tags import get_tags
@@ -57,6 +60,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._base import check_kernel_memory
 from .._parameters import store_parameters
 from .._scaling import target_statistics
+from .._typing import RandomStateLike
 from .._validation import check_square_kernel
 
 __all__ = ["HypergradientSearchCV", "cross_validation_loss"]
@@ -105,7 +109,13 @@ def _cross_validation_objective(theta, template, folds, catch=True):
     return loss / len(folds), gradient / len(folds)
 
 
-def cross_validation_loss(estimator, X, y, cv, theta=None):
+def cross_validation_loss(
+    estimator: BaseEstimator,
+    X: ArrayLike,
+    y: ArrayLike,
+    cv: BaseCrossValidator,
+    theta: ArrayLike | None = None,
+) -> tuple[float, NDArray[np.float64]]:
     """The objective :class:`HypergradientSearchCV` minimizes, and its gradient, at one point.
 
     The mean over the folds of ``cv`` of the validation loss of ``estimator`` (Oglic & Gärtner
@@ -281,17 +291,17 @@ class HypergradientSearchCV(MetaEstimatorMixin, BaseEstimator):
 
     def __init__(
         self,
-        estimator=None,
+        estimator: BaseEstimator | None = None,
         *,
-        cv=5,
-        n_restarts=10,
-        restart_iter=20,
-        max_iter=200,
-        tol=None,
-        n_jobs=None,
-        random_state=None,
-        verbose=0,
-    ):
+        cv: int | BaseCrossValidator | Iterable = 5,
+        n_restarts: int = 10,
+        restart_iter: int = 20,
+        max_iter: int = 200,
+        tol: float | None = None,
+        n_jobs: int | None = None,
+        random_state: RandomStateLike = None,
+        verbose: int = 0,
+    ) -> None:
         store_parameters(self, locals())
 
     def _base_estimator(self):
@@ -311,7 +321,7 @@ class HypergradientSearchCV(MetaEstimatorMixin, BaseEstimator):
         tags.regressor_tags = inner.regressor_tags
         return tags
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Search the hyperparameters on inner folds of ``(X, y)``, then refit on all of it.
 
         Parameters
@@ -405,23 +415,23 @@ class HypergradientSearchCV(MetaEstimatorMixin, BaseEstimator):
         return validate_data(self, X, reset=False, dtype=np.float64)
 
     @property
-    def classes_(self):
+    def classes_(self) -> NDArray:
         check_is_fitted(self)
         return self.best_estimator_.classes_
 
     @available_if(_delegate("predict"))
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> NDArray:
         """Predictions of ``best_estimator_``."""
         X = self._validated(X)
         return self.best_estimator_.predict(X)
 
     @available_if(_delegate("decision_function"))
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """Decision values of ``best_estimator_``."""
         X = self._validated(X)
         return self.best_estimator_.decision_function(X)
 
-    def score(self, X, y):
+    def score(self, X: ArrayLike, y: ArrayLike) -> float:
         """Score of ``best_estimator_`` (accuracy or R²)."""
         X = self._validated(X)
         return self.best_estimator_.score(X, y)

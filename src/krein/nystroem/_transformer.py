@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from typing import Self
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from .._parameters import store_parameters
+from .._typing import LandmarkMethod, LandmarkRank, RandomStateLike
+from ..kernels import Kernel
 from ..representation import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
 
 __all__ = ["IndefiniteNystroem"]
@@ -121,21 +125,21 @@ class IndefiniteNystroem(
 
     def __init__(
         self,
-        kernel="sigmoid",
+        kernel: Kernel | str = "sigmoid",
         *,
-        n_components=100,
-        rank=None,
-        landmarks="uniform",
-        sketch_size=None,
-        rcond=None,
-        landmark_rank="validated",
-        center=False,
-        random_state=None,
-        working_memory=None,
-    ):
+        n_components: int = 100,
+        rank: int | None = None,
+        landmarks: LandmarkMethod = "uniform",
+        sketch_size: int | None = None,
+        rcond: float | None = None,
+        landmark_rank: LandmarkRank = "validated",
+        center: bool = False,
+        random_state: RandomStateLike = None,
+        working_memory: float | None = None,
+    ) -> None:
         store_parameters(self, locals())
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: object = None) -> Self:
         """Choose landmarks and compute the feature map from the training data ``X``."""
         self._validate_params()
         producer = {
@@ -176,7 +180,7 @@ class IndefiniteNystroem(
     def _n_features_out(self):
         return self.normalization_.shape[1]
 
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> NDArray[np.float64]:
         """Features ``Φ = (K(X, Z) − k̄) N``, ``K̃(X, X') = Φ diag(signature_) Φ'ᵀ`` (``k̄ = 0`` uncentred).
 
         Parameters
@@ -195,7 +199,7 @@ class IndefiniteNystroem(
             self._validate_test(X), N, offset, working_memory=self.working_memory, owner=type(self).__name__
         )
 
-    def approximate_kernel(self, X, Y=None):
+    def approximate_kernel(self, X: ArrayLike, Y: ArrayLike | None = None) -> NDArray[np.float64]:
         """The approximation ``K̃(X, Y) = Φ_X diag(s) Φ_Yᵀ`` (``Y = X`` when None)."""
         features = self.transform(X)
         other = features if Y is None else self.transform(Y)

@@ -31,6 +31,7 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.linalg
+from numpy.typing import ArrayLike, NDArray
 
 from .._threads import single_threaded_blas
 from ..spectral import eigendecompose
@@ -70,7 +71,7 @@ class LandmarkFactor(NamedTuple):
     signature: np.ndarray
     values: np.ndarray
 
-    def truncate(self, rank):
+    def truncate(self, rank: int | None) -> LandmarkFactor:
         """The factor of the ``rank`` leading eigenpairs."""
         return LandmarkFactor(self.right[:, :rank], self.signature[:rank], self.values[:rank])
 
@@ -95,7 +96,9 @@ def _complement(vector):
     return reflection[:, 1:]
 
 
-def landmark_factor(K_ZZ, *, rcond=None, null_vector=None):
+def landmark_factor(
+    K_ZZ: ArrayLike, *, rcond: float | None = None, null_vector: ArrayLike | None = None
+) -> LandmarkFactor:
     """Signed square-root factor of the pseudo-inverse of the landmark block (Sec. 2.2).
 
     Parameters
@@ -181,7 +184,14 @@ def eigen_from_gram(gram, signature, *, rank=None):
     return values, (SB_sigma @ P) / values
 
 
-def one_shot_eigendecomposition(K_XZ, K_ZZ, *, rank=None, rcond=None, return_vectors=True):
+def one_shot_eigendecomposition(
+    K_XZ: NDArray[np.float64],
+    K_ZZ: NDArray[np.float64],
+    *,
+    rank: int | None = None,
+    rcond: float | None = None,
+    return_vectors: bool = True,
+) -> OneShotEigendecomposition:
     """One-shot approximate eigendecomposition of the Nyström approximation (Sec. 2.2).
 
     Parameters
@@ -208,7 +218,9 @@ def one_shot_eigendecomposition(K_XZ, K_ZZ, *, rank=None, rcond=None, return_vec
     return OneShotEigendecomposition(values, factor.right @ W, vectors)
 
 
-def gisbrecht_schleif_eigendecomposition(K_XZ, K_ZZ, *, rcond=None):
+def gisbrecht_schleif_eigendecomposition(
+    K_XZ: NDArray[np.float64], K_ZZ: NDArray[np.float64], *, rcond: float | None = None
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """The approximate eigendecomposition of Gisbrecht & Schleif (2015), reviewed in Appendix B.
 
     ``A = K_ZZ⁻¹ K_ZX K_XZ K_ZZ⁻¹ = V Γ Vᵀ``, ``B = K_XZ V Γ^{1/2}``, ``BᵀB = Q Δ Qᵀ``,

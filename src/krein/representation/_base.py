@@ -8,21 +8,37 @@ blocks of the memory budget, or lazily on dask (:func:`kernel_rows_times`, one t
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, Self
+
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from .._memory import MemoryBudget
 from .._validation import warn_unrelated_rows
+from ..kernels import Kernel
 from ..spectral import center_kernel, eigendecompose
+
+#: ``function(outputs, data) -> (value, weights)`` of :meth:`SpectralRepresentation.reduce_rows`.
+RowFunction = Callable[[NDArray[np.float64], Any], tuple[float | NDArray[np.float64], NDArray[np.float64]]]
 
 __all__ = ["DeferredRepresentation", "SpectralRepresentation", "is_dask_array", "kernel_rows_times"]
 
 
-def is_dask_array(X):
+def is_dask_array(X: object) -> bool:
     """Whether ``X`` is a ``dask.array.Array`` (without importing dask when it is not)."""
     return type(X).__module__.startswith("dask.") and hasattr(X, "to_delayed")
 
 
-def kernel_rows_times(X, kernel, points, weights, offset, working_memory=None, check_finite=False):
+def kernel_rows_times(
+    X: ArrayLike,
+    kernel: Kernel | str,
+    points: NDArray | None,
+    weights: NDArray[np.float64],
+    offset: float | NDArray[np.float64],
+    working_memory: float | None = None,
+    check_finite: bool = False,
+) -> NDArray[np.float64]:
     """``K(X, P) @ weights + offset`` in row blocks of ``working_memory`` MiB (never the t×|P| matrix).
 
     With ``kernel="precomputed"``, ``X`` holds test-versus-train kernel rows and ``points`` the column
@@ -80,14 +96,32 @@ class SpectralRepresentation:
         ``k̄`` when the representation is that of the centred kernel.
     """
 
-    def __init__(self, values, vectors, extension=None, *, kernel=None, points=None, column_means=None):
+    def __init__(
+        self,
+        values: ArrayLike,
+        vectors: NDArray[np.float64] | None,
+        extension: NDArray[np.float64] | None = None,
+        *,
+        kernel: Kernel | str | None = None,
+        points: NDArray | None = None,
+        column_means: NDArray[np.float64] | None = None,
+    ) -> None:
         self.values = np.asarray(values, dtype=float)
         self.vectors = vectors
         self.extension = extension
         self.kernel, self.points, self.column_means = kernel, points, column_means
 
     @classmethod
-    def exact(cls, K, *, rtol=None, name="K", center=False, kernel=None, points=None):
+    def exact(
+        cls,
+        K: ArrayLike,
+        *,
+        rtol: float | None = None,
+        name: str = "K",
+        center: bool = False,
+        kernel: Kernel | str | None = None,
+        points: NDArray | None = None,
+    ) -> Self:
         """Exact representation of a symmetric ``K``, dropping numerically zero eigenvalues.
 
         Eigenvalues with ``|λ| ≤ rtol · max|λ|`` are discarded (default ``rtol = n · eps``); they
@@ -103,7 +137,15 @@ class SpectralRepresentation:
         )
 
     @classmethod
-    def from_eigendecomposition(cls, values, vectors, *, rtol=None, name="K", **parts):
+    def from_eigendecomposition(
+        cls,
+        values: NDArray[np.float64],
+        vectors: NDArray[np.float64],
+        *,
+        rtol: float | None = None,
+        name: str = "K",
+        **parts: Any,
+    ) -> Self:
         """The exact representation of ``U diag(λ) Uᵀ`` from its eigendecomposition (``λ`` ascending),
         without the eigenpairs with ``|λ| ≤ rtol · max|λ|`` (default ``rtol = n · eps``); ``parts``
         are the constructor's keywords (``kernel``, ``points``, ``column_means``)."""
@@ -115,17 +157,17 @@ class SpectralRepresentation:
         return cls(values[keep], vectors[:, keep], **parts)
 
     @property
-    def rank(self):
+    def rank(self) -> int:
         """Number of retained eigenpairs r."""
         return self.values.size
 
-    def project(self, y):
+    def project(self, y: NDArray[np.float64]) -> NDArray[np.float64]:
         """Eigen-coordinates ``Uᵀ y`` of a training target vector (or matrix)."""
         if self.vectors is None:
             raise ValueError("This representation holds no eigenvectors; it cannot project targets.")
         return self.vectors.T @ y
 
-    def dual_coef(self, coef):
+    def dual_coef(self, coef: NDArray[np.float64]) -> NDArray[np.float64]:
         """Dual coefficients ``β`` on the points ``P`` of a model with eigen-coordinates ``coef``."""
         if self.extension is None:
             beta = self.vectors @ coef
@@ -134,13 +176,21 @@ class SpectralRepresentation:
         scaled = coef * (self.values if coef.ndim == 1 else self.values[:, None])
         return self.extension @ scaled
 
-    def offset(self, beta):
+    def offset(self, beta: NDArray[np.float64]) -> float | NDArray[np.float64]:
         """``−k̄ᵀβ``: the centring of a model ``f(x) = (k_x − k̄)ᵀβ`` folded into its intercept."""
         if self.column_means is None:
             return np.zeros(np.shape(beta)[1:]) if np.ndim(beta) > 1 else 0.0
         return -(self.column_means @ beta)
 
-    def evaluate(self, X, beta, intercept=0.0, *, working_memory=None, owner=None):
+    def evaluate(
+        self,
+        X: ArrayLike,
+        beta: ArrayLike,
+        intercept: float | NDArray[np.float64] = 0.0,
+        *,
+        working_memory: float | None = None,
+        owner: str | None = None,
+    ) -> NDArray[np.float64]:
         """``K(X, P) β + intercept`` for validated test points ``X`` (kernel rows if precomputed).
 
         In memory when ``working_memory`` is None, otherwise in row blocks of that many MiB; a dask
@@ -159,13 +209,15 @@ class SpectralRepresentation:
             warn_unrelated_rows(rows, owner, stacklevel=3)
         return rows @ beta + intercept
 
-    def rows(self, X):
+    def rows(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
         """The kernel rows ``K(X, P)`` of validated test points (an in-memory t×|P| array)."""
         if isinstance(self.kernel, str):
             return X if self.points is None else X[:, self.points]
         return self.kernel(X, self.points)
 
-    def reduce_rows(self, coef, function, data):
+    def reduce_rows(
+        self, coef: NDArray[np.float64], function: RowFunction, data: Any
+    ) -> tuple[float | NDArray[np.float64], NDArray[np.float64]]:
         """One pass over the training points: ``(Σ value, Uᵀ w)``, ``(value, w) = function(U coef, data)``.
 
         ``function`` maps the outputs ``U coef`` of a set of training rows and the matching rows of
@@ -175,11 +227,11 @@ class SpectralRepresentation:
         value, weights = function(self.vectors @ coef, data)
         return value, self.vectors.T @ weights
 
-    def training_rows(self, indices):
+    def training_rows(self, indices: ArrayLike) -> NDArray[np.float64]:
         """Rows ``U[indices]`` of the eigenvectors (the coordinates of those training points)."""
         return self.vectors[indices]
 
-    def coordinates(self, X, *, working_memory=None):
+    def coordinates(self, X: ArrayLike, *, working_memory: float | None = None) -> NDArray[np.float64]:
         """Eigen-coordinates ``(K(x, P) − k̄) E`` of new points (the out-of-sample map of ``U``)."""
         E = self.extension if self.extension is not None else self.vectors / self.values
         shift = 0.0 if self.column_means is None else -(self.column_means @ E)
@@ -196,7 +248,14 @@ class DeferredRepresentation(SpectralRepresentation):
     precomputed ``K`` is held until then; for a kernel object it is evaluated again on the points.
     """
 
-    def __init__(self, K, *, name="K", kernel=None, points=None):
+    def __init__(
+        self,
+        K: NDArray[np.float64] | None,
+        *,
+        name: str = "K",
+        kernel: Kernel | str | None = None,
+        points: NDArray | None = None,
+    ) -> None:
         self._matrix = K if isinstance(kernel, str) or kernel is None else None
         self._name, self._exact = name, None
         self.extension, self.column_means = None, None
@@ -210,11 +269,11 @@ class DeferredRepresentation(SpectralRepresentation):
         return self._exact
 
     @property
-    def values(self):
+    def values(self) -> NDArray[np.float64]:
         """Signed eigenvalues, ascending (the eigendecomposition is made on the first read)."""
         return self._decomposition().values
 
     @property
-    def vectors(self):
+    def vectors(self) -> NDArray[np.float64]:
         """Orthonormal eigenvectors (the eigendecomposition is made on the first read)."""
         return self._decomposition().vectors

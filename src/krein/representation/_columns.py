@@ -11,14 +11,16 @@ index), or a ``dask.array`` whose row chunks are reduced where they live — on 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import reduce
 from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from .._memory import MemoryBudget
 from .._validation import check_square_kernel
-from ..kernels import kernel_blocks
+from ..kernels import Kernel, kernel_blocks
 from ._base import is_dask_array
 
 __all__ = [
@@ -31,7 +33,7 @@ __all__ = [
 ]
 
 
-def check_finite_chunk(values, name):
+def check_finite_chunk(values: ArrayLike, name: str) -> None:
     """Raise a ``ValueError`` naming ``name`` when a chunk of it holds NaN or infinity."""
     if not np.isfinite(values).all():
         raise ValueError(f"Input {name} contains NaN or infinity (found in a row chunk of the dask array).")
@@ -60,7 +62,7 @@ class ChunkMoments(NamedTuple):
     probe_gram: np.ndarray | None = None
 
     @property
-    def gram(self):
+    def gram(self) -> NDArray[np.float64]:
         """The raw Gram matrix ``KᵀK``."""
         return self.scatter + self.count * np.outer(self.mean, self.mean)
 
@@ -69,7 +71,7 @@ def _add(a, b):
     return None if a is None else a + b
 
 
-def combine_moments(first, second):
+def combine_moments(first: ChunkMoments | None, second: ChunkMoments) -> ChunkMoments:
     """The moments of the union of two disjoint row sets (Chan, Golub & LeVeque's pairwise update)."""
     if first is None:
         return second
@@ -108,17 +110,17 @@ def landmark_blocks(kernel, X_chunk, Z, step):
 
 
 def chunk_moments(
-    kernel,
-    X_chunk,
-    Z,
-    y_chunk=None,
-    probes=None,
+    kernel: Kernel | str,
+    X_chunk: ArrayLike,
+    Z: NDArray,
+    y_chunk: ArrayLike | None = None,
+    probes: NDArray | None = None,
     *,
-    gram=True,
-    probe_gram=False,
-    working_memory=None,
-    check_finite=False,
-):
+    gram: bool = True,
+    probe_gram: bool = False,
+    working_memory: float | None = None,
+    check_finite: bool = False,
+) -> ChunkMoments:
     """:class:`ChunkMoments` of one row chunk, ``K = K(X_chunk, Z)``, reduced in row blocks.
 
     With ``kernel="precomputed"``, ``X_chunk`` holds rows of the kernel matrix and ``Z`` (and
@@ -170,7 +172,7 @@ class KernelColumns:
         Validated by the caller (finite, 2-D, float64); a precomputed matrix must be symmetric.
     """
 
-    def __init__(self, kernel, X):
+    def __init__(self, kernel: Kernel | str, X: ArrayLike) -> None:
         self.kernel = kernel
         self.precomputed = isinstance(kernel, str)
         self.distributed = is_dask_array(X)
@@ -188,11 +190,11 @@ class KernelColumns:
             return rows[np.argsort(order)]
         return self.X[indices]
 
-    def points(self, indices):
+    def points(self, indices: ArrayLike) -> NDArray:
         """What test points are compared with: the landmark rows of ``X``, or indices if precomputed."""
         return np.asarray(indices) if self.precomputed else self._rows(indices)
 
-    def landmark_block(self, indices):
+    def landmark_block(self, indices: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64] | None]:
         """``K_ZZ`` (m×m, symmetrized) and the vector it annihilates by construction
         (:meth:`~krein.kernels.Kernel.block_null_vector`; None when none is known or precomputed)."""
         if self.precomputed:
@@ -203,20 +205,20 @@ class KernelColumns:
             null_vector = self.kernel.block_null_vector(Z)
         return 0.5 * (block + block.T), null_vector
 
-    def block(self, rows, indices):
+    def block(self, rows: ArrayLike, indices: ArrayLike) -> NDArray[np.float64]:
         """``K(X[rows], X[indices])`` (small blocks: landmarks against probe columns)."""
         if self.precomputed:
             return np.asarray(self._rows(rows), dtype=np.float64)[:, np.asarray(indices, dtype=int)]
         return self.kernel(self.points(rows), self.points(indices))
 
-    def diagonal(self, indices):
+    def diagonal(self, indices: ArrayLike) -> NDArray[np.float64]:
         """The diagonal entries ``k(x_j, x_j)`` of the points ``indices``."""
         if self.precomputed:
             indices = np.asarray(indices, dtype=int)
             return np.asarray(self._rows(indices), dtype=np.float64)[np.arange(indices.size), indices]
         return self.kernel.diag(self.points(indices))
 
-    def columns(self, indices, rows=slice(None)):
+    def columns(self, indices: ArrayLike, rows: ArrayLike | slice = slice(None)) -> NDArray[np.float64]:
         """``K(X[rows], Z)`` as an in-memory array (only for in-memory ``X``)."""
         if self.distributed:
             raise ValueError("X is a dask array: its kernel columns are only reduced, never materialized.")
@@ -225,7 +227,9 @@ class KernelColumns:
             return self.X[rows][:, Z]
         return self.kernel(self.X[rows], Z)
 
-    def column_blocks(self, indices, right, *, working_memory=None):
+    def column_blocks(
+        self, indices: ArrayLike, right: NDArray[np.float64], *, working_memory: float | None = None
+    ) -> Iterator[tuple[slice, NDArray[np.float64]]]:
         """Yield ``K(X[rows], Z) @ right`` for consecutive row blocks within ``working_memory`` MiB."""
         if self.distributed:
             raise ValueError("X is a dask array: its kernel columns are only reduced, never materialized.")
@@ -234,7 +238,16 @@ class KernelColumns:
             rows = slice(start, min(start + step, self.n))
             yield rows, self.columns(indices, rows) @ right
 
-    def moments(self, indices, y=None, *, probes=None, gram=True, probe_gram=False, working_memory=None):
+    def moments(
+        self,
+        indices: ArrayLike,
+        y: ArrayLike | None = None,
+        *,
+        probes: ArrayLike | None = None,
+        gram: bool = True,
+        probe_gram: bool = False,
+        working_memory: float | None = None,
+    ) -> ChunkMoments:
         """:class:`ChunkMoments` of the landmark columns ``K_XZ``, accumulated over row chunks.
 
         ``probes`` are indices of held-out columns (see :class:`ChunkMoments`). For a dask ``X``

@@ -82,6 +82,10 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import NDArray
+
+from ._approximation import LandmarkFactor
+from ._columns import ChunkMoments
 
 __all__ = [
     "PROBE_COLUMNS",
@@ -214,7 +218,13 @@ def _relative(total, moments, weights):
     return np.sqrt(np.maximum(total, 0.0) / norm)
 
 
-def probe_error(core, moments, K_ZZ, K_ZV, probes):
+def probe_error(
+    core: NDArray[np.float64],
+    moments: ChunkMoments,
+    K_ZZ: NDArray[np.float64],
+    K_ZV: NDArray[np.float64],
+    probes: ProbeSample | int,
+) -> float:
     """Estimated relative Frobenius error ``‖K − K_XZ F K_ZX‖_F / ‖K‖_F`` (module docstring).
 
     Parameters
@@ -275,7 +285,9 @@ def centred_probe_error(core, moments, K_ZZ, K_ZV, probes):
     return float(np.sqrt(max(error, 0.0) / norm))
 
 
-def validated_rank(factor, moments, K_ZV, probes):
+def validated_rank(
+    factor: LandmarkFactor, moments: ChunkMoments, K_ZV: NDArray[np.float64], probes: ProbeSample | int
+) -> tuple[int, NDArray[np.float64]]:
     """The number k of leading eigenpairs of ``K_ZZ`` that minimizes the estimated error of ``F_k``.
 
     ``probes`` as for :func:`probe_error`.

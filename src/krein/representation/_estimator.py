@@ -12,6 +12,7 @@ in the problem they solve in the representation's eigen-coordinates.
 from __future__ import annotations
 
 from numbers import Integral, Real
+from typing import Any
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -70,8 +71,9 @@ SPECTRAL_PARAMETERS_DOC = """center : bool
         (call ``.compute()``)."""
 
 
-def check_dask_data(X, n_columns, what):
-    """Lazy validation of a dask array: 2-D, numeric, known row chunks (values are checked per chunk)."""
+def check_dask_data(X: Any, n_columns: int | None, what: str) -> Any:
+    """Lazy validation of a dask array ``X`` (returned as float64, all columns in one chunk; typed
+    ``Any``, dask being optional): 2-D, numeric, known row chunks (values are checked per chunk)."""
     if X.ndim != 2:
         raise ValueError(f"Expected a 2D dask array for X, got {X.ndim} dimensions.")
     if X.dtype.kind not in "biuf":

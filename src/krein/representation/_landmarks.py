@@ -28,7 +28,11 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from numpy.typing import NDArray
 from sklearn.utils import check_random_state
+
+from .._typing import LandmarkMethod, RandomStateLike
+from ._columns import KernelColumns
 
 __all__ = [
     "LANDMARK_METHODS",
@@ -41,7 +45,9 @@ __all__ = [
 LANDMARK_METHODS = ("uniform", "leverage", "kmeans++")
 
 
-def uniform_landmarks(n_samples, n_components, random_state=None):
+def uniform_landmarks(
+    n_samples: int, n_components: int, random_state: RandomStateLike = None
+) -> NDArray[np.intp]:
     """``n_components`` distinct indices drawn uniformly from ``range(n_samples)``."""
     rng = check_random_state(random_state)
     return np.sort(rng.choice(n_samples, size=n_components, replace=False))
@@ -78,8 +84,14 @@ def _check_sampler_input(columns, method):
 
 
 def leverage_landmarks(
-    columns, n_components, *, sketch_size, rank=None, random_state=None, working_memory=None
-):
+    columns: KernelColumns,
+    n_components: int,
+    *,
+    sketch_size: int,
+    rank: int | None = None,
+    random_state: RandomStateLike = None,
+    working_memory: float | None = None,
+) -> NDArray[np.intp]:
     """Landmarks sampled by approximate leverage scores ``‖Ũ(i)‖²`` of a uniform sketch (Sec. 2.3).
 
     Parameters
@@ -110,8 +122,14 @@ def leverage_landmarks(
 
 
 def kmeanspp_landmarks(
-    columns, n_components, *, sketch_size, rank=None, random_state=None, working_memory=None
-):
+    columns: KernelColumns,
+    n_components: int,
+    *,
+    sketch_size: int,
+    rank: int | None = None,
+    random_state: RandomStateLike = None,
+    working_memory: float | None = None,
+) -> NDArray[np.intp]:
     """Landmarks by approximate kernel K-means++ seeding in the space of ``Ũ |Λ|^{1/2}`` (Sec. 2.3).
 
     Parameters are those of :func:`leverage_landmarks`. Holds the n×r sketch features in memory
@@ -150,8 +168,13 @@ def _sample_distinct(weights, size, rng, exclude=()):
 
 
 def clamp_n_components(
-    n_components, n_samples, *, name="n_components", using="every sample as a landmark", stacklevel=2
-):
+    n_components: int,
+    n_samples: int,
+    *,
+    name: str = "n_components",
+    using: str = "every sample as a landmark",
+    stacklevel: int = 2,
+) -> int:
     """The library's rule for more landmarks than samples: warn and use every sample as a landmark.
 
     ``name`` is the user's argument and ``using`` what n_samples means for it (``KreinPCA`` clamps its
@@ -169,15 +192,15 @@ def clamp_n_components(
 
 
 def select_landmarks(
-    columns,
-    n_components,
-    method="uniform",
+    columns: KernelColumns,
+    n_components: int,
+    method: LandmarkMethod = "uniform",
     *,
-    sketch_size=None,
-    rank=None,
-    random_state=None,
-    working_memory=None,
-):
+    sketch_size: int | None = None,
+    rank: int | None = None,
+    random_state: RandomStateLike = None,
+    working_memory: float | None = None,
+) -> NDArray[np.intp]:
     """Indices of ``n_components`` landmarks chosen by ``method`` (see the module docstring).
 
     ``sketch_size`` defaults to ``n_components`` (capped at n).

@@ -32,14 +32,18 @@ from __future__ import annotations
 
 import copy
 import warnings
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import check_random_state
 
 from .._memory import CACHE_BUDGET, MemoryBudget
+from .._typing import LandmarkMethod, LandmarkRank, RandomStateLike
 from .._validation import check_centring_samples
-from ._approximation import eigen_from_gram, landmark_factor
-from ._base import SpectralRepresentation
+from ..kernels import Kernel
+from ._approximation import LandmarkFactor, eigen_from_gram, landmark_factor
+from ._base import RowFunction, SpectralRepresentation
 from ._columns import KernelColumns, check_finite_chunk, landmark_blocks
 from ._error import (
     centred_probe_error,
@@ -94,23 +98,23 @@ class NystroemRepresentation(SpectralRepresentation):
 
     def __init__(
         self,
-        values,
-        extension,
+        values: ArrayLike,
+        extension: NDArray[np.float64],
         *,
-        columns,
-        landmark_indices,
-        factor,
-        W,
-        column_means=None,
-        gram=None,
-        row_sum=None,
-        targets=None,
-        projection=None,
-        approximation_error=None,
-        n_probes=0,
-        deferred_error=None,
-        working_memory=None,
-    ):
+        columns: KernelColumns,
+        landmark_indices: NDArray[np.intp],
+        factor: LandmarkFactor,
+        W: NDArray[np.float64],
+        column_means: NDArray[np.float64] | None = None,
+        gram: NDArray[np.float64] | None = None,
+        row_sum: NDArray[np.float64] | None = None,
+        targets: ArrayLike | None = None,
+        projection: NDArray[np.float64] | None = None,
+        approximation_error: float | None = None,
+        n_probes: int = 0,
+        deferred_error: tuple[NDArray[np.float64], np.random.RandomState] | None = None,
+        working_memory: float | None = None,
+    ) -> None:
         self._W = W
         self._columns, self._landmark_indices = columns, landmark_indices
         self.landmark_factor = factor
@@ -129,7 +133,7 @@ class NystroemRepresentation(SpectralRepresentation):
         )
 
     @property
-    def approximation_error(self):
+    def approximation_error(self) -> float:
         """Estimated ``‖K − K̃‖_F / ‖K‖_F`` (:func:`probe_error`), or ``‖H(K − K̃)H‖_F / ‖HKH‖_F`` when
         centred (:func:`~krein.representation._error.centred_probe_error`); when the fit deferred it, made on
         this first read by one more pass (module docstring)."""
@@ -150,23 +154,23 @@ class NystroemRepresentation(SpectralRepresentation):
         return self._approximation_error
 
     @property
-    def n_probes(self):
+    def n_probes(self) -> int:
         """Number of held-out columns behind :attr:`approximation_error` (0 before a deferred estimate is
         made)."""
         return self._n_probes
 
     @property
-    def landmark_signature(self):
+    def landmark_signature(self) -> NDArray[np.float64]:
         """Signs ``S`` of the kept eigenvalues of ``K_ZZ``."""
         return self.landmark_factor.signature
 
     @property
-    def landmark_coordinates(self):
+    def landmark_coordinates(self) -> NDArray[np.float64]:
         """``C = S W`` (r₀×r): the landmark coordinates ``z = C u`` of eigen-coordinates ``u``."""
         return self.landmark_signature[:, None] * self._W
 
     @property
-    def vectors(self):
+    def vectors(self) -> NDArray[np.float64] | None:
         """Orthonormal eigenvectors ``Ũ`` (n×r), formed by a streamed pass; None for dask data."""
         if self._vectors is None and not self._columns.distributed:
             shift = 0.0 if self.column_means is None else self.column_means @ self.extension
@@ -180,15 +184,17 @@ class NystroemRepresentation(SpectralRepresentation):
         return self._vectors
 
     @vectors.setter
-    def vectors(self, value):
+    def vectors(self, value: NDArray[np.float64] | None) -> None:
         self._vectors = value
 
     @property
-    def streams(self):
+    def streams(self) -> bool:
         """Whether passes over the training points stream (dask data, or a ``working_memory`` budget)."""
         return self._columns.distributed or self._working_memory is not None
 
-    def reduce_rows(self, coef, function, data):
+    def reduce_rows(
+        self, coef: NDArray[np.float64], function: RowFunction, data: Any
+    ) -> tuple[float | NDArray[np.float64], NDArray[np.float64]]:
         """As :meth:`SpectralRepresentation.reduce_rows`, streamed when :attr:`streams`.
 
         ``Ũ coef = (K_XZ − 1k̄ᵀ)(E coef)`` and ``Ũᵀ w = Eᵀ (K_XZᵀ w − k̄ 1ᵀw)``: one kernel evaluation
@@ -206,18 +212,20 @@ class NystroemRepresentation(SpectralRepresentation):
             back = back - np.multiply.outer(self.column_means, total)
         return value, self.extension.T @ back
 
-    def training_rows(self, indices):
+    def training_rows(self, indices: ArrayLike) -> NDArray[np.float64]:
         """``Ũ[indices] = (K(X[indices], Z) − k̄) E``, from kernel rows when the pass streams."""
         if not self.streams:
             return super().training_rows(indices)
         return self.landmark_rows(indices) @ self.extension
 
-    def landmark_rows(self, indices):
+    def landmark_rows(self, indices: ArrayLike) -> NDArray[np.float64]:
         """The (centred) landmark kernel rows ``K(X[indices], Z) − k̄`` of training points."""
         rows = self._columns.block(np.asarray(indices), self._landmark_indices)
         return rows if self.column_means is None else rows - self.column_means
 
-    def landmark_sums(self, indices, y):
+    def landmark_sums(
+        self, indices: ArrayLike, y: NDArray[np.float64]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
         """``(Σ kᵢkᵢᵀ, Σ kᵢ, Σ yᵢkᵢ)`` over the (centred) landmark rows of the training points
         ``indices``, in blocks of ``working_memory`` (never an |indices|×m array)."""
         m = self._landmark_indices.size
@@ -231,7 +239,7 @@ class NystroemRepresentation(SpectralRepresentation):
             moment += rows.T @ y[block]
         return gram, total, moment
 
-    def training_outputs(self, coef):
+    def training_outputs(self, coef: NDArray[np.float64]) -> NDArray[np.float64]:
         """``Ũ coef`` over the training points (an n-vector), streamed when :attr:`streams`."""
         if not self.streams:
             return self.vectors @ coef
@@ -240,7 +248,7 @@ class NystroemRepresentation(SpectralRepresentation):
         outputs = self.evaluate(self._columns.X, weights, shift, working_memory=self._working_memory)
         return outputs.compute() if self._columns.distributed else outputs
 
-    def project(self, y):
+    def project(self, y: ArrayLike) -> NDArray[np.float64]:
         """Eigen-coordinates ``Ũᵀ y`` of a training target vector (or matrix)."""
         if self._projection is not None and y is self._targets:
             return self._projection.copy()
@@ -250,7 +258,7 @@ class NystroemRepresentation(SpectralRepresentation):
                 return self._projection.copy()
         return self._W.T @ (self.landmark_factor.right.T @ self.landmark_moment(y))
 
-    def landmark_moment(self, y):
+    def landmark_moment(self, y: ArrayLike) -> NDArray[np.float64]:
         """``Σᵢ yᵢ kᵢ = K_XZᵀ y − k̄ 1ᵀy`` over the (centred) landmark rows ``kᵢ``: one pass."""
         moments = self._columns.moments(
             self._landmark_indices, y, gram=False, working_memory=self._working_memory
@@ -308,22 +316,22 @@ def reduce_rows(columns, Z, weights, shift, function, data, working_memory=None)
 
 
 def nystroem_representation(
-    kernel,
-    X,
+    kernel: Kernel | str,
+    X: ArrayLike,
     *,
-    n_components,
-    landmarks="uniform",
-    rank=None,
-    sketch_size=None,
-    rcond=None,
-    landmark_rank="validated",
-    center=False,
-    random_state=None,
-    working_memory=None,
-    y=None,
-    warn_poor=True,
-    error_controlled=False,
-):
+    n_components: int,
+    landmarks: LandmarkMethod = "uniform",
+    rank: int | None = None,
+    sketch_size: int | None = None,
+    rcond: float | None = None,
+    landmark_rank: LandmarkRank = "validated",
+    center: bool = False,
+    random_state: RandomStateLike = None,
+    working_memory: float | None = None,
+    y: ArrayLike | None = None,
+    warn_poor: bool = True,
+    error_controlled: bool = False,
+) -> tuple[NystroemRepresentation, NDArray[np.intp]]:
     """One-shot Nyström eigendecomposition of the kernel matrix of ``X`` (Oglic & Gärtner 2019, Sec. 2.2).
 
     Parameters

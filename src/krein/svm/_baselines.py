@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import warnings
 from numbers import Integral, Real
+from typing import Literal, Self
 
 import numpy as np
 import scipy.linalg
+from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
@@ -30,7 +32,9 @@ from sklearn.utils.validation import check_is_fitted
 from .._base import KernelEstimatorMixin, decision_to_labels, one_vs_rest_targets
 from .._parameters import store_parameters
 from .._penalties import PENALTY_CONSTRAINT, kernel_scale, penalty
+from .._typing import FloatOrAuto
 from .._validation import LIBSVM_MAX_KERNEL
+from ..kernels import Kernel
 from ..optimize import project_box_hyperplane, projected_gradient
 from ..representation import SpectralRepresentation
 from ._proxy import kkt_intercept
@@ -54,7 +58,7 @@ class _OneVsRestKernelSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         "tol": [Interval(Real, 0, None, closed="neither")],
     }
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         self._validate_params()
         K, y = self._fit_kernel(X, y)
         self.classes_, Y = one_vs_rest_targets(y)
@@ -98,7 +102,7 @@ class _OneVsRestKernelSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         coef[svc.support_] = svc.dual_coef_[0]
         return coef, float(svc.intercept_[0])
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         check_is_fitted(self)
         scores = self._scores(X)
         return scores[:, 0] if scores.shape[1] == 1 else scores
@@ -106,7 +110,7 @@ class _OneVsRestKernelSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
     def _scores(self, X):
         return self._test_kernel(X) @ self.dual_coef_.T + self.intercept_
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> NDArray:
         return decision_to_labels(self.decision_function(X), self.classes_)
 
 
@@ -140,8 +144,15 @@ class _LibsvmBaseline(_OneVsRestKernelSVC):
     }
 
     def __init__(
-        self, kernel="gaussian", *, C=1.0, class_weight=None, tol=1e-3, max_iter=LIBSVM_MAX_ITER, verbose=0
-    ):
+        self,
+        kernel: Kernel | str = "gaussian",
+        *,
+        C: float = 1.0,
+        class_weight: dict | Literal["balanced"] | None = None,
+        tol: float = 1e-3,
+        max_iter: int = LIBSVM_MAX_ITER,
+        verbose: int = 0,
+    ) -> None:
         store_parameters(self, locals())
 
 
@@ -186,8 +197,15 @@ class KreinSVC(_LibsvmBaseline):
     _parameter_constraints = {**_LibsvmBaseline._parameter_constraints, "C": PENALTY_CONSTRAINT}
 
     def __init__(
-        self, kernel="gaussian", *, C="auto", class_weight=None, tol=1e-3, max_iter=LIBSVM_MAX_ITER, verbose=0
-    ):
+        self,
+        kernel: Kernel | str = "gaussian",
+        *,
+        C: FloatOrAuto = "auto",
+        class_weight: dict | Literal["balanced"] | None = None,
+        tol: float = 1e-3,
+        max_iter: int = LIBSVM_MAX_ITER,
+        verbose: int = 0,
+    ) -> None:
         store_parameters(self, locals())
 
     def _prepare(self, K):
@@ -306,7 +324,16 @@ class DCASVC(_OneVsRestKernelSVC):
         "verbose": ["verbose"],
     }
 
-    def __init__(self, kernel="gaussian", *, C=1.0, class_weight=None, max_iter=100, tol=1e-6, verbose=0):
+    def __init__(
+        self,
+        kernel: Kernel | str = "gaussian",
+        *,
+        C: float = 1.0,
+        class_weight: dict | Literal["balanced"] | None = None,
+        max_iter: int = 100,
+        tol: float = 1e-6,
+        verbose: int = 0,
+    ) -> None:
         store_parameters(self, locals())
 
     def _prepare(self, K):

@@ -9,10 +9,13 @@ problem (19)/(20)). The mathematics and the solvers live in :mod:`krein.svm._pro
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterable, Mapping
 from numbers import Integral, Real
+from typing import Any, Literal, Self
 
 import numpy as np
 from joblib import Parallel, delayed
+from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC, SVR, OneClassSVM
@@ -23,6 +26,8 @@ from sklearn.utils.validation import check_is_fitted
 from .._base import KernelEstimatorMixin, decision_to_labels, fit_path_clones, one_vs_rest_targets
 from .._parameters import store_parameters
 from .._scaling import target_statistics
+from .._typing import FloatOrAuto
+from ..kernels import Kernel
 from ._proxy import KernelSpectrum, ProxyKernelProblem, default_cost, solve_proxy_problem
 
 __all__ = ["IndefiniteOneClassSVM", "IndefiniteSVC", "IndefiniteSVR"]
@@ -58,7 +63,7 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
                 "gradient of (7) to smooth. Use smoothing=0, or solver='projected_gradient' or 'accpm'."
             )
 
-    def fit_path(self, X, y, params):
+    def fit_path(self, X: ArrayLike, y: ArrayLike, params: Iterable[Mapping[str, Any]]) -> list[Self]:
         """Fit one model per setting of the path parameters, sharing one eigendecomposition and warm
         starts.
 
@@ -425,24 +430,24 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
 
     def __init__(
         self,
-        kernel="gaussian",
+        kernel: Kernel | str = "gaussian",
         *,
-        C="auto",
-        rho="auto",
-        solver="projected_gradient",
-        max_iter=1000,
-        tol=1e-3,
-        learning_rate="auto",
-        smoothing=0.0,
-        class_weight=None,
-        verbose=0,
-        n_jobs=None,
-    ):
+        C: FloatOrAuto = "auto",
+        rho: FloatOrAuto = "auto",
+        solver: Literal["projected_gradient", "accpm", "exchange"] = "projected_gradient",
+        max_iter: int = 1000,
+        tol: float = 1e-3,
+        learning_rate: FloatOrAuto = "auto",
+        smoothing: float = 0.0,
+        class_weight: dict | Literal["balanced"] | None = None,
+        verbose: int = 0,
+        n_jobs: int | None = None,
+    ) -> None:
         store_parameters(self, locals())
 
     _path_parameters = frozenset({"C", "rho"})
 
-    def fit(self, X, y, penalty_weights=None):
+    def fit(self, X: ArrayLike, y: ArrayLike, penalty_weights: ArrayLike | None = None) -> Self:
         """Fit on ``X`` (samples, or the n×n kernel if precomputed) and labels ``y``.
 
         Parameters
@@ -480,12 +485,12 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
         alpha[limit.support_] = np.abs(limit.dual_coef_[0]) / scale
         return alpha
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """Signed distances ``k(x, X) c + b`` (one column per class for multiclass)."""
         scores = self._raw_decision(X)
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> NDArray:
         return decision_to_labels(self.decision_function(X), self.classes_)
 
 
@@ -550,23 +555,23 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
 
     def __init__(
         self,
-        kernel="gaussian",
+        kernel: Kernel | str = "gaussian",
         *,
-        C="auto",
-        epsilon="auto",
-        rho="auto",
-        solver="projected_gradient",
-        max_iter=1000,
-        tol=1e-3,
-        learning_rate="auto",
-        smoothing=0.0,
-        verbose=0,
-    ):
+        C: FloatOrAuto = "auto",
+        epsilon: FloatOrAuto = "auto",
+        rho: FloatOrAuto = "auto",
+        solver: Literal["projected_gradient", "accpm", "exchange"] = "projected_gradient",
+        max_iter: int = 1000,
+        tol: float = 1e-3,
+        learning_rate: FloatOrAuto = "auto",
+        smoothing: float = 0.0,
+        verbose: int = 0,
+    ) -> None:
         store_parameters(self, locals())
 
     _path_parameters = frozenset({"C", "epsilon", "rho"})
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         self._validate_params()
         self._fit_prepared(self._prepare(X, y), None)
         return self
@@ -628,7 +633,7 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
         difference[limit.support_] = limit.dual_coef_[0] / scale
         return np.concatenate([np.maximum(difference, 0.0), np.maximum(-difference, 0.0)])
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> NDArray[np.float64]:
         return self._raw_decision(X)[:, 0]
 
 
@@ -672,22 +677,22 @@ class IndefiniteOneClassSVM(OutlierMixin, _ProxyKernelEstimator):
 
     def __init__(
         self,
-        kernel="gaussian",
+        kernel: Kernel | str = "gaussian",
         *,
-        nu=0.5,
-        rho="auto",
-        solver="projected_gradient",
-        max_iter=1000,
-        tol=1e-3,
-        learning_rate="auto",
-        smoothing=0.0,
-        verbose=0,
-    ):
+        nu: float = 0.5,
+        rho: FloatOrAuto = "auto",
+        solver: Literal["projected_gradient", "accpm", "exchange"] = "projected_gradient",
+        max_iter: int = 1000,
+        tol: float = 1e-3,
+        learning_rate: FloatOrAuto = "auto",
+        smoothing: float = 0.0,
+        verbose: int = 0,
+    ) -> None:
         store_parameters(self, locals())
 
     _path_parameters = frozenset({"nu", "rho"})
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: object = None) -> Self:
         self._validate_params()
         self._fit_prepared(self._prepare(X, y), None)
         return self
@@ -727,13 +732,13 @@ class IndefiniteOneClassSVM(OutlierMixin, _ProxyKernelEstimator):
         self.offset_ = -float(self.intercept_[0])
         return solutions
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """Positive for inliers, negative for outliers."""
         return self._raw_decision(X)[:, 0]
 
-    def score_samples(self, X):
+    def score_samples(self, X: ArrayLike) -> NDArray[np.float64]:
         """``k(x, X) c``: the decision function without the offset."""
         return self.decision_function(X) + self.offset_
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> NDArray:
         return np.where(self.decision_function(X) >= 0, 1, -1)

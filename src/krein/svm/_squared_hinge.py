@@ -35,11 +35,13 @@ values where a training point crosses the margin, and one-sided there.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Iterable, Mapping
 from functools import partial
-from typing import NamedTuple
+from typing import Any, Literal, NamedTuple, Self
 
 import numpy as np
 import scipy.linalg
+from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -47,6 +49,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from .._base import LAMBDA_BOUNDS, fit_path_clones, one_vs_rest_targets
 from .._parameters import store_parameters
 from .._penalties import PENALTY_CONSTRAINT, kernel_scale, penalty, start_value
+from .._typing import FloatOrAuto, LandmarkMethod, LandmarkRank, RandomStateLike
+from ..kernels import Kernel
 from ..optimize import squared_hinge_newton, squared_hinge_validation_gradient, streamed_squared_hinge_newton
 from ..representation import SPECTRAL_PARAMETERS, SpectralEstimatorMixin, is_dask_array
 
@@ -162,25 +166,25 @@ class KreinSquaredHingeSVC(SpectralEstimatorMixin, ClassifierMixin, BaseEstimato
 
     def __init__(
         self,
-        kernel="gaussian",
+        kernel: Kernel | str = "gaussian",
         *,
-        lambda_plus="auto",
-        lambda_minus="auto",
-        center=False,
-        n_components=None,
-        landmarks="uniform",
-        nystroem_split="approximation",
-        landmark_rank="full",
-        rank=None,
-        fit_intercept=True,
-        tol=1e-10,
-        max_iter=100,
-        random_state=None,
-        working_memory=None,
-    ):
+        lambda_plus: FloatOrAuto = "auto",
+        lambda_minus: FloatOrAuto = "auto",
+        center: bool = False,
+        n_components: int | None = None,
+        landmarks: LandmarkMethod = "uniform",
+        nystroem_split: Literal["approximation", "landmarks"] = "approximation",
+        landmark_rank: LandmarkRank = "full",
+        rank: int | None = None,
+        fit_intercept: bool = True,
+        tol: float = 1e-10,
+        max_iter: int = 100,
+        random_state: RandomStateLike = None,
+        working_memory: float | None = None,
+    ) -> None:
         store_parameters(self, locals())
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Fit one squared-hinge problem per one-vs-rest task.
 
         Parameters
@@ -192,7 +196,7 @@ class KreinSquaredHingeSVC(SpectralEstimatorMixin, ClassifierMixin, BaseEstimato
         self._fit_prepared(self._prepare(X, y), None)
         return self
 
-    def fit_path(self, X, y, params):
+    def fit_path(self, X: ArrayLike, y: ArrayLike, params: Iterable[Mapping[str, Any]]) -> list[Self]:
         """Fit one model per setting of ``lambda_plus`` and ``lambda_minus``, sharing one spectral
         representation of the kernel and warm starts.
 
@@ -370,11 +374,11 @@ class KreinSquaredHingeSVC(SpectralEstimatorMixin, ClassifierMixin, BaseEstimato
             gradient += task_gradient
         return loss / Y.shape[1], gradient / Y.shape[1]
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """``f(x) = K(x, P) β + b``; one column per task (a vector for binary problems)."""
         scores = self._evaluate(X)
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> NDArray:
         """Class labels (one-vs-rest)."""
         return self._labels(self.decision_function(X))
