@@ -65,7 +65,7 @@ class _LogisticDC(DCObjective):
     """
 
     def __init__(self, representation, y, lam, tau, projection=None, unit=1.0, fit_intercept=False):
-        self.representation, self.y, self.lam = representation, y, lam
+        self.representation, self.y = representation, y
         self.values = representation.values / unit
         self.projection = projection
         self.n_samples = y.size
@@ -78,14 +78,14 @@ class _LogisticDC(DCObjective):
         curvature = np.append(values**2 / self.n_samples, [1.0] if fit_intercept else [])
         self.metric = self.convex_weight + loss_bound * curvature / 4.0
 
-    def _split(self, x):
+    def split(self, x):
         """``(c, b)`` of a variable ``x``."""
         return (x[:-1], float(x[-1])) if self.fit_intercept else (x, 0.0)
 
     def _loss_and_back(self, x):
         """Mean logistic loss and ``(Vᵀw, Σw)/n`` (``wᵢ = yᵢ σ(−yᵢ fᵢ)``, ``f = V(μ⊙c) + b``): one pass over
         the data, except at ``x = 0`` when the ``projection`` ``Vᵀy`` is known (then ``w = y/2``)."""
-        c, b = self._split(x)
+        c, b = self.split(x)
         n = self.n_samples
         if self.projection is not None and not np.any(x):
             return math.log(2.0), 0.5 * self.projection / n, 0.5 * float(np.sum(self.y)) / n
@@ -99,15 +99,15 @@ class _LogisticDC(DCObjective):
 
     def convex(self, x):
         loss, back, total = self._loss_and_back(x)
+        c, _ = self.split(x)
         value = loss + 0.5 * np.sum(self.convex_weight * x**2)
-        c_gradient = self.convex_weight[: self.values.size] * self._split(x)[0] - self.values * back
-        return value, self._with_intercept(c_gradient, total)
+        return value, self._with_intercept(self.convex_weight[: c.size] * c - self.values * back, total)
 
     def concave(self, x):
         return 0.5 * np.sum(self.concave_weight * x**2), self.concave_weight * x
 
     def convex_batch_gradient(self, x, batch):
-        c, b = self._split(x)
+        c, b = self.split(x)
         rows = self.representation.training_rows(batch)
         _, weights = _logistic_rows(rows @ (self.values * c), self.y[batch], b)
         c_gradient = self.convex_weight[: c.size] * c - self.values * (rows.T @ weights) / batch.size
@@ -212,8 +212,9 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
         consistently, the correction folded into ``intercept_``. With ``fit_intercept`` the centred
         eigenvectors are orthogonal to the intercept's direction, which decouples the two in the
         majorizer (an uncentred kernel's top eigenvector is near the constant, and CCICP's few steps
-        per subproblem then trade the two slowly: ionosphere, Gaussian kernel, 12.6 % test error
-        uncentred against 8.5 % centred). False (with ``fit_intercept=False``) is the paper's model.
+        per subproblem then trade the two slowly: on ionosphere with a Gaussian kernel, over 5
+        stratified 70/30 splits, 12.6 % test error uncentred against 8.7 % centred). False (with
+        ``fit_intercept=False``) is the paper's model.
     n_components : int or None, default=None
         None: the exact eigendecomposition of the n×n training kernel. Otherwise the number of Nyström
         landmarks m of the low-rank model above (a value above n_samples is clamped to n_samples with a
@@ -498,7 +499,7 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
                 random_state=rng,
                 callback=self._progress_printer(task, problem),
             )
-            coef, intercept = problem._split(result.x)
+            coef, intercept = problem.split(result.x)
             eigen_coef.append(coef)
             intercepts.append(intercept)
             histories.append(result.history)
