@@ -21,7 +21,7 @@ from krein.dissimilarity import GaussianOfDistance
 from krein.kernels import Gaussian
 from krein.least_squares import KreinRidgeClassifier
 from krein.model_selection import KreinClassifierCV, KreinRegressorCV, auto_cv
-from krein.model_selection._family import CLASSIFIER_METHODS, KernelNormalizer
+from krein.model_selection._candidates import CLASSIFIER_METHODS, KernelNormalizer
 from krein.spectral import SpectrumTransformer
 
 SPECTRAL = [m for m in CLASSIFIER_METHODS if m != "k-NN"]

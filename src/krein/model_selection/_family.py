@@ -5,27 +5,27 @@ flipping it, learning in the Kreĭn space, or plain nearest neighbours will work
 at what scale the kernel should see the distances. These meta-estimators answer by inner
 cross-validation over the whole family and refit the winner on all the training data:
 
-* the kernel: a precomputed similarity, a kernel object (with its hyperparameters scaled by
-  ``scales``), or, for a precomputed distance, :class:`~krein.dissimilarity.GaussianOfDistance` at each
-  relative ``γ`` of ``scales`` and :class:`~krein.dissimilarity.DoubleCentering` (``scale="median"``);
-  every kernel is then centred and divided by its scale (the mean absolute diagonal of the centred
-  training kernel, :class:`KernelNormalizer`), so that one grid of penalties serves every data set and
-  the choice does not change when the kernel or the distance is multiplied by a constant;
-* the methods (``methods``): spectrum treatments with an SVM (clip, flip, shift, square + ``SVC`` or
-  ``SVR``; the same treatments with a ridge are the Kreĭn least squares at ``λ₋ → ∞`` and ``λ₋ = λ₊``),
-  the Kreĭn least squares on a (λ₊, λ₋) grid (Oglic & Gärtner 2018, Eq. (2)), the variance-constrained
-  model (ibid., problem (4)), the squared-hinge SVM (Oglic & Gärtner 2019, Sec. 2.5), IKLR (Liu et al.
-  2019), the proxy-kernel SVM (Luss & d'Aspremont 2009), and, for a distance, k nearest neighbours on it.
+* the input: data with a kernel object, a precomputed similarity, a precomputed distance, or the
+  objects themselves (series, strings, SPD matrices) with a distance of
+  :func:`krein.dissimilarity.pairwise_distances` or a user's function (:mod:`._objects`);
+* the kernel (:mod:`._candidates`): a precomputed similarity, a kernel object (with its
+  hyperparameters scaled by ``scales``), or, for a distance,
+  :class:`~krein.dissimilarity.GaussianOfDistance` at each relative ``γ`` of ``scales`` and
+  :class:`~krein.dissimilarity.DoubleCentering` (``scale="median"``); every kernel is centred and
+  divided by its scale (:class:`KernelNormalizer`), so that one grid of penalties serves every data set;
+* the methods (``methods``): spectrum treatments with an SVM, the Kreĭn least squares on a (λ₊, λ₋)
+  grid (Oglic & Gärtner 2018, Eq. (2)), the variance-constrained model (ibid., problem (4)), the
+  squared-hinge SVM (Oglic & Gärtner 2019, Sec. 2.5), IKLR (Liu et al. 2019), the proxy-kernel SVM
+  (Luss & d'Aspremont 2009), and, for a distance, k nearest neighbours on it;
+* the representation: exact (each inner fold's kernel eigendecomposed once for every method, module
+  :mod:`._folds`), or, for a distance with ``n_components``, the landmarks: one n × m block of
+  distances serves every fold and candidate (:mod:`._low_rank`).
 
-The choice (:meth:`_KreinFamilyCV._select`): the best mean inner score, except that on a distance the
-practitioners' k-NN is kept unless the winner's paired per-fold gain over it exceeds ``baseline_margin``
-standard errors corrected for the overlap of the training folds (Nadeau & Bengio 2003); the default
-inner folds (:func:`auto_cv`) repeat 5-fold cross-validation on small sets.
-
-Every candidate that depends on the spectrum of a training fold's kernel gets that fold's one
-eigendecomposition (:func:`krein.spectral.reuse_eigendecompositions`): a search over one kernel costs
-``n_folds + 1`` eigendecompositions however many methods and penalties it compares
-(``n_eigendecompositions_``).
+The choice (:func:`._selection.select_with_baseline`): the best mean inner score, except that the
+practitioners' baseline (k-NN on a distance, clip or flip + SVM on a precomputed similarity) is kept
+unless the winner's paired per-fold gain over it exceeds ``baseline_margin`` standard errors corrected
+for the overlap of the training folds (Nadeau & Bengio 2003); the default inner folds (:func:`auto_cv`)
+repeat 5-fold cross-validation on small sets.
 """
 
 from __future__ import annotations
@@ -33,442 +33,55 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from numbers import Integral, Real
-from typing import Literal, Self
+from typing import Any, Literal, Self
 
 import numpy as np
 from joblib import Parallel, delayed
 from numpy.typing import ArrayLike, NDArray
-from sklearn import config_context
 from sklearn.base import (
     BaseEstimator,
     ClassifierMixin,
     MetaEstimatorMixin,
     RegressorMixin,
-    TransformerMixin,
     clone,
     is_classifier,
 )
 from sklearn.compose import TransformedTargetRegressor
 from sklearn.exceptions import ConvergenceWarning, FitFailedWarning
 from sklearn.metrics import get_scorer
-from sklearn.model_selection import (
-    BaseCrossValidator,
-    ParameterGrid,
-    RepeatedKFold,
-    RepeatedStratifiedKFold,
-    check_cv,
-)
-from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
+from sklearn.model_selection import BaseCrossValidator, check_cv
 from sklearn.pipeline import Pipeline
-from sklearn.svm import SVC, SVR
+from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
 from .._base import check_kernel_memory
 from .._parameters import store_parameters
-from .._scaling import target_statistics
 from .._typing import RandomStateLike
 from .._validation import check_precomputed_test_kernel, check_square_kernel
 from ..dissimilarity import DoubleCentering, GaussianOfDistance
 from ..kernels import Kernel, make_kernel
-from ..least_squares import (
-    KreinRidge,
-    KreinRidgeClassifier,
-    VarianceConstrainedKrein,
-    VarianceConstrainedKreinClassifier,
+from ..representation import clamp_n_components
+from ..spectral import reuse_eigendecompositions
+from ._candidates import (
+    _NEIGHBORS,
+    PROXY_SVM_AUTO_MAX_SAMPLES,
+    Family,
+    KernelChoice,
+    KernelRows,
+    TargetScaler,
+    families_of,
+    kernel_pipeline,
+    spectrum_steps,
 )
-from ..logistic import IndefiniteLogisticRegression
-from ..spectral import SpectrumTransformer, center_kernel, reuse_eigendecompositions
-from ..svm import IndefiniteSVC, IndefiniteSVR, KreinSquaredHingeSVC
-
-__all__ = [
-    "KernelNormalizer",
-    "KreinClassifierCV",
-    "KreinRegressorCV",
-    "SearchResults",
-    "TargetScaler",
-    "auto_cv",
-]
-
-
-class KernelNormalizer(TransformerMixin, BaseEstimator):
-    """Centre a precomputed kernel and divide it by its scale, with consistent test rows.
-
-    ``fit(K)`` on the n × n training kernel stores its column means ``k̄`` and grand mean ``k̿`` and the
-    scale ``s`` = mean |diagonal| of the centred kernel ``HKH`` (its root mean square entry if the
-    diagonal vanishes); ``transform(K_test)`` maps t × n test-versus-train rows to
-    ``(k(x, xⱼ) − mean_l k(x, x_l) − k̄ⱼ + k̿) / s``, the rows of the centred, scaled joint kernel.
-    The result does not change when ``K`` is multiplied by a constant, so penalties chosen on it are
-    relative to the kernel's scale. With ``center=False`` it only divides by the scale (of ``K``).
-    """
-
-    def __init__(self, center=True):
-        self.center = center
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = True
-        return tags
-
-    def fit(self, K, y=None):
-        self.fit_transform(K)
-        return self
-
-    def fit_transform(self, K, y=None):
-        K = check_square_kernel(K, "K")
-        self.n_features_in_ = K.shape[0]
-        if self.center:
-            centred, self.column_means_ = center_kernel(K)
-            centred = 0.5 * (centred + centred.T)
-        else:
-            centred, self.column_means_ = K, np.zeros(K.shape[0])
-        self.grand_mean_ = float(self.column_means_.mean())
-        scale = float(np.abs(np.diag(centred)).mean())
-        if not scale > 0:
-            scale = float(np.sqrt(np.mean(np.square(centred))))
-        if not (scale > 0 and np.isfinite(scale)):
-            raise ValueError("The training kernel is constant: after centring it is zero, nothing to learn.")
-        self.scale_ = scale
-        return centred / scale
-
-    def transform(self, K):
-        check_is_fitted(self, "scale_")
-        K = check_precomputed_test_kernel(K, self)
-        if self.center:
-            K = K - K.mean(axis=1, keepdims=True) - self.column_means_[None, :] + self.grand_mean_
-        return K / self.scale_
-
-
-class TargetScaler(TransformerMixin, BaseEstimator):
-    """Standardize real targets, ``(y − ȳ) / s``, without overflow for targets near the float limits.
-
-    ``ȳ`` and ``s`` are the mean and standard deviation of the training targets
-    (:func:`krein._scaling.target_statistics`: formed in units of a power of two, since targets of
-    size 1e160 have squares beyond the float range; for constant targets ``s`` is their magnitude,
-    and 1 for zeros). 1-D or (n, 1) arrays.
-    """
-
-    def fit(self, y, X=None):
-        mean, scale = target_statistics(np.asarray(y, dtype=np.float64).ravel())
-        self.mean_, self.scale_ = float(mean), float(scale)
-        return self
-
-    def transform(self, y):
-        return (np.asarray(y, dtype=np.float64) - self.mean_) / self.scale_
-
-    def inverse_transform(self, y):
-        return np.asarray(y, dtype=np.float64) * self.scale_ + self.mean_
-
-
-class _KernelRows(TransformerMixin, BaseEstimator):
-    """Points to kernel rows against the training points: ``K(X, X_fit)`` (``K(X)`` at fit)."""
-
-    def __init__(self, kernel=None):
-        self.kernel = kernel
-
-    def fit(self, X, y=None):
-        self.fit_transform(X)
-        return self
-
-    def fit_transform(self, X, y=None):
-        self.X_fit_ = np.asarray(X, dtype=np.float64)
-        return self.kernel(self.X_fit_)
-
-    def transform(self, X):
-        check_is_fitted(self, "X_fit_")
-        return self.kernel(np.asarray(X, dtype=np.float64), self.X_fit_)
-
-
-@dataclass(frozen=True)
-class _KernelChoice:
-    """One candidate kernel: a label, and the transformer from the input to kernel rows."""
-
-    label: str
-    make: object  # () -> transformer or None (the input is the kernel)
-
-
-@dataclass(frozen=True)
-class _Family:
-    """Candidates of one method: an estimator on a normalized precomputed kernel and its grid.
-
-    ``path``: the estimator's ``fit_path`` fits the whole grid on one preparation. ``spectrum``: the
-    estimator is an SVM on the spectrum treatment ``spectrum`` (transformed once per fold).
-    ``on_distance``: the estimator learns from the distances themselves (nearest neighbours).
-    """
-
-    name: str
-    make: object  # () -> estimator
-    grid: dict | list  # a ParameterGrid
-    path: bool = False
-    spectrum: str | None = None
-    on_distance: bool = False
-
-    def settings(self):
-        return list(ParameterGrid(self.grid)) if self.grid else [{}]
-
-
-_C = [0.1, 1.0, 10.0, 100.0]
-#: Grids run from the most to the least regularized setting: ties go to the earlier one.
-_LAMBDAS = [1.0, 1e-1, 1e-2, 1e-3]
-#: λ₋ so large that the negative part is switched off: the clip treatment's ridge.
-_CLIP = 1e4
-_NEIGHBORS = [15, 9, 7, 5, 3, 1]
-
-
-def _families_of(classifier):
-    """The candidate methods of :class:`KreinClassifierCV` (``classifier``) or :class:`KreinRegressorCV`,
-    in the order of the tie-break: the Kreĭn-space methods, the spectrum treatments, k-NN."""
-    least_squares, variance, proxy, svm, neighbors = (
-        (KreinRidgeClassifier, VarianceConstrainedKreinClassifier, IndefiniteSVC, SVC, KNeighborsClassifier)
-        if classifier
-        else (KreinRidge, VarianceConstrainedKrein, IndefiniteSVR, SVR, KNeighborsRegressor)
-    )
-    families = [
-        _Family(
-            "Kreĭn LS",
-            lambda: least_squares(kernel="precomputed", center=False),
-            {"lambda_plus": _LAMBDAS, "lambda_minus": [_CLIP] + _LAMBDAS},
-            path=True,
-        ),
-        _Family(
-            "KREĬN (VC)",
-            lambda: variance(kernel="precomputed", center=False),
-            {"lambda_plus": [1e-1, 1e-3], "lambda_minus": [1e-1, 1e-3]},
-            path=True,
-        ),
-    ]
-    if classifier:
-        families += [
-            _Family(
-                "SH-SVM",  # a Newton solve per task and setting (O(r³) a step): two settings, λ₊ = λ₋
-                lambda: KreinSquaredHingeSVC(kernel="precomputed"),
-                [{"lambda_plus": [lam], "lambda_minus": [lam]} for lam in (1e-2, 1e-4)],
-                path=True,  # one representation, the second setting warm-started from the first
-            ),
-            _Family(
-                "IKLR",  # the kernel is centred already: an intercept on it, not a second centring
-                lambda: IndefiniteLogisticRegression(kernel="precomputed", center=False),
-                {"alpha": [1e-2, 1e-4]},
-            ),
-        ]
-    families.append(
-        _Family(
-            proxy.__name__,
-            lambda: proxy(kernel="precomputed"),
-            {"C": [1.0, 10.0, 100.0], "rho": ["auto"]},
-            path=True,
-        )
-    )
-    for method in ("clip", "flip", "shift", "square"):
-        families.append(
-            _Family(
-                f"{method}+{svm.__name__}",
-                lambda: svm(kernel="precomputed"),
-                {"C": _C},
-                spectrum=method,
-            )
-        )
-    families.append(
-        _Family(
-            "k-NN",
-            lambda: neighbors(metric="precomputed"),
-            {"n_neighbors": _NEIGHBORS},
-            on_distance=True,
-        )
-    )
-    return families
-
-
-#: Method names of each meta-estimator, in the order of the tie-break (earlier wins a tie).
-CLASSIFIER_METHODS = tuple(f.name for f in _families_of(classifier=True))
-REGRESSOR_METHODS = tuple(f.name for f in _families_of(classifier=False))
-#: ``methods="auto"`` leaves out the proxy-kernel SVMs above this many training samples and, for
-#: classification, above two classes (one proxy problem per one-vs-rest task: on japanesevowels, 9
-#: classes, they took more than every other candidate together); ``methods="all"`` includes them.
-PROXY_SVM_AUTO_MAX_SAMPLES = 2000
-
-
-class SearchResults(dict):
-    """``cv_results_``: a dict of columns (``pandas.DataFrame(cv_results_)`` reads it) that prints as a
-    table of the best setting of each kernel × method, best first."""
-
-    def best_per_method(self):
-        rows = {}
-        for i in np.argsort(self["rank_test_score"], kind="stable"):
-            key = (self["kernel"][i], self["method"][i])
-            rows.setdefault(key, i)
-        return list(rows.values())
-
-    def __str__(self):
-        lines = [f"{'rank':>4}  {'score':>13}  {'kernel':<22} {'method':<14} params"]
-        for i in self.best_per_method():
-            score = f"{self['mean_test_score'][i]:.4f} ± {self['std_test_score'][i]:.3f}"
-            params = ", ".join(
-                f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in self["params"][i].items()
-            )
-            lines.append(
-                f"{self['rank_test_score'][i]:>4}  {score:>13}  {self['kernel'][i]:<22.22} "
-                f"{self['method'][i]:<14.14} {params}"
-            )
-        return "\n".join(lines)
-
-
-def _fold_blocks(X, train, test, pairwise):
-    if pairwise:
-        return X[np.ix_(train, train)], X[np.ix_(test, train)]
-    return X[train], X[test]
-
-
-def _kernel_pipeline(choice):
-    """The steps from the input to the normalized kernel rows of one kernel choice."""
-    steps = [] if choice.make is None else [("kernel", choice.make())]
-    return steps + [("normalize", KernelNormalizer())]
-
-
-def _spectrum_steps(family):
-    """A spectrum treatment and the rescaling of its result (square changes the scale to λ²)."""
-    if family.spectrum is None:
-        return []
-    return [("spectrum", SpectrumTransformer(family.spectrum)), ("rescale", KernelNormalizer(center=False))]
-
-
-def _fit_kernel(choice, X_train, X_test):
-    steps = _kernel_pipeline(choice)
-    K_train, K_test = X_train, X_test
-    for _, step in steps:
-        K_train, K_test = step.fit_transform(K_train), step.transform(K_test)
-    return K_train, K_test
-
-
-def _candidate_scores(family, K_train, y_train, K_test, y_test, scorer, regression, failures):
-    """Scores of every setting of ``family`` trained on one fold (a list, grid order); NaN for every
-    setting when the method cannot be fitted on the fold (the error goes to ``failures``)."""
-    settings = family.settings()
-    try:
-        return _fit_and_score(family, settings, K_train, y_train, K_test, y_test, scorer, regression)
-    except (ValueError, ArithmeticError, np.linalg.LinAlgError) as error:
-        failures.append(f"{family.name}: {type(error).__name__}: {error}")
-        return [np.nan] * len(settings)
-
-
-def _fit_and_score(family, settings, K_train, y_train, K_test, y_test, scorer, regression):
-    if regression:  # the models have no intercept on a centred kernel: standardize the targets
-        scaler = TargetScaler().fit(y_train)
-        y_train, y_test = scaler.transform(y_train), scaler.transform(y_test)
-    for _, step in _spectrum_steps(family):
-        K_train, K_test = step.fit_transform(K_train), step.transform(K_test)
-    if family.path:
-        models = family.make().fit_path(K_train, y_train, settings)
-    else:
-        models = [clone(family.make()).set_params(**s).fit(K_train, y_train) for s in settings]
-    return [scorer(model, K_test, y_test) for model in models]
-
-
-def _evaluate_fold(kernels, families, X, D, y, train, test, pairwise, scorer, regression):
-    """``(scores, n_eigendecompositions, failures)``: ``scores[(kernel, method)]`` one per setting, on
-    one fold, and the errors of the methods that could not be fitted there."""
-    scores, failures = {}, []
-    # The candidates' inputs are kernels this search computed from the validated X, and their
-    # parameters this module's grids: scikit-learn's per-fit checks of both (a large share of a fit on
-    # a small fold) are skipped.
-    with (
-        warnings.catch_warnings(),
-        config_context(assume_finite=True, skip_parameter_validation=True),
-        reuse_eigendecompositions() as cache,
-    ):
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        for choice in kernels:
-            K_train, K_test = _fit_kernel(choice, *_fold_blocks(X, train, test, pairwise))
-            for family in families:
-                if family.on_distance:
-                    continue
-                scores[(choice.label, family.name)] = _candidate_scores(
-                    family, K_train, y[train], K_test, y[test], scorer, regression, failures
-                )
-        for family in families:
-            if family.on_distance:
-                D_train, D_test = _fold_blocks(D, train, test, True)
-                scores[("distance", family.name)] = _candidate_scores(
-                    family, D_train, y[train], D_test, y[test], scorer, False, failures
-                )
-    return scores, cache.n_computed, failures
-
-
-def _accuracy(model, X, y):
-    return float(np.mean(model.predict(X) == y))
-
-
-def _r2(model, X, y):
-    residual = float(np.sum(np.square(y - model.predict(X))))
-    total = float(np.sum(np.square(y - y.mean())))
-    return 1.0 - residual / total if total > 0 else (1.0 if residual == 0 else 0.0)
-
-
-def _rank(means):
-    """Ranks 1, 2, ... of the mean scores (higher is better; ties get the same rank)."""
-    order = np.argsort(-means, kind="stable")
-    ranks = np.empty(means.size, dtype=int)
-    rank = 0
-    for position, i in enumerate(order):
-        if position == 0 or means[i] < means[order[position - 1]]:
-            rank = position + 1
-        ranks[i] = rank
-    return ranks
-
-
-#: ``cv="auto"`` repeats 5-fold cross-validation until about this many held-out predictions are made
-#: (at most :data:`AUTO_CV_MAX_REPEATS` times): on small sets one partition's score differences between
-#: candidates are mostly the partition's noise.
-AUTO_CV_PREDICTIONS = 2000
-AUTO_CV_MAX_REPEATS = 5
-
-
-def auto_cv(
-    y: ArrayLike, *, classifier: bool = True, random_state: RandomStateLike = None
-) -> RepeatedKFold | RepeatedStratifiedKFold:
-    """The inner folds of ``cv="auto"`` for the targets ``y``: 5-fold cross-validation (fewer folds
-    when the smallest class has fewer than 5 members), stratified for a classifier, repeated
-    ``min(5, ⌈2000 / n_samples⌉)`` times with fresh shuffles.
-
-    A scikit-learn splitter; pass it to ``GridSearchCV(cv=...)`` to tune another estimator on the same
-    folds as :class:`KreinClassifierCV` with the same ``random_state``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from krein.model_selection import auto_cv
-    >>> auto_cv(np.repeat([0, 1], 50), random_state=0).get_n_splits()
-    25
-    >>> auto_cv(np.repeat([0, 1], 5000)).get_n_splits()
-    5
-    """
-    y = np.asarray(y)
-    if y.ndim != 1 or y.size < 2:
-        raise ValueError(f"y must be a 1-D array of at least 2 targets, got shape {y.shape}.")
-    folds = min(5, y.size)
-    if classifier:
-        smallest = int(np.unique(y, return_counts=True)[1].min())
-        if smallest < 2:
-            raise ValueError(
-                f"y: a class has {smallest} sample; inner cross-validation needs at least 2 samples of "
-                "every class (drop the class, or pass cv= an explicit splitter)."
-            )
-        folds = min(folds, smallest)
-    repeats = int(min(AUTO_CV_MAX_REPEATS, -(-AUTO_CV_PREDICTIONS // y.size)))
-    splitter = RepeatedStratifiedKFold if classifier else RepeatedKFold
-    return splitter(n_splits=folds, n_repeats=repeats, random_state=random_state)
-
-
-def _corrected_standard_error(differences, test_to_train):
-    """Standard error of the mean of paired per-fold score differences, corrected for the overlap of
-    the training folds (Nadeau & Bengio 2003, Machine Learning 52, the corrected resampled t-test):
-    ``sqrt((1/J + n_test/n_train) · s²)`` over ``J`` folds, ``s²`` their sample variance."""
-    if differences.size < 2:
-        return 0.0
-    return float(np.sqrt((1.0 / differences.size + test_to_train) * np.var(differences, ddof=1)))
+from ._folds import accuracy, evaluate_fold, evaluate_low_rank_fold, evaluate_neighbors_fold, r2
+from ._low_rank import AUTO_EXACT_MAX_SAMPLES, AUTO_LANDMARKS, LowRankModel, NeighborModel, landmark_kernel
+from ._objects import ObjectDistances, take
+from ._selection import SearchResults, auto_cv, rank_scores, select_with_baseline
+
+__all__ = ["KreinClassifierCV", "KreinRegressorCV"]
 
 
 class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
@@ -476,7 +89,9 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
 
     _parameter_constraints = {
         "kernel": [Kernel, str, None],
-        "metric": [StrOptions({"precomputed"}), None],
+        "metric": [str, callable, None],
+        "metric_params": [dict, None],
+        "n_components": [StrOptions({"auto"}), Interval(Integral, 1, None, closed="left"), None],
         "methods": [StrOptions({"auto", "all"}), list, tuple],
         "scales": [StrOptions({"auto"}), list, tuple],
         "cv": [StrOptions({"auto"}), "cv_object"],
@@ -491,7 +106,9 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
         self,
         kernel: Kernel | str | None = None,
         *,
-        metric: Literal["precomputed"] | None = None,
+        metric: str | Callable[..., float] | None = None,
+        metric_params: dict[str, Any] | None = None,
+        n_components: Literal["auto"] | int | None = "auto",
         methods: Literal["auto", "all"] | Sequence[str] = "auto",
         scales: Literal["auto"] | Sequence[float] = "auto",
         cv: Literal["auto"] | int | BaseCrossValidator | Iterable = "auto",
@@ -510,16 +127,72 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
         )
         return tags
 
-    # -- the candidates -------------------------------------------------------------------------
+    # -- the input ------------------------------------------------------------------------------
 
     def _is_distance(self):
         if self.kernel is not None and self.metric is not None:
             raise ValueError(
-                "Give one of kernel= (X is data or a precomputed similarity) and metric='precomputed' "
-                f"(X is a precomputed distance matrix), not both; got kernel={self.kernel!r}, "
-                f"metric={self.metric!r}."
+                "Give one of kernel= (X is data or a precomputed similarity) and metric= (X is a distance "
+                f"matrix, or objects), not both; got kernel={self.kernel!r}, metric={self.metric!r}."
             )
         return self.metric is not None
+
+    def _takes_objects(self):
+        return self._is_distance() and not (isinstance(self.metric, str) and self.metric == "precomputed")
+
+    def _object_distances(self):
+        """The metric on objects (validated before any distance is computed), or None."""
+        if not self._takes_objects():
+            if self.metric_params is not None:
+                raise ValueError(
+                    "metric_params applies to a metric on objects (metric=a name or a callable)."
+                )
+            return None
+        return ObjectDistances(
+            self.metric,
+            self.metric_params,
+            n_jobs=self.n_jobs,
+            verbose=self.verbose,
+            owner=type(self).__name__,
+        )
+
+    def _validate_targets(self, y, n_samples):
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
+        y = column_or_1d(check_array(y, ensure_2d=False, dtype=None if is_classifier(self) else np.float64))
+        if y.shape[0] != n_samples:
+            raise ValueError(f"X holds {n_samples} objects but y has {y.shape[0]} targets.")
+        return y
+
+    def _validate_input(self, X, y):
+        """``(X, y)``: objects (validated by the metric), or a validated array (square when pairwise)."""
+        if self._takes_objects():
+            X = self._distances.check(X, "X")
+            return X, self._validate_targets(y, len(X))
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
+        distance = self._is_distance()
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=not is_classifier(self))
+        if self.__sklearn_tags__().input_tags.pairwise:
+            name = "X (the precomputed distance matrix)" if distance else "X (the precomputed kernel)"
+            X = check_square_kernel(X, name)
+            if distance and (X < 0).any():
+                raise ValueError(
+                    "X holds negative values: a precomputed distance matrix must be non-negative."
+                )
+        return X, y
+
+    def _landmark_count(self, n_samples):
+        """m, or None for the exact route (``n_components="auto"``: exact up to
+        :data:`~._low_rank.AUTO_EXACT_MAX_SAMPLES` training objects, then
+        :data:`~._low_rank.AUTO_LANDMARKS` landmarks)."""
+        if self.n_components is None:
+            return None
+        if self.n_components == "auto":
+            return None if n_samples <= AUTO_EXACT_MAX_SAMPLES else min(AUTO_LANDMARKS, n_samples)
+        return clamp_n_components(self.n_components, n_samples, stacklevel=4)
+
+    # -- the candidates -------------------------------------------------------------------------
 
     def _scales(self, default):
         if isinstance(self.scales, str):
@@ -532,39 +205,39 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
     def _kernel_choices(self):
         if self._is_distance():
             choices = [
-                _KernelChoice(f"Gaussian(γ={g:g}·γ₀)", lambda g=g: GaussianOfDistance(gamma=g))
+                KernelChoice(f"Gaussian(γ={g:g}·γ₀)", lambda g=g: GaussianOfDistance(gamma=g))
                 for g in self._scales([0.3, 1.0, 3.0, 10.0])
             ]
             if isinstance(self.scales, str):
-                choices.append(_KernelChoice("double-centred", lambda: DoubleCentering(scale="median")))
+                choices.append(KernelChoice("double-centred", lambda: DoubleCentering(scale="median")))
             return choices
         if isinstance(self.kernel, str) and self.kernel == "precomputed":
             if not isinstance(self.scales, str):
                 raise ValueError(
-                    "scales applies to a distance (metric='precomputed') or a kernel object; a precomputed "
-                    "similarity has no scale to search."
+                    "scales applies to a distance (metric=) or a kernel object; a precomputed similarity "
+                    "has no scale to search."
                 )
-            return [_KernelChoice("precomputed", None)]
+            return [KernelChoice("precomputed", None)]
         kernel = make_kernel("gaussian" if self.kernel is None else self.kernel)
         factors = self._scales([0.5, 1.0, 2.0] if kernel.n_dims else [1.0])
         if factors != [1.0] and not kernel.n_dims:
             raise ValueError(f"scales: the kernel {kernel!r} has no tunable hyperparameter to scale.")
         return [
-            _KernelChoice(
+            KernelChoice(
                 repr(kernel) if f == 1.0 else f"{kernel!r}×{f:g}",
-                lambda f=f: _KernelRows(kernel.clone_with_theta(kernel.theta + np.log(f))),
+                lambda f=f: KernelRows(kernel.clone_with_theta(kernel.theta + np.log(f))),
             )
             for f in factors
         ]
 
-    def _families(self, n_samples, n_train_min, n_classes):
+    def _families(self, n_samples, n_train_min, n_classes, low_rank):
         families = [
             f
             if not f.on_distance
-            else _Family(
+            else Family(
                 f.name, f.make, {"n_neighbors": [k for k in _NEIGHBORS if k <= n_train_min]}, on_distance=True
             )
-            for f in self._all_families()
+            for f in families_of(is_classifier(self))
         ]
         names = [f.name for f in families]
         if isinstance(self.methods, str):
@@ -584,35 +257,38 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
         if not self._is_distance():
             distance_only = [f.name for f in chosen if f.on_distance]
             if distance_only and not isinstance(self.methods, str):
-                raise ValueError(f"methods {distance_only} need a distance: pass metric='precomputed'.")
+                raise ValueError(f"methods {distance_only} need a distance: pass metric=.")
             chosen = [f for f in chosen if not f.on_distance]
+        if low_rank:
+            exact_only = [f.name for f in chosen if f.low_rank is None and not f.on_distance]
+            if exact_only and not isinstance(self.methods, str):
+                raise ValueError(
+                    f"methods {exact_only} have no low-rank form (see krein.model_selection._low_rank): "
+                    "pass n_components=None for the exact route, or leave them out."
+                )
+            chosen = [f for f in chosen if f.low_rank is not None or f.on_distance]
         return chosen
+
+    def _baselines(self, families):
+        """The practitioners' baseline methods of this input (:func:`select_with_baseline`)."""
+        if self._is_distance():
+            return {f.name for f in families if f.on_distance}
+        if isinstance(self.kernel, str) and self.kernel == "precomputed":
+            return {f.name for f in families if f.spectrum in ("clip", "flip")}
+        return set()
 
     # -- fit ------------------------------------------------------------------------------------
 
-    def _validate_input(self, X, y):
-        if y is None:
-            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
-        distance = self._is_distance()
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=not is_classifier(self))
-        pairwise = self.__sklearn_tags__().input_tags.pairwise
-        if pairwise:
-            name = "X (the precomputed distance matrix)" if distance else "X (the precomputed kernel)"
-            X = check_square_kernel(X, name)
-            if distance and (X < 0).any():
-                raise ValueError(
-                    "X holds negative values: a precomputed distance matrix must be non-negative."
-                )
-        return X, y, pairwise
-
-    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
+    def fit(self, X: Any, y: ArrayLike) -> Self:
         """Choose the kernel, method and penalty by inner cross-validation, then refit on (X, y).
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
+        X : array-like of shape (n_samples, n_features) or (n_samples, n_samples), or a collection of objects
             Data for a kernel object; the training similarity matrix with ``kernel="precomputed"``;
-            the training distance matrix with ``metric="precomputed"``.
+            the training distance matrix with ``metric="precomputed"``; the training objects (a list
+            of series of any lengths, of strings, an array of SPD matrices, ...) with a metric name
+            or function.
         y : array-like of shape (n_samples,)
 
         Returns
@@ -620,8 +296,12 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
         self
         """
         self._validate_params()
-        X, y, pairwise = self._validate_input(X, y)
-        check_kernel_memory(X.shape[0], self)
+        self._distances = self._object_distances()
+        X, y = self._validate_input(X, y)
+        n_samples = len(X)
+        m = self._landmark_count(n_samples)
+        if m is None:
+            check_kernel_memory(n_samples, self)
         regression = not is_classifier(self)
         if not regression:
             check_classification_targets(y)
@@ -633,56 +313,123 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
             cv = auto_cv(y, classifier=not regression, random_state=self.random_state)
         else:
             cv = check_cv(self.cv, y, classifier=not regression)
-        folds = list(cv.split(X, y))
+        folds = list(cv.split(np.zeros((n_samples, 1)), y))
         n_classes = 0 if regression else self.classes_.size
-        families = self._families(X.shape[0], min(train.size for train, _ in folds), n_classes)
-        scorer = self._scorer()
-        distance = X if self._is_distance() else None
+        families = self._families(n_samples, min(train.size for train, _ in folds), n_classes, m is not None)
         started = time.perf_counter()
         if self.verbose:
+            route = "exact" if m is None else f"low rank, m = {m} landmarks"
             print(
-                f"{type(self).__name__}: {len(kernels)} kernel(s) × {len(families)} method(s) "
-                f"on {len(folds)} folds of {X.shape[0]} samples"
+                f"{type(self).__name__}: {len(kernels)} kernel(s) × {len(families)} method(s) on "
+                f"{len(folds)} folds of {n_samples} samples ({route})"
             )
-        jobs = Parallel(n_jobs=self.n_jobs, verbose=10 * (self.verbose > 1))(
-            delayed(_evaluate_fold)(
-                kernels, families, X, distance, y, train, test, pairwise, scorer, regression
-            )
-            for train, test in folds
-        )
-        self._collect(jobs, families, folds)
+        self.n_components_ = m
+        if m is None:
+            self.landmark_indices_ = None
+            results = self._search_exact(X, y, kernels, families, folds)
+        else:
+            results, inputs = self._search_low_rank(X, y, kernels, families, folds, m)
+        self._collect(results, families, folds)
         if self.verbose:
             print(
                 f"{type(self).__name__}: inner CV done in {time.perf_counter() - started:.1f} s\n"
                 f"{self.cv_results_}"
             )
-        self._refit(X, y, kernels, families)
+        if m is None:
+            self._refit(X, y, kernels, families)
+        else:
+            self._refit_low_rank(X, y, kernels, families, inputs)
+        self.n_distance_evaluations_ = 0 if self._distances is None else self._distances.n_evaluations
         return self
 
-    def _collect(self, jobs, families, folds):
-        kernels_seen, columns = [], {"kernel": [], "method": [], "params": []}
-        per_fold = [scores for scores, _, _ in jobs]
-        split_scores = []
+    def _parallel(self, tasks):
+        """Run the fold tasks on ``n_jobs`` (threads: the folds share the data), reporting each fold."""
+        results = []
+        runner = Parallel(n_jobs=self.n_jobs, prefer="threads", return_as="generator")
+        started = time.perf_counter()
+        for k, result in enumerate(runner(tasks), start=1):
+            results.append(result)
+            if self.verbose:
+                print(f"{type(self).__name__}: inner task {k} done ({time.perf_counter() - started:.1f} s)")
+        return results
+
+    def _search_exact(self, X, y, kernels, families, folds):
+        """One :class:`~._folds.FoldResult` per fold of the exact route (the n × n distances computed
+        first when the input is objects)."""
+        if self._distances is not None:
+            self._reference_ = X
+            X = self._distances.square(X)
+        pairwise = self._is_distance() or self.__sklearn_tags__().input_tags.pairwise
+        self._fit_input_ = X
+        distance = X if self._is_distance() else None
+        regression = not is_classifier(self)
+        return self._parallel(
+            delayed(evaluate_fold)(
+                kernels, families, X, distance, y, train, test, pairwise, self._scorer(), regression
+            )
+            for train, test in folds
+        )
+
+    def _search_low_rank(self, X, y, kernels, families, folds, m):
+        """The fold results of the low-rank route and its inputs: the n × m distances (or similarities)
+        to the landmarks, or the data points of a kernel object."""
+        n = len(X)
+        landmarks = np.sort(check_random_state(self.random_state).choice(n, size=m, replace=False))
+        self.landmark_indices_ = landmarks
+        if self._distances is not None:  # objects: their distances to the landmarks, computed once
+            others = np.setdiff1d(np.arange(n), landmarks)
+            inputs = np.empty((n, m))
+            inputs[landmarks] = self._distances.square(take(X, landmarks), what="the landmarks")
+            inputs[others] = self._distances.block(take(X, others), take(X, landmarks), what="the objects")
+        elif self.__sklearn_tags__().input_tags.pairwise:  # a precomputed matrix: its landmark columns
+            inputs = X[:, landmarks]
+        else:  # data points: the kernel objects evaluate K(X, Z)
+            inputs = X
+        classes = getattr(self, "classes_", None)
+        scorer = self._scorer()
+        results = self._parallel(
+            delayed(evaluate_neighbors_fold)(family, inputs, landmarks, y, train, test, scorer, classes)
+            for train, test in folds
+            for family in families
+            if family.on_distance
+        ) or [None] * len(folds)
+        for choice in kernels:  # one kernel's n × m columns in memory at a time
+            kernel = landmark_kernel(choice, inputs, landmarks)
+            parts = self._parallel(
+                delayed(evaluate_low_rank_fold)(kernel, families, landmarks, y, train, test, scorer, classes)
+                for train, test in folds
+            )
+            results = [
+                part if result is None else result.merge(part)
+                for result, part in zip(results, parts, strict=True)
+            ]
+        self._n_landmark_eigendecompositions = len(kernels)
+        return results, inputs
+
+    def _collect(self, results, families, folds):
+        columns = {"kernel": [], "method": [], "params": []}
+        split_scores, paired_scores = [], []
         order = {f.name: i for i, f in enumerate(families)}
-        for key in per_fold[0]:
-            kernels_seen.append(key)
-        for kernel, method in sorted(kernels_seen, key=lambda k: order[k[1]]):
+        keys = list(results[0].scores)
+        for kernel, method in sorted(keys, key=lambda k: order[k[1]]):
             family = next(f for f in families if f.name == method)
             for j, setting in enumerate(family.settings()):
                 columns["kernel"].append(kernel)
                 columns["method"].append(method)
                 columns["params"].append(setting)
-                split_scores.append([fold[(kernel, method)][j] for fold in per_fold])
+                split_scores.append([fold.scores[(kernel, method)][j] for fold in results])
+                if results[0].baseline_scores is not None:
+                    paired_scores.append([fold.baseline_scores[(kernel, method)][j] for fold in results])
         split_scores = np.asarray(split_scores, dtype=float)
+        failures = sorted({failure for fold in results for failure in fold.failures})
         failed = ~np.isfinite(split_scores).all(axis=1)  # ranked last: -inf, their std NaN
         if failed.all():
             raise ValueError(
                 f"{type(self).__name__}: no candidate could be fitted on the inner folds: "
-                + "; ".join(sorted({f for _, _, fold in jobs for f in fold})[:3])
+                + "; ".join(failures[:3])
             )
         means = np.where(failed, -np.inf, split_scores.mean(axis=1))
         stds = np.where(failed, np.nan, split_scores.std(axis=1))
-        failures = sorted({failure for _, _, fold in jobs for failure in fold})
         if failures:
             warnings.warn(
                 f"{type(self).__name__}: {len(failures)} method(s) could not be fitted on some inner "
@@ -690,55 +437,48 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
                 FitFailedWarning,
                 stacklevel=3,
             )
-        results = SearchResults(columns)
+        results_table = SearchResults(columns)
         for k in range(split_scores.shape[1]):
-            results[f"split{k}_test_score"] = split_scores[:, k]
-        results["mean_test_score"], results["std_test_score"] = means, stds
-        results["rank_test_score"] = _rank(means)
-        self.cv_results_ = results
-        self.best_index_ = self._select(results, split_scores, means, folds)
+            results_table[f"split{k}_test_score"] = split_scores[:, k]
+        results_table["mean_test_score"], results_table["std_test_score"] = means, stds
+        results_table["rank_test_score"] = rank_scores(means)
+        paired = None
+        if paired_scores:
+            paired = np.asarray(paired_scores, dtype=float)
+            results_table["mean_landmark_score"] = np.nanmean(paired, axis=1)
+        self.cv_results_ = results_table
+        self.best_index_, report = select_with_baseline(
+            results_table,
+            split_scores,
+            means,
+            folds,
+            baselines=self._baselines(families),
+            margin=self.baseline_margin,
+            paired_scores=paired,
+        )
+        if self.verbose and report:
+            print(f"{type(self).__name__}: {report}")
         self.best_score_ = float(means[self.best_index_])
-        self.n_eigendecompositions_ = int(sum(n for _, n, _ in jobs))
+        self.n_eigendecompositions_ = int(sum(fold.n_eigendecompositions for fold in results))
+        self.n_eigendecompositions_ += getattr(self, "_n_landmark_eigendecompositions", 0)
 
-    def _select(self, results, split_scores, means, folds):
-        """The row refitted: the best mean score (ties: the earlier row), unless nearest neighbours on
-        the distance are among the candidates and the best's paired gain over the best k-NN, fold by
-        fold, is at most ``baseline_margin`` corrected standard errors: then that k-NN, the
-        practitioners' baseline, is kept (the gain is noise of the folds, not evidence)."""
-        best = int(np.argmax(means))
-        neighbors = np.flatnonzero(np.asarray(results["method"]) == "k-NN")
-        if (
-            self.baseline_margin == 0
-            or neighbors.size == 0
-            or results["method"][best] == "k-NN"
-            or not np.isfinite(means[neighbors]).any()
-        ):
-            return best
-        baseline = int(neighbors[np.argmax(means[neighbors])])
-        gain = split_scores[best] - split_scores[baseline]
-        test_to_train = np.mean([test.size / train.size for train, test in folds])
-        error = _corrected_standard_error(gain, test_to_train)
-        kept = gain.mean() <= self.baseline_margin * error
-        if self.verbose:
-            print(
-                f"{type(self).__name__}: {results['method'][best]} gains {gain.mean():.4f} ± {error:.4f} "
-                f"(corrected s.e.) over {results['method'][baseline]}: "
-                + ("k-NN kept" if kept else f"{results['method'][best]} chosen")
-            )
-        return baseline if kept else best
-
-    def _refit(self, X, y, kernels, families):
+    def _best(self, families):
         i = self.best_index_
         kernel_label, method = self.cv_results_["kernel"][i], self.cv_results_["method"][i]
         params = dict(self.cv_results_["params"][i])
-        family = next(f for f in families if f.name == method)
+        self.best_params_ = {"kernel": kernel_label, "method": method, **params}
+        return kernel_label, next(f for f in families if f.name == method), params
+
+    def _refit(self, X, y, kernels, families):
+        kernel_label, family, params = self._best(families)
+        X = self._fit_input_
+        del self._fit_input_
         model = clone(family.make()).set_params(**params)
         if family.on_distance:
             estimator = model
         else:
             choice = next(c for c in kernels if c.label == kernel_label)
-            steps = _kernel_pipeline(choice)
-            estimator = Pipeline(steps + _spectrum_steps(family) + [("model", model)])
+            estimator = Pipeline(kernel_pipeline(choice) + spectrum_steps(family) + [("model", model)])
             if not is_classifier(self):
                 estimator = TransformedTargetRegressor(
                     estimator, transformer=TargetScaler(), check_inverse=False
@@ -748,26 +488,49 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
             estimator.fit(X, y)
         self.n_eigendecompositions_ += cache.n_computed
         self.best_estimator_ = estimator
-        self.best_params_ = {"kernel": kernel_label, "method": method, **params}
+
+    def _refit_low_rank(self, X, y, kernels, families, inputs):
+        """The winner on every training row of the block (k-NN: on every training object)."""
+        kernel_label, family, params = self._best(families)
+        classes = getattr(self, "classes_", None)
+        landmarks = self.landmark_indices_
+        if family.on_distance:
+            self.best_estimator_ = NeighborModel(y, params["n_neighbors"], classes)
+            reference = np.arange(len(X))
+        else:
+            choice = next(c for c in kernels if c.label == kernel_label)
+            kernel = landmark_kernel(choice, inputs, landmarks)
+            scaler = None if classes is not None else TargetScaler().fit(y)
+            self.best_estimator_ = LowRankModel.fit(kernel, family, params, y, classes, scaler)
+            self.n_eigendecompositions_ += 1
+            reference = landmarks
+        self._reference_ = reference if self._distances is None else take(X, reference)
 
     def _scorer(self):
         """The selection score ``scorer(model, X, y)``: the user's, or accuracy / R² computed directly
         (scikit-learn's scorers validate their input on every call, which costs more than the fit of
         a model on a precomputed eigendecomposition)."""
         if self.scoring is None:
-            return _accuracy if is_classifier(self) else _r2
+            return accuracy if is_classifier(self) else r2
         return self.scoring if callable(self.scoring) else get_scorer(self.scoring)
 
     # -- predict --------------------------------------------------------------------------------
 
     def _test_input(self, X):
+        """What the refitted model reads: the test objects' distances to the training objects it needs
+        (all of them, or the landmarks at low rank), test-versus-train rows, or validated data."""
         check_is_fitted(self, "best_estimator_")
+        if self._distances is not None:
+            objects = self._distances.check(X, "X")
+            return self._distances.block(objects, self._reference_, what="the test objects")
         if self.__sklearn_tags__().input_tags.pairwise:
-            return X  # test-versus-train rows: the best estimator checks their width
+            if self.n_components_ is None:
+                return X  # test-versus-train rows: the best estimator checks their width
+            return check_precomputed_test_kernel(X, self)[:, self._reference_]
         return validate_data(self, X, reset=False, dtype=np.float64)
 
-    def predict(self, X: ArrayLike) -> NDArray:
-        """Predictions of the refitted best model (X as at fit: data, or test-versus-train rows)."""
+    def predict(self, X: Any) -> NDArray:
+        """Predictions of the refitted best model (X as at fit: data, test-versus-train rows, or objects)."""
         X = self._test_input(X)
         return self.best_estimator_.predict(X)
 
@@ -870,9 +633,6 @@ class KreinClassifierCV(ClassifierMixin, _KreinFamilyCV):
     (3,)
     """
 
-    def _all_families(self):
-        return _families_of(classifier=True)
-
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """Decision values of the refitted best model, where it has them."""
         X = self._test_input(X)
@@ -916,6 +676,3 @@ class KreinRegressorCV(RegressorMixin, _KreinFamilyCV):
     >>> bool(model.score(cdist(X, X), y) > 0.9)
     True
     """
-
-    def _all_families(self):
-        return _families_of(classifier=False)

@@ -1,0 +1,246 @@
+"""The candidates of the route: the kernels a distance or a similarity gives, and the methods with their grids.
+
+:class:`KernelNormalizer` centres and scales every candidate kernel, :class:`TargetScaler` standardizes
+real targets; a :class:`KernelChoice` turns the input into kernel rows, a :class:`Family` is one method
+with its grid, exact (an estimator on a precomputed kernel) and, where it has one, at low rank (a fit on
+a fold's Nyström representation, :mod:`krein.model_selection._low_rank`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.model_selection import ParameterGrid
+from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
+from sklearn.svm import SVC, SVR
+from sklearn.utils.validation import check_is_fitted
+
+from .._scaling import target_statistics
+from .._validation import check_precomputed_test_kernel, check_square_kernel
+from ..least_squares import (
+    KreinRidge,
+    KreinRidgeClassifier,
+    VarianceConstrainedKrein,
+    VarianceConstrainedKreinClassifier,
+)
+from ..logistic import IndefiniteLogisticRegression
+from ..spectral import SpectrumTransformer, center_kernel
+from ..svm import IndefiniteSVC, IndefiniteSVR, KreinSquaredHingeSVC
+from . import _low_rank
+
+
+class KernelNormalizer(TransformerMixin, BaseEstimator):
+    """Centre a precomputed kernel and divide it by its scale, with consistent test rows.
+
+    ``fit(K)`` on the n × n training kernel stores its column means ``k̄`` and grand mean ``k̿`` and the
+    scale ``s`` = mean |diagonal| of the centred kernel ``HKH`` (its root mean square entry if the
+    diagonal vanishes); ``transform(K_test)`` maps t × n test-versus-train rows to
+    ``(k(x, xⱼ) − mean_l k(x, x_l) − k̄ⱼ + k̿) / s``, the rows of the centred, scaled joint kernel.
+    The result does not change when ``K`` is multiplied by a constant, so penalties chosen on it are
+    relative to the kernel's scale. With ``center=False`` it only divides by the scale (of ``K``).
+    """
+
+    def __init__(self, center=True):
+        self.center = center
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = True
+        return tags
+
+    def fit(self, K, y=None):
+        self.fit_transform(K)
+        return self
+
+    def fit_transform(self, K, y=None):
+        K = check_square_kernel(K, "K")
+        self.n_features_in_ = K.shape[0]
+        if self.center:
+            centred, self.column_means_ = center_kernel(K)
+            centred = 0.5 * (centred + centred.T)
+        else:
+            centred, self.column_means_ = K, np.zeros(K.shape[0])
+        self.grand_mean_ = float(self.column_means_.mean())
+        scale = float(np.abs(np.diag(centred)).mean())
+        if not scale > 0:
+            scale = float(np.sqrt(np.mean(np.square(centred))))
+        if not (scale > 0 and np.isfinite(scale)):
+            raise ValueError("The training kernel is constant: after centring it is zero, nothing to learn.")
+        self.scale_ = scale
+        return centred / scale
+
+    def transform(self, K):
+        check_is_fitted(self, "scale_")
+        K = check_precomputed_test_kernel(K, self)
+        if self.center:
+            K = K - K.mean(axis=1, keepdims=True) - self.column_means_[None, :] + self.grand_mean_
+        return K / self.scale_
+
+
+class TargetScaler(TransformerMixin, BaseEstimator):
+    """Standardize real targets, ``(y − ȳ) / s``, without overflow for targets near the float limits.
+
+    ``ȳ`` and ``s`` are the mean and standard deviation of the training targets
+    (:func:`krein._scaling.target_statistics`: formed in units of a power of two, since targets of
+    size 1e160 have squares beyond the float range; for constant targets ``s`` is their magnitude,
+    and 1 for zeros). 1-D or (n, 1) arrays.
+    """
+
+    def fit(self, y, X=None):
+        mean, scale = target_statistics(np.asarray(y, dtype=np.float64).ravel())
+        self.mean_, self.scale_ = float(mean), float(scale)
+        return self
+
+    def transform(self, y):
+        return (np.asarray(y, dtype=np.float64) - self.mean_) / self.scale_
+
+    def inverse_transform(self, y):
+        return np.asarray(y, dtype=np.float64) * self.scale_ + self.mean_
+
+
+class KernelRows(TransformerMixin, BaseEstimator):
+    """Points to kernel rows against the training points: ``K(X, X_fit)`` (``K(X)`` at fit)."""
+
+    def __init__(self, kernel=None):
+        self.kernel = kernel
+
+    def fit(self, X, y=None):
+        self.fit_transform(X)
+        return self
+
+    def fit_transform(self, X, y=None):
+        self.X_fit_ = np.asarray(X, dtype=np.float64)
+        return self.kernel(self.X_fit_)
+
+    def transform(self, X):
+        check_is_fitted(self, "X_fit_")
+        return self.kernel(np.asarray(X, dtype=np.float64), self.X_fit_)
+
+
+@dataclass(frozen=True)
+class KernelChoice:
+    """One candidate kernel: a label, and the transformer from the input to kernel rows."""
+
+    label: str
+    make: object  # () -> transformer or None (the input is the kernel)
+
+
+@dataclass(frozen=True)
+class Family:
+    """Candidates of one method: an estimator on a normalized precomputed kernel and its grid.
+
+    ``path``: the estimator's ``fit_path`` fits the whole grid on one preparation. ``spectrum``: the
+    estimator is an SVM on the spectrum treatment ``spectrum`` (transformed once per fold).
+    ``on_distance``: the estimator learns from the distances themselves (nearest neighbours).
+    """
+
+    name: str
+    make: object  # () -> estimator
+    grid: dict | list  # a ParameterGrid
+    path: bool = False
+    spectrum: str | None = None
+    on_distance: bool = False
+    low_rank: object = None  # (representation, y, settings, classes) -> models, or None
+
+    def settings(self):
+        return list(ParameterGrid(self.grid)) if self.grid else [{}]
+
+
+_C = [0.1, 1.0, 10.0, 100.0]
+#: Grids run from the most to the least regularized setting: ties go to the earlier one.
+_LAMBDAS = [1.0, 1e-1, 1e-2, 1e-3]
+#: λ₋ so large that the negative part is switched off: the clip treatment's ridge.
+_CLIP = 1e4
+_NEIGHBORS = [15, 9, 7, 5, 3, 1]
+
+
+def families_of(classifier):
+    """The candidate methods of :class:`KreinClassifierCV` (``classifier``) or :class:`KreinRegressorCV`,
+    in the order of the tie-break: the Kreĭn-space methods, the spectrum treatments, k-NN."""
+    least_squares, variance, proxy, svm, neighbors = (
+        (KreinRidgeClassifier, VarianceConstrainedKreinClassifier, IndefiniteSVC, SVC, KNeighborsClassifier)
+        if classifier
+        else (KreinRidge, VarianceConstrainedKrein, IndefiniteSVR, SVR, KNeighborsRegressor)
+    )
+    families = [
+        Family(
+            "Kreĭn LS",
+            lambda: least_squares(kernel="precomputed", center=False),
+            {"lambda_plus": _LAMBDAS, "lambda_minus": [_CLIP] + _LAMBDAS},
+            path=True,
+            low_rank=_low_rank.fit_least_squares,
+        ),
+        Family(
+            "KREĬN (VC)",
+            lambda: variance(kernel="precomputed", center=False),
+            {"lambda_plus": [1e-1, 1e-3], "lambda_minus": [1e-1, 1e-3]},
+            path=True,
+            low_rank=partial(_low_rank.fit_least_squares, constrained=True),
+        ),
+    ]
+    if classifier:
+        families += [
+            Family(
+                "SH-SVM",  # a Newton solve per task and setting (O(r³) a step): two settings, λ₊ = λ₋
+                lambda: KreinSquaredHingeSVC(kernel="precomputed"),
+                [{"lambda_plus": [lam], "lambda_minus": [lam]} for lam in (1e-2, 1e-4)],
+                path=True,  # one representation, the second setting warm-started from the first
+            ),
+            Family(
+                "IKLR",  # the kernel is centred already: an intercept on it, not a second centring
+                lambda: IndefiniteLogisticRegression(kernel="precomputed", center=False),
+                {"alpha": [1e-2, 1e-4]},
+            ),
+        ]
+    families.append(
+        Family(
+            proxy.__name__,
+            lambda: proxy(kernel="precomputed"),
+            {"C": [1.0, 10.0, 100.0], "rho": ["auto"]},
+            path=True,
+        )
+    )
+    for method in ("clip", "flip", "shift", "square"):
+        families.append(
+            Family(
+                f"{method}+{svm.__name__}",
+                lambda: svm(kernel="precomputed"),
+                {"C": _C},
+                spectrum=method,
+                low_rank=partial(_low_rank.fit_linear_svm, spectrum=method) if method != "shift" else None,
+            )
+        )
+    families.append(
+        Family(
+            "k-NN",
+            lambda: neighbors(metric="precomputed"),
+            {"n_neighbors": _NEIGHBORS},
+            on_distance=True,
+        )
+    )
+    return families
+
+
+#: Method names of each meta-estimator, in the order of the tie-break (earlier wins a tie).
+CLASSIFIER_METHODS = tuple(f.name for f in families_of(classifier=True))
+REGRESSOR_METHODS = tuple(f.name for f in families_of(classifier=False))
+#: ``methods="auto"`` leaves out the proxy-kernel SVMs above this many training samples and, for
+#: classification, above two classes (one proxy problem per one-vs-rest task: on japanesevowels, 9
+#: classes, they took more than every other candidate together); ``methods="all"`` includes them.
+PROXY_SVM_AUTO_MAX_SAMPLES = 2000
+
+
+def kernel_pipeline(choice):
+    """The steps from the input to the normalized kernel rows of one kernel choice."""
+    steps = [] if choice.make is None else [("kernel", choice.make())]
+    return steps + [("normalize", KernelNormalizer())]
+
+
+def spectrum_steps(family):
+    """A spectrum treatment and the rescaling of its result (square changes the scale to λ²)."""
+    if family.spectrum is None:
+        return []
+    return [("spectrum", SpectrumTransformer(family.spectrum)), ("rescale", KernelNormalizer(center=False))]

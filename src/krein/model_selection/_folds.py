@@ -1,0 +1,182 @@
+"""One inner fold of the exact route: each kernel of the fold computed once, every method scored on it."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn import config_context
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
+
+from ..spectral import reuse_eigendecompositions
+from ._candidates import TargetScaler, kernel_pipeline, spectrum_steps
+from ._low_rank import NeighborModel, nystroem_fold
+
+
+@dataclass
+class FoldResult:
+    """What one inner fold gives: ``scores[(kernel, method)]`` (one per setting, NaN where the method
+    could not be fitted), the eigendecompositions computed, the errors of the methods that failed and,
+    at low rank, ``baseline_scores[(kernel, method)]``: the same scores on the fold's held-out
+    landmarks, where k-NN is scored (:mod:`krein.model_selection._low_rank`)."""
+
+    scores: dict
+    n_eigendecompositions: int
+    failures: list
+    baseline_scores: dict | None = None
+
+    def merge(self, other: FoldResult) -> FoldResult:
+        """The results of two parts of one fold (two kernels, or a kernel and the neighbours)."""
+        baseline = None
+        if self.baseline_scores is not None or other.baseline_scores is not None:
+            baseline = {**(self.baseline_scores or {}), **(other.baseline_scores or {})}
+        return FoldResult(
+            {**self.scores, **other.scores},
+            self.n_eigendecompositions + other.n_eigendecompositions,
+            self.failures + other.failures,
+            baseline,
+        )
+
+
+def fold_blocks(X, train, test, pairwise):
+    if pairwise:
+        return X[np.ix_(train, train)], X[np.ix_(test, train)]
+    return X[train], X[test]
+
+
+def _fit_kernel(choice, X_train, X_test):
+    steps = kernel_pipeline(choice)
+    K_train, K_test = X_train, X_test
+    for _, step in steps:
+        K_train, K_test = step.fit_transform(K_train), step.transform(K_test)
+    return K_train, K_test
+
+
+def candidate_scores(family, K_train, y_train, K_test, y_test, scorer, regression, failures):
+    """Scores of every setting of ``family`` trained on one fold (a list, grid order); NaN for every
+    setting when the method cannot be fitted on the fold (the error goes to ``failures``)."""
+    settings = family.settings()
+    try:
+        return _fit_and_score(family, settings, K_train, y_train, K_test, y_test, scorer, regression)
+    except (ValueError, ArithmeticError, np.linalg.LinAlgError) as error:
+        failures.append(f"{family.name}: {type(error).__name__}: {error}")
+        return [np.nan] * len(settings)
+
+
+def _fit_and_score(family, settings, K_train, y_train, K_test, y_test, scorer, regression):
+    if regression:  # the models have no intercept on a centred kernel: standardize the targets
+        scaler = TargetScaler().fit(y_train)
+        y_train, y_test = scaler.transform(y_train), scaler.transform(y_test)
+    for _, step in spectrum_steps(family):
+        K_train, K_test = step.fit_transform(K_train), step.transform(K_test)
+    if family.path:
+        models = family.make().fit_path(K_train, y_train, settings)
+    else:
+        models = [clone(family.make()).set_params(**s).fit(K_train, y_train) for s in settings]
+    return [scorer(model, K_test, y_test) for model in models]
+
+
+def evaluate_fold(kernels, families, X, D, y, train, test, pairwise, scorer, regression):
+    """The :class:`FoldResult` of one fold: ``scores[(kernel, method)]`` one per setting, the
+    eigendecompositions computed and the errors of the methods that could not be fitted there."""
+    scores, failures = {}, []
+    # The candidates' inputs are kernels this search computed from the validated X, and their
+    # parameters this module's grids: scikit-learn's per-fit checks of both (a large share of a fit on
+    # a small fold) are skipped.
+    with (
+        warnings.catch_warnings(),
+        config_context(assume_finite=True, skip_parameter_validation=True),
+        reuse_eigendecompositions() as cache,
+    ):
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for choice in kernels:
+            K_train, K_test = _fit_kernel(choice, *fold_blocks(X, train, test, pairwise))
+            for family in families:
+                if family.on_distance:
+                    continue
+                scores[(choice.label, family.name)] = candidate_scores(
+                    family, K_train, y[train], K_test, y[test], scorer, regression, failures
+                )
+        for family in families:
+            if family.on_distance:
+                D_train, D_test = fold_blocks(D, train, test, True)
+                scores[("distance", family.name)] = candidate_scores(
+                    family, D_train, y[train], D_test, y[test], scorer, False, failures
+                )
+    return FoldResult(scores, cache.n_computed, failures)
+
+
+def accuracy(model, X, y):
+    return float(np.mean(model.predict(X) == y))
+
+
+def r2(model, X, y):
+    residual = float(np.sum(np.square(y - model.predict(X))))
+    total = float(np.sum(np.square(y - y.mean())))
+    return 1.0 - residual / total if total > 0 else (1.0 if residual == 0 else 0.0)
+
+
+def _scores_or_failure(family, fit, score, failures):
+    """``score(model)`` of every model ``fit()`` returns; NaN for each setting when the fit fails."""
+    settings = family.settings()
+    try:
+        return [score(model) for model in fit(settings)]
+    except (ValueError, ArithmeticError, np.linalg.LinAlgError) as error:
+        failures.append(f"{family.name}: {type(error).__name__}: {error}")
+        return [np.nan] * len(settings)
+
+
+def evaluate_low_rank_fold(kernel, families, landmarks, y, train, test, scorer, classes):
+    """The :class:`FoldResult` of one kernel on one fold at low rank: the fold's one-shot
+    eigendecomposition (:func:`~krein.model_selection._low_rank.nystroem_fold`) and every method with a
+    low-rank form scored on the fold's test rows and on its held-out landmarks (targets standardized
+    for a regressor, ``classes`` None)."""
+    y_train, y_test = y[train], y[test]
+    if classes is None:
+        scaler = TargetScaler().fit(y_train)
+        y_train, y_test = scaler.transform(y_train), scaler.transform(y_test)
+    queries = np.flatnonzero(np.isin(test, landmarks))  # positions in test of the held-out landmarks
+    scores, baseline_scores, failures = {}, {}, []
+    with warnings.catch_warnings(), config_context(assume_finite=True, skip_parameter_validation=True):
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        representation = nystroem_fold(kernel, train)
+        U = representation.coordinates(kernel.columns[test])
+        for family in families:
+            if family.low_rank is None:
+                continue
+            pairs = _scores_or_failure(
+                family,
+                lambda settings, family=family: family.low_rank(representation, y_train, settings, classes),
+                lambda model: (
+                    scorer(model, U, y_test),
+                    scorer(model, U[queries], y_test[queries]) if queries.size else np.nan,
+                ),
+                failures,
+            )
+            key = (kernel.label, family.name)
+            scores[key] = [p if np.isscalar(p) else p[0] for p in pairs]
+            baseline_scores[key] = [p if np.isscalar(p) else p[1] for p in pairs]
+    return FoldResult(scores, 1, failures, baseline_scores)
+
+
+def evaluate_neighbors_fold(family, distances, landmarks, y, train, test, scorer, classes):
+    """The :class:`FoldResult` of k-NN on one fold at low rank, scored on the fold's held-out landmarks:
+    their distances to every training object of the fold are columns of the n × m block."""
+    held_out = np.flatnonzero(np.isin(landmarks, test))
+    D = distances[np.ix_(train, held_out)].T
+    truth = y[landmarks[held_out]]
+    key = ("distance", family.name)
+    failures = []
+    if held_out.size == 0:
+        failures.append(f"{family.name}: no landmark is held out in a fold: too few landmarks")
+        values = [np.nan] * len(family.settings())
+    else:
+        values = _scores_or_failure(
+            family,
+            lambda settings: [NeighborModel(y[train], s["n_neighbors"], classes) for s in settings],
+            lambda model: scorer(model, D, truth),
+            failures,
+        )
+    return FoldResult({key: values}, 0, failures, {key: values})

@@ -1,0 +1,158 @@
+"""Objects in: the distances the route needs, computed from the objects themselves.
+
+``KreinClassifierCV(metric="dtw")`` takes a list of series (strings, SPD matrices, ...) and computes
+only the distances its representation needs: all pairs for the exact route, the n × m block to the
+landmarks at low rank. :class:`ObjectDistances` validates the metric, its parameters and the objects
+before any distance is computed, evaluates them through :func:`krein.dissimilarity.pairwise_distances`
+(blocked, threaded), counts the evaluations and, with ``verbose``, reports the progress of a long block.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..dissimilarity import pairwise_distances
+from ..dissimilarity._pairwise import METRICS, UserMetric
+
+__all__ = ["ObjectDistances", "take"]
+
+#: A block of distances is computed in row chunks of about this many pairs, so that its progress shows.
+CHUNK_PAIRS = 200_000
+#: Pairs of a user's function evaluated in both orders before any long work (its symmetry is assumed).
+SYMMETRY_PROBES = 5
+
+
+def take(objects: Any, indices: Any) -> Any:
+    """The objects at ``indices`` (rows of an array, items of a list)."""
+    if isinstance(objects, np.ndarray):
+        return objects[np.asarray(indices)]
+    return [objects[i] for i in indices]
+
+
+class ObjectDistances:
+    """A metric on objects: a name of :data:`krein.dissimilarity.METRICS` or a function ``d(a, b)``.
+
+    Parameters
+    ----------
+    metric : str or callable
+    metric_params : dict or None
+        The metric's keywords (``{"window": 10}`` for DTW, ...), checked against the metric's own.
+    n_jobs : int or None
+        Threads of the distance evaluation.
+    verbose : int
+        1 or more: a line per block of distances (and its progress every few seconds).
+    owner : str
+        The estimator's name, in messages.
+
+    Attributes
+    ----------
+    n_evaluations : int
+        Distances computed so far (each unordered pair of a symmetric block once).
+    """
+
+    def __init__(
+        self,
+        metric: str | Callable,
+        metric_params: dict | None,
+        *,
+        n_jobs: int | None = None,
+        verbose: int = 0,
+        owner: str = "KreinClassifierCV",
+    ) -> None:
+        if metric_params is not None and not isinstance(metric_params, dict):
+            raise TypeError(f"metric_params must be a dict or None, got {type(metric_params).__name__}.")
+        params = dict(metric_params or {})
+        if callable(metric):
+            self.spec = UserMetric(metric, params)
+        elif isinstance(metric, str) and metric in METRICS:
+            self.spec = METRICS[metric]
+            unknown = sorted(set(params) - set(self.spec.parameters))
+            if unknown:
+                valid = ", ".join(self.spec.parameters) or "none"
+                raise ValueError(
+                    f"metric_params: metric {metric!r} takes no parameter(s) {unknown}; its parameters: {valid}."
+                )
+            self.spec.check_params({**self.spec.parameters, **params})
+        else:
+            raise ValueError(
+                f"metric must be 'precomputed', a name of {sorted(METRICS)} or a callable, got {metric!r}."
+            )
+        self.metric, self.params = metric, params
+        self.n_jobs, self.verbose, self.owner = n_jobs, verbose, owner
+        self.n_evaluations = 0
+
+    def check(self, X: Any, name: str = "X") -> Any:
+        """The objects of ``X`` validated by the metric (a list, or an array with one object per row);
+        for a user's function, its value on a few pairs in both orders must agree (it is taken to be
+        symmetric: a square block evaluates each unordered pair once)."""
+        try:
+            objects = self.spec.check(X, name)
+        except (TypeError, ValueError) as error:
+            raise type(error)(f"{name} cannot be read by metric {self.spec.name!r}: {error}") from None
+        if len(objects) == 0:
+            raise ValueError(f"{name} holds no objects.")
+        if isinstance(self.spec, UserMetric) and len(objects) > 1:
+            self._check_symmetric(objects, name)
+        return objects
+
+    def _check_symmetric(self, objects, name):
+        rng = np.random.default_rng(0)
+        n = len(objects)
+        for _ in range(SYMMETRY_PROBES):
+            i, j = rng.choice(n, size=2, replace=False)
+            pair = [objects[i], objects[j]]
+            forth = self._evaluate(pair[:1], pair[1:])[0, 0]
+            back = self._evaluate(pair[1:], pair[:1])[0, 0]
+            if not math.isclose(forth, back, rel_tol=1e-9, abs_tol=1e-12):
+                raise ValueError(
+                    f"metric {self.spec.name!r} is not symmetric: d({name}[{i}], {name}[{j}]) = {forth!r} but "
+                    f"d({name}[{j}], {name}[{i}]) = {back!r}; the route needs a symmetric distance."
+                )
+
+    def _evaluate(self, A, B=None):
+        try:
+            return pairwise_distances(A, B, self.metric, n_jobs=self.n_jobs, **self.params)
+        except ValueError as error:  # a non-finite or negative value of the metric, named
+            raise ValueError(f"metric {self.spec.name!r}: {error}") from None
+        except Exception as error:  # a user's function that raises: its error, named
+            if not isinstance(self.spec, UserMetric):
+                raise
+            raise ValueError(f"metric {self.spec.name!r} raised {type(error).__name__}: {error}") from error
+
+    def square(self, objects: Any, *, what: str = "the training objects") -> np.ndarray:
+        """The n × n distances between ``objects`` (each unordered pair once)."""
+        n = len(objects)
+        started = time.perf_counter()
+        if self.verbose:
+            print(f"{self.owner}: distances between {what}: {n * (n - 1) // 2} pairs")
+        D = self._evaluate(objects)
+        self.n_evaluations += n * (n - 1) // 2
+        if self.verbose:
+            print(f"{self.owner}: {n * (n - 1) // 2} distances in {time.perf_counter() - started:.1f} s")
+        return D
+
+    def block(self, A: Any, B: Any, *, what: str = "objects") -> np.ndarray:
+        """The ``len(A) × len(B)`` distances, in row chunks; with ``verbose`` the progress (objects per
+        second, time left) is printed every few seconds."""
+        n_a, n_b = len(A), len(B)
+        out = np.empty((n_a, n_b))
+        chunk = max(1, CHUNK_PAIRS // max(n_b, 1))
+        started = last = time.perf_counter()
+        for start in range(0, n_a, chunk):
+            stop = min(n_a, start + chunk)
+            out[start:stop] = self._evaluate(take(A, range(start, stop)), B)
+            self.n_evaluations += (stop - start) * n_b
+            now = time.perf_counter()
+            if self.verbose and (now - last > 5.0 or stop == n_a):
+                rate = stop / (now - started)
+                print(
+                    f"{self.owner}: distances of {what}: {stop}/{n_a} objects, {rate:.0f} objects/s, "
+                    f"{(n_a - stop) / rate:.0f} s left"
+                )
+                last = now
+        return out
