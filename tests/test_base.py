@@ -128,3 +128,63 @@ def test_memory_guard_reads_rlimit_as():
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=environment)
     assert "KreinRidge would need" in result.stdout, result.stdout + result.stderr
     assert "n_components" in result.stdout
+
+
+def test_sparse_kernels_are_refused_with_the_conversion_to_make():
+    """A scipy sparse matrix is not "a 2-D precomputed kernel matrix" of shape (): the message says sparse
+    input is unsupported and to pass a dense array (issue 42)."""
+    import scipy.sparse
+
+    from krein._validation import check_precomputed_test_kernel, check_square_kernel, check_test_kernel
+    from krein.least_squares import KreinRidge
+    from krein.spectral import eigendecompose, indefiniteness
+
+    rng = np.random.default_rng(0)
+    Z = rng.normal(size=(12, 3))
+    K, y = Z @ Z.T, Z[:, 0]
+    message = r"X is a scipy sparse csr_matrix: krein does not support sparse input .*X\.toarray\(\)"
+    for sparse in (scipy.sparse.csr_matrix(K), scipy.sparse.csr_array(K)):
+        with pytest.raises(TypeError, match=message.replace("csr_matrix", type(sparse).__name__)):
+            KreinRidge(kernel="precomputed").fit(sparse, y)
+        with pytest.raises(TypeError, match=r"sparse .*toarray"):
+            KreinRidge(kernel="precomputed", n_components=4, random_state=0).fit(sparse, y)
+        with pytest.raises(TypeError, match="K is a scipy sparse"):
+            eigendecompose(sparse)
+        with pytest.raises(TypeError, match="K_or_eigenvalues is a scipy sparse"):
+            indefiniteness(sparse)
+        with pytest.raises(TypeError, match=r"K is a scipy sparse .*K\.toarray\(\)"):
+            check_square_kernel(sparse, "K")
+        with pytest.raises(TypeError, match="X is a scipy sparse"):
+            check_test_kernel(sparse[:4], 12)
+    model = KreinRidge(kernel="precomputed").fit(K, y)
+    with pytest.raises(TypeError, match=message):
+        model.predict(scipy.sparse.csr_matrix(K[:4]))
+    with pytest.raises(TypeError, match=message):
+        check_precomputed_test_kernel(scipy.sparse.csr_matrix(K[:4]), model)
+    # the dense array is accepted, and gives what the message promises
+    assert np.array_equal(model.predict(scipy.sparse.csr_matrix(K[:4]).toarray()), model.predict(K[:4]))
+
+
+@pytest.mark.parametrize("name", ["IndefiniteSVC", "KreinSVC", "ModifiedSVC", "DCASVC"])
+def test_a_class_weight_below_or_at_zero_is_named_with_its_class(name):
+    """class_weight={0: -1, 1: 1} is reported as krein's error naming class_weight and the class, not as
+    a solver's bound message (issue 42)."""
+    import krein.svm
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    y = np.where(X[:, 0] > 0, "b", "a")
+    Estimator = getattr(krein.svm, name)
+    for weights, bad in (({"a": -1, "b": 1}, "'a'] = -1"), ({"a": 1, "b": 0.0}, "'b'] = 0.0")):
+        with pytest.raises(
+            ValueError, match=rf"class_weight\[{bad}: class weights must be finite and strictly"
+        ):
+            Estimator(kernel="gaussian", class_weight=weights).fit(X, y)
+    with pytest.raises(ValueError, match=r"class_weight\['b'\] = nan"):
+        Estimator(kernel="gaussian", class_weight={"a": 1, "b": float("nan")}).fit(X, y)
+    with pytest.raises(TypeError, match=r"class_weight\['a'\] must be a real number, got 'x'"):
+        Estimator(kernel="gaussian", class_weight={"a": "x", "b": 1}).fit(X, y)
+    # a valid dict still weights the classes: doubling both weights is doubling C
+    doubled = Estimator(kernel="gaussian", C=1.0, class_weight={"a": 2, "b": 2}).fit(X, y)
+    plain = Estimator(kernel="gaussian", C=2.0).fit(X, y)
+    np.testing.assert_allclose(doubled.decision_function(X), plain.decision_function(X), rtol=1e-6, atol=1e-8)

@@ -309,3 +309,31 @@ def test_kernel_aliases_build_the_same_kernel(tmp_path, capsys):
         assert main([*argv, "--out", str(tmp_path)]) == 0
         tables.append(" ".join(capsys.readouterr().out.split(":", 1)[1].split("plot written")[0].split()))
     assert tables[0] == tables[1] == tables[2] and tables[3] == tables[4]
+
+
+def test_spectrum_of_an_asymmetric_npy_names_the_option(tmp_path, capsys):
+    """An asymmetric --npy matrix is a one-line error that names --npy and the file (issue 42)."""
+    path = tmp_path / "asym.npy"
+    np.save(path, np.array([[1.0, 2.0], [0.0, 1.0]]))
+    line = _assert_user_error(capsys, ["spectrum", "--npy", str(path), "--out", str(tmp_path)], "--npy")
+    assert f"--npy {path}: the matrix is not symmetric" in line and "= 1 exceeds 1e-08" in line
+    np.save(path, np.array([[1.0, 2.0], [2.0 + 1e-12, 1.0]]))  # rounding only: accepted
+    assert main(["spectrum", "--npy", str(path), "--out", str(tmp_path)]) == 0
+
+
+def test_bench_restores_argv_when_the_script_fails(tmp_path, monkeypatch, capsys):
+    import sys
+
+    import krein.cli
+
+    folder = tmp_path / "benchmarks"
+    folder.mkdir()
+    (folder / "bench_fail.py").write_text("raise ValueError('bad --n')\n")
+    (folder / "bench_exit.py").write_text("import sys\nsys.exit(3)\n")
+    monkeypatch.setattr(krein.cli, "_checkout_folder", lambda *_: folder)
+    before = list(sys.argv)
+    assert main(["bench", "fail", "--", "--n", "x"]) == 2
+    assert "bad --n" in capsys.readouterr().err and sys.argv == before
+    with pytest.raises(SystemExit):
+        main(["bench", "exit", "--", "--n", "3"])
+    assert sys.argv == before

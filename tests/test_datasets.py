@@ -57,8 +57,15 @@ def no_network(monkeypatch):
 def test_readme_lists_every_dataset():
     names = [d["name"] for d in list_datasets()]
     assert sorted(README) == sorted(names)
-    assert len(names) == 52
-    assert {d["name"] for d in list_datasets("regression")} == {"wage", "yacht", "airfoil", "pm10"}
+    assert len(names) == 54
+    assert {d["name"] for d in list_datasets("regression")} == {
+        "wage",
+        "yacht",
+        "airfoil",
+        "pm10",
+        "covid3month",
+        "cardanosentiment",
+    }
     for d in list_datasets():
         row = README[d["name"]]
         assert (d["kind"], d["n"], str(d["d"])) == (row["kind"], row["n"], row["d"])
@@ -334,6 +341,8 @@ SHARED = Path(os.environ.get("KREIN_SHARED_DATA", Path(__file__).resolve().paren
         ("pm10", "pm10"),
         ("yacht", "yacht"),
         ("fertility", "fertility"),
+        ("covid3month", "covid3month"),
+        ("cardanosentiment", "cardanosentiment"),
     ],
 )
 def test_shipped_values_equal_the_shared_copy(name, stem):
@@ -358,6 +367,96 @@ def test_shipped_values_equal_the_shared_copy(name, stem):
     if "train_idx" in src:
         assert np.array_equal(b.train_idx, src["train_idx"])
         assert np.array_equal(b.test_idx, src["test_idx"] if "test_idx" in src else src["valid_idx"])
+
+
+# Numbers read off the aeon 1.6.0 .ts files (Covid3Month, CardanoSentiment; ../shared/data/README.md)
+TSER = {
+    # name: (shape, (n_train, n_test), target min / max, first values of row 0, first targets)
+    "covid3month": ((201, 84), (140, 61), (0.0, 2 / 11), None, [0.0, 0.07758621, 0.0]),
+    "cardanosentiment": (
+        (107, 2, 24),
+        (74, 33),
+        (-0.494, 0.984),
+        ([0.504, 0.49339, 0.49221], [4339.96019453, 3458.78402329, 1076.28864373]),
+        [0.0589, -0.1002, -0.422],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TSER))
+def test_time_series_extrinsic_regression_sets(name, no_network):
+    """covid3month and cardanosentiment: raw values, float targets and the archive's TRAIN/TEST split."""
+    shape, (n_train, n_test), (lo, hi), row0, first = TSER[name]
+    b = load_dataset(name)
+    assert (b.task, b.kind) == ("regression", "series" if len(shape) == 2 else "multiseries")
+    assert b.data.shape == shape and b.data.dtype == np.float64 and np.all(np.isfinite(b.data))
+    assert b.target.dtype == np.float64 and b.target.shape == (shape[0],)
+    assert (b.target.min(), b.target.max()) == pytest.approx((lo, hi), abs=1e-12)
+    assert_allclose(b.target[:3], first, atol=1e-8)
+    assert np.array_equal(b.train_idx, np.arange(n_train))  # TRAIN file first, then TEST
+    assert np.array_equal(b.test_idx, np.arange(n_train, n_train + n_test))
+    assert b.train_idx.dtype == b.test_idx.dtype == np.int64
+    info = next(d for d in list_datasets("regression") if d["name"] == name)
+    assert info["split"] == (n_train, n_test) and info["classes"] is None
+    assert "Tan, Bergmeir, Petitjean, Webb" in b.source and "aeon 1.6.0" in b.source
+    assert "target_names" not in b
+    if name == "covid3month":  # raw daily case counts: integers, up to 20341, 754210 in all
+        assert np.array_equal(b.data, np.round(b.data)) and b.data.min() == 0.0
+        assert b.data.max() == 20341.0 and b.data.sum() == 754210.0
+    else:  # price (USD) and volume, not normalized
+        assert_allclose(b.data[0, 0, :3], row0[0]) and assert_allclose(b.data[0, 1, :3], row0[1])
+        assert (b.data[:, 0].min(), b.data[:, 0].max()) == (0.40056, 1.23089)
+        assert b.data[:, 1].max() == pytest.approx(527376.93046093)
+
+
+def _dtw_reference(a, b):
+    """Textbook DTW (not squared; steps (1,0), (0,1), (1,1)) by dynamic programming."""
+    cost = np.full((len(a) + 1, len(b) + 1), np.inf)
+    cost[0, 0] = 0.0
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            step = min(cost[i - 1, j], cost[i, j - 1], cost[i - 1, j - 1])
+            cost[i, j] = (a[i - 1] - b[j - 1]) ** 2 + step
+    return np.sqrt(cost[-1, -1])
+
+
+def test_natural_kernel_of_covid3month_is_double_centred_dtw():
+    from krein.dissimilarity import dtw_distances
+
+    b = load_dataset("covid3month")
+    K, y, desc = natural_kernel("covid3month", max_samples=None)
+    assert np.array_equal(y, b.target) and desc == "covid3month (n=201): -1/2 H (D*D) H of DTW distances"
+    D = dtw_distances(b.data)
+    for i, j in ((0, 1), (1, 2), (5, 140), (17, 200)):
+        assert D[i, j] == pytest.approx(_dtw_reference(b.data[i], b.data[j]), rel=1e-12)
+    H = np.eye(201) - 1.0 / 201
+    assert_allclose(K, -0.5 * H @ (D * D) @ H, rtol=1e-10, atol=1e-10 * np.abs(K).max())
+    w = np.linalg.eigvalsh(K)
+    assert np.sum(w < -1e-10 * w[-1]) == 83  # DTW on the raw counts: strongly indefinite
+    K60, y60, desc60 = natural_kernel("covid3month", max_samples=60, random_state=0)
+    assert K60.shape == (60, 60) and "n=60 of 201" in desc60 and set(y60) <= set(b.target)
+
+
+def test_natural_kernel_of_cardanosentiment_is_the_channel_covariance_gaussian():
+    """The 2 x 2 channel covariances under the affine-invariant geodesic Gaussian, as basicmotions; the
+    ridge reg tr(C)/2 of covariance_descriptors exceeds every price variance on the raw values."""
+    from scipy.linalg import eigvalsh
+
+    b = load_dataset("cardanosentiment")
+    K, y, desc = natural_kernel("cardanosentiment", max_samples=None)
+    assert np.array_equal(y, b.target) and "2x2 channel covariances" in desc
+    assert K.shape == (107, 107) and np.all(np.diag(K) == 1.0) and np.all((K > 0) & (K <= 1))
+
+    def cov(s):
+        C = np.cov(s)
+        return C + 1e-6 * np.trace(C) / 2 * np.eye(2)
+
+    C = [cov(s) for s in b.data]
+    d2 = np.array([[np.sum(np.log(eigvalsh(A, B)) ** 2) for B in C] for A in C])
+    sigma2 = np.median(d2[np.triu_indices(107, k=1)])
+    assert_allclose(K, np.exp(-d2 / sigma2), rtol=1e-8, atol=1e-12)
+    price_var = b.data[:, 0].var(axis=1, ddof=1)
+    assert np.all(1e-6 * np.trace(C, axis1=1, axis2=2) / 2 > price_var)
 
 
 @pytest.mark.skipif(not SHARED.is_dir(), reason="the shared data folder is not beside the repository")

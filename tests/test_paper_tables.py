@@ -168,8 +168,15 @@ def test_the_wheel_ships_the_data_files(tmp_path):
     if built.returncode != 0:
         pytest.skip(f"cannot build the wheel here (no build backend?): {built.stderr[-300:]}")
     [wheel] = tmp_path.glob("krein-*.whl")
-    shipped = {n for n in zipfile.ZipFile(wheel).namelist() if n.startswith("krein/experiments/papers/")}
+    names = zipfile.ZipFile(wheel).namelist()
+    shipped = {n for n in names if n.startswith("krein/experiments/papers/")}
     assert shipped == {f"krein/experiments/papers/{name}.json" for name in paper_table_names()}
+    from krein.datasets._registry import get_info
+    from krein.datasets._registry import names as dataset_names
+
+    files = {get_info(name).file for name in dataset_names()} - {"sklearn"}
+    assert {"covid3month", "cardanosentiment"} <= files
+    assert {f"krein/datasets/data/{stem}.npz" for stem in files} <= set(names)
 
 
 def test_krein_results_finds_a_comparison_that_disagrees_with_its_data_file(tmp_path, monkeypatch):

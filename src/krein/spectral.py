@@ -26,7 +26,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._validation import check_precomputed_test_kernel, check_square_kernel
+from ._validation import check_precomputed_test_kernel, check_square_kernel, reject_sparse
 
 __all__ = [
     "Eigendecomposition",
@@ -162,6 +162,7 @@ def _eigh(K, overwrite):
 
 
 def _eigenvalues(K_or_eigenvalues, name):
+    reject_sparse(K_or_eigenvalues, name)
     array = np.asarray(K_or_eigenvalues, dtype=float)
     if array.ndim == 1:
         if not np.all(np.isfinite(array)):

@@ -347,6 +347,44 @@ _add(
     "spd",
     split=(270, 370),
 )
+# Time series extrinsic regression (TSER): a real target per series, not a class
+_TSER = (
+    "Monash/UEA/UCR time series extrinsic regression archive copy inside the aeon 1.6.0 wheel (PyPI), "
+    "re-packed from ../shared/data; Tan, Bergmeir, Petitjean, Webb, Time series extrinsic regression, "
+    "Data Min. Knowl. Disc. 35 (2021)"
+)
+_add(
+    "covid3month",
+    "regression",
+    "series",
+    201,
+    84,
+    None,
+    "covid3month",
+    "Covid3Month (TSER archive; Tan, Bergmeir, Petitjean, Webb, Data Min. Knowl. Disc. 35, 2021): daily "
+    "confirmed COVID-19 cases of a country over the 3 months to 31 March 2020 (WHO), target the death "
+    "rate on 1 April 2020; 140 train + 61 test. Raw counts, not normalized.",
+    _TSER,
+    "dtw",
+    split=(140, 61),
+)
+_add(
+    "cardanosentiment",
+    "regression",
+    "multiseries",
+    107,
+    "2x24",
+    None,
+    "cardanosentiment",
+    "CardanoSentiment (TSER collection of aeon; Guijo-Rubio et al., DMKD 2024, arXiv:2305.01429): "
+    "hourly close price (USD) and traded volume of the Cardano cryptocurrency over one day (2 channels x "
+    "24 steps), target the day's normalized sentiment score; 74 train + 33 test. Raw values: the channels "
+    "differ in scale by ~10^5, so the natural 'spd' kernel on them sees the volume channel only "
+    "(data/README.md).",
+    _TSER,
+    "spd",
+    split=(74, 33),
+)
 
 
 # ------------------------------------------------- the papers' own data (re-packed from ../shared/data)

@@ -19,7 +19,12 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._base import KernelEstimatorMixin, decision_to_labels, is_precomputed
-from .._validation import check_centring_samples, check_precomputed_test_kernel, check_square_kernel
+from .._validation import (
+    check_centring_samples,
+    check_precomputed_test_kernel,
+    check_square_kernel,
+    reject_sparse,
+)
 from ..kernels import Kernel, make_kernel
 from ._base import SpectralRepresentation, is_dask_array
 from ._landmarks import LANDMARK_METHODS, clamp_n_components
@@ -114,6 +119,7 @@ class SpectralEstimatorMixin(KernelEstimatorMixin):
         self.kernel_ = make_kernel(self.kernel)
         if getattr(self.kernel_, "takes_objects", False) and not is_dask_array(X):
             X = self.kernel_.rows(X)
+        reject_sparse(X, "X")
         if is_dask_array(X):
             X, y = self._validate_dask_fit(X, y)
         elif y is None:

@@ -26,14 +26,13 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval, Options, StrOptions
-from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import KernelEstimatorMixin, decision_to_labels, one_vs_rest_targets
 from .._parameters import store_parameters
 from .._penalties import PENALTY_CONSTRAINT, kernel_scale, penalty
 from .._typing import FloatOrAuto
-from .._validation import LIBSVM_MAX_KERNEL
+from .._validation import LIBSVM_MAX_KERNEL, class_sample_weight
 from ..kernels import Kernel
 from ..optimize import project_box_hyperplane, projected_gradient
 from ..representation import SpectralRepresentation
@@ -64,7 +63,7 @@ class _OneVsRestKernelSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.classes_, Y = one_vs_rest_targets(y)
         self.n_iter_ = 0
         self._prepare(K)
-        upper = self._cost() * compute_sample_weight(self.class_weight, y)
+        upper = self._cost() * class_sample_weight(self.class_weight, y)
         results = [self._fit_task(K, labels, upper) for labels in Y.T]
         self.dual_coef_ = np.array([c for c, _ in results])
         self.intercept_ = np.array([b for _, b in results])

@@ -20,13 +20,13 @@ from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin, Regressor
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC, SVR, OneClassSVM
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import KernelEstimatorMixin, decision_to_labels, fit_path_clones, one_vs_rest_targets
 from .._parameters import store_parameters
 from .._scaling import target_statistics
 from .._typing import FloatOrAuto
+from .._validation import class_sample_weight
 from ..kernels import Kernel
 from ._proxy import KernelSpectrum, ProxyKernelProblem, default_cost, solve_proxy_problem
 
@@ -465,7 +465,7 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
     def _prepare(self, X, y, penalty_weights=None):
         K, y = self._fit_kernel(X, y)
         self.classes_, Y = one_vs_rest_targets(y)
-        weights = compute_sample_weight(self.class_weight, y)
+        weights = class_sample_weight(self.class_weight, y)
         spectrum = KernelSpectrum(K, penalty_weights, normalize=True, **self._representation_parts())
         return spectrum, [(labels, weights) for labels in Y.T]
 
