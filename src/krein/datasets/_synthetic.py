@@ -1,14 +1,16 @@
-"""Synthetic regression with an indefinite kernel: the generator behind Table 1 of Oglic & Gärtner
-(ICML 2018), Sec. 5."""
+"""Synthetic data: the regression with an indefinite kernel behind Table 1 of Oglic & Gärtner
+(ICML 2018), Sec. 5, and the cylinder–bell–funnel series of Saito (1994)."""
 
 from __future__ import annotations
+
+import numbers
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy.spatial.distance import pdist, squareform
 from sklearn.utils import check_random_state
 
-__all__ = ["make_krein_regression"]
+__all__ = ["make_cylinder_bell_funnel", "make_krein_regression"]
 
 
 def make_krein_regression(
@@ -107,4 +109,58 @@ def make_krein_regression(
     y = f + rng.standard_normal(n_samples) * noise * float(f.max() - f.min())
     if return_kernel:
         return X, y, K
+    return X, y
+
+
+def make_cylinder_bell_funnel(
+    n_samples: int = 300,
+    *,
+    length: int = 128,
+    noise: float = 1.0,
+    random_state: int | np.random.RandomState | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Cylinder–bell–funnel series (Saito 1994): three classes of shapes at random places and widths.
+
+    Series ``t = 0 … length − 1`` of class 0 (cylinder), 1 (bell) or 2 (funnel), in equal numbers
+    (as equal as ``n_samples`` allows), in random order::
+
+        c(t) = (6 + η) χ(t) + ε(t),   b(t) = (6 + η) χ(t) (t − a)/(b − a) + ε(t),
+        f(t) = (6 + η) χ(t) (b − t)/(b − a) + ε(t),
+
+    with ``χ`` the indicator of ``[a, b]``, ``η ~ N(0, 1)`` and ``ε(t) ~ N(0, noise²)`` drawn per series,
+    ``a`` uniform on ``[length/8, length/4]`` and ``b − a`` uniform on ``[length/4, 3·length/4]``: the
+    event's random onset and duration warp the series in time, the classic test of elastic distances
+    (at ``length = 128`` these are Saito's intervals a ∈ [16, 32], b − a ∈ [32, 96]).
+
+    Parameters
+    ----------
+    n_samples : int, default=300
+    length : int, default=128
+        At least 8.
+    noise : float, default=1.0
+        Standard deviation of ε.
+    random_state : int, RandomState or None
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, length)
+    y : ndarray of shape (n_samples,), int
+    """
+    if not isinstance(n_samples, numbers.Integral) or n_samples < 1:
+        raise ValueError(f"n_samples must be a positive integer, got {n_samples!r}")
+    if not isinstance(length, numbers.Integral) or length < 8:
+        raise ValueError(f"length must be an integer of at least 8, got {length!r}")
+    if not (np.isfinite(noise) and noise >= 0):
+        raise ValueError(f"noise must be a finite non-negative number, got {noise!r}")
+    rng = check_random_state(random_state)
+    y = rng.permutation(np.arange(n_samples) % 3)
+    t = np.arange(length)[None, :]
+    a = rng.uniform(length / 8, length / 4, size=(n_samples, 1))
+    b = a + rng.uniform(length / 4, 3 * length / 4, size=(n_samples, 1))
+    height = 6.0 + rng.normal(size=(n_samples, 1))
+    inside = ((t >= a) & (t <= b)).astype(float)
+    shape = np.select(
+        [y[:, None] == 0, y[:, None] == 1], [np.ones_like(t * a), (t - a) / (b - a)], (b - t) / (b - a)
+    )
+    X = height * inside * shape + noise * rng.normal(size=(n_samples, length))
     return X, y

@@ -16,7 +16,7 @@ exact kernel; its eigen-coordinates ``Ũ(x) = (k_x − c̄) E`` serve every cand
   :mod:`krein.least_squares._spectral` on it, as the exact estimators do;
 * the spectrum treatments clip, flip and square are the features ``Ũ |λ|^{1/2}`` of the treated
   eigenvalues (``λ₊^{1/2}``, ``|λ|^{1/2}``, ``|λ|``), and their SVM is a linear one on those features
-  (squared hinge, primal, scikit-learn's ``LinearSVC``/``LinearSVR``), never an n × n kernel. The shift
+  (squared hinge by krein's finite Newton method; squared ε-insensitive ``LinearSVR``), never an n × n kernel. The shift
   treatment adds ``|λ_min| I`` (full rank) to a rank-m kernel, which no n × m feature map carries: it
   has no low-rank form. The squared-hinge SVM with λ₊ = λ₋ is flip + squared-hinge SVM at C = 1/(2nλ),
   so it adds no candidate; IKLR and the proxy SVM have no low-rank fit here.
@@ -33,12 +33,13 @@ from dataclasses import dataclass
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.svm import LinearSVC, LinearSVR
+from sklearn.svm import LinearSVR
 
 from .._base import decision_to_labels
 from ..dissimilarity import DoubleCentering
 from ..least_squares._spectral import SpectralProblem
 from ..least_squares._targets import encode_labels
+from ..optimize import squared_hinge_newton
 from ..representation import SpectralRepresentation, landmark_factor
 from ..representation._approximation import LandmarkFactor, eigen_from_gram
 
@@ -120,9 +121,9 @@ class CoordinateModel:
     """A fitted model on eigen-coordinates ``Ũ(x)``: ``decision = (Ũ(x)[:, keep] · scaling) @ coef +
     intercept`` (or a scikit-learn linear ``model`` on those features); labels by one-vs-rest."""
 
-    def __init__(self, scaling, keep, *, coef=None, model=None, classes=None):
+    def __init__(self, scaling, keep, *, coef=None, intercept=0.0, model=None, classes=None):
         self.scaling, self.keep = scaling, keep
-        self.coef, self.model, self.classes = coef, model, classes
+        self.coef, self.intercept, self.model, self.classes = coef, intercept, model, classes
 
     def _features(self, U):
         return U[:, self.keep] * self.scaling
@@ -135,7 +136,7 @@ class CoordinateModel:
                 if self.classes is None
                 else self.model.decision_function(features)
             )
-        scores = self._features(U) @ self.coef
+        scores = self._features(U) @ self.coef + self.intercept
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
     def predict(self, U):
@@ -175,9 +176,12 @@ TREATMENTS = {
 
 
 def fit_linear_svm(representation, y, settings, classes, *, spectrum):
-    """The SVM of a spectrum treatment on a fold's representation: a linear squared-hinge SVM (or
-    squared ε-insensitive SVR) on the treated features ``Ũ g(λ)``, one :class:`CoordinateModel` per
-    setting of ``C``."""
+    """The SVM of a spectrum treatment on a fold's representation, one :class:`CoordinateModel` per
+    setting of ``C``: on the treated features ``Φ = Ũ g(λ)``, the squared-hinge SVM
+    ``½‖w‖² + C Σᵢ max(0, 1 − yᵢ(Φᵢw + b))²`` with an unpenalized intercept, one-vs-rest, by the finite
+    Newton method (:func:`krein.optimize.squared_hinge_newton`, ``ρ = 1/(2Cn)``), warm-started from the
+    previous ``C``; for a regressor the squared ε-insensitive SVR (ε = 0.1 on standardized targets,
+    scikit-learn's ``LinearSVR``)."""
     if spectrum not in TREATMENTS:
         raise ValueError(f"the {spectrum} treatment has no low-rank form (a full-rank shift of the kernel)")
     scaling = TREATMENTS[spectrum](representation.values)
@@ -185,18 +189,29 @@ def fit_linear_svm(representation, y, settings, classes, *, spectrum):
     if not keep.any():
         raise ValueError(f"the {spectrum} treatment leaves no eigenvalue: the kernel has no positive part")
     features = representation.vectors[:, keep] * scaling[keep]
+    n, r = features.shape
     models = []
-    for setting in settings:
-        if classes is None:
+    if classes is None:
+        for setting in settings:
             model = LinearSVR(
                 C=setting["C"], epsilon=0.1, loss="squared_epsilon_insensitive", dual=False, max_iter=2000
             )
-        else:
-            model = LinearSVC(C=setting["C"], loss="squared_hinge", dual=False, max_iter=2000)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            model.fit(features, y)
-        models.append(CoordinateModel(scaling[keep], keep, model=model, classes=classes))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                model.fit(features, y)
+            models.append(CoordinateModel(scaling[keep], keep, model=model, classes=classes))
+        return models
+    Y, _ = encode_labels(y, "plain")
+    starts = [None] * Y.shape[1]
+    for setting in settings:
+        penalties = np.full(r, 1.0 / (2.0 * setting["C"] * n))
+        solutions = [
+            squared_hinge_newton(features, Y[:, t], penalties, start=starts[t]) for t in range(Y.shape[1])
+        ]
+        starts = [(solution.x, solution.intercept) for solution in solutions]
+        coef = np.column_stack([solution.x for solution in solutions])
+        intercept = np.array([solution.intercept for solution in solutions])
+        models.append(CoordinateModel(scaling[keep], keep, coef=coef, intercept=intercept, classes=classes))
     return models
 
 

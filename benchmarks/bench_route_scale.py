@@ -1,0 +1,151 @@
+"""The recommended route at scale: ``KreinClassifierCV(metric="dtw")`` exact and at low rank, on series.
+
+Three measurements, each printed as a table or a ratio (BLAS pinned to one thread where it times):
+
+1. **Exact route cost** (``--exact-cost N``): the fit of ``KreinClassifierCV(metric="precomputed")`` on
+   N two-class points (precomputed Euclidean distances) over the time of one ``scipy.linalg.eigh`` of
+   the N × N matrix, in one run.
+2. **Low rank against exact and 1-NN** on cylinder–bell–funnel series
+   (:func:`krein.datasets.make_cylinder_bell_funnel`, Saito 1994: three shapes at random onsets and
+   widths, noise σ = 1), ``--n-train`` training and ``--n-test`` test series of ``--length`` points:
+   test error of the low-rank route (``n_components=--landmarks``), of the exact route (when
+   ``n_train ≤ --exact-max``) and of 1-NN DTW; the low-rank fit time beside the time of its own n × m
+   DTW evaluations; the distance evaluations against n·m + m²; peak memory beyond the data.
+
+Run: ``python benchmarks/bench_route_scale.py [--quick] [--out FILE.json]``; ``--quick`` is the
+scaled-down form the tests run (``tests/test_bench_route_scale.py``). The full form (n = 10⁴, 2000
+test series, m = 500) takes about an hour on one core; ``--n-train 100000 --length 100 --n-test 0``
+is the 10⁵-series memory run.
+"""
+
+import argparse
+import json
+import resource
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import scipy.linalg
+from scipy.spatial.distance import cdist
+from threadpoolctl import threadpool_limits
+
+from krein.datasets import make_cylinder_bell_funnel
+from krein.dissimilarity import dtw_distances
+from krein.model_selection import KreinClassifierCV
+
+
+def _peak_mb():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def exact_cost(n, seed=0):
+    """Fit time of the exact route over one eigendecomposition of the n × n distance matrix."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 5))
+    y = (X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=n) > 0).astype(int)
+    D = cdist(X, X)
+    started = time.perf_counter()
+    scipy.linalg.eigh(D)
+    eigh = time.perf_counter() - started
+    started = time.perf_counter()
+    model = KreinClassifierCV(metric="precomputed", random_state=seed).fit(D, y)
+    fit = time.perf_counter() - started
+    return {"n": n, "eigh_s": eigh, "fit_s": fit, "ratio": fit / eigh, "choice": model.best_params_["method"]}
+
+
+def low_rank_against_exact(n_train, n_test, length, landmarks, exact_max, seed=0):
+    """Test errors and costs of the low-rank route, the exact route and 1-NN on the same split."""
+    X, y = make_cylinder_bell_funnel(n_train + n_test, length=length, random_state=seed)
+    series = list(X)
+    train, test = series[:n_train], series[n_train:]
+    y_train, y_test = y[:n_train], y[n_train:]
+    baseline_mb = _peak_mb()
+    out = {"n_train": n_train, "n_test": n_test, "length": length, "landmarks": landmarks}
+    started = time.perf_counter()
+    model = KreinClassifierCV(metric="dtw", n_components=landmarks, random_state=seed, verbose=1)
+    model.fit(train, y_train)
+    out["low_rank_fit_s"] = time.perf_counter() - started
+    out["low_rank_peak_mb_beyond_data"] = _peak_mb() - baseline_mb
+    out["low_rank_choice"] = {k: str(v) for k, v in model.best_params_.items()}
+    out["n_distance_evaluations"] = model.n_distance_evaluations_
+    out["n_m_plus_m2"] = n_train * landmarks + landmarks**2
+    # the route's own distance work, timed alone: the n × m block to the same landmarks
+    Z = [train[i] for i in model.landmark_indices_]
+    started = time.perf_counter()
+    dtw_distances(train, Z)
+    out["block_s"] = time.perf_counter() - started
+    out["fit_over_block"] = out["low_rank_fit_s"] / out["block_s"]
+    if n_test:
+        out["low_rank_error"] = float(np.mean(model.predict(test) != y_test))
+        D_test = dtw_distances(test, train)
+        out["one_nn_error"] = float(np.mean(y_train[np.argmin(D_test, axis=1)] != y_test))
+        if n_train <= exact_max:
+            started = time.perf_counter()
+            exact = KreinClassifierCV(metric="precomputed", n_components=None, random_state=seed)
+            exact.fit(dtw_distances(train), y_train)
+            out["exact_fit_s"] = time.perf_counter() - started
+            out["exact_error"] = float(np.mean(exact.predict(D_test) != y_test))
+            out["exact_choice"] = {k: str(v) for k, v in exact.best_params_.items()}
+    return out
+
+
+def report(result):
+    lines = []
+    if "exact_cost" in result:
+        c = result["exact_cost"]
+        lines.append(
+            f"exact route, n = {c['n']}: fit {c['fit_s']:.1f} s = {c['ratio']:.1f} × one eigh "
+            f"({c['eigh_s']:.2f} s); chose {c['choice']}"
+        )
+    r = result["cbf"]
+    lines.append(f"CBF, n = {r['n_train']} (+{r['n_test']} test), length {r['length']}, m = {r['landmarks']}")
+    lines.append(f"{'route':<12} {'test error':>10} {'fit (s)':>9}")
+    if "low_rank_error" in r:
+        lines.append(f"{'low rank':<12} {r['low_rank_error']:>10.4f} {r['low_rank_fit_s']:>9.1f}")
+        if "exact_error" in r:
+            lines.append(f"{'exact':<12} {r['exact_error']:>10.4f} {r['exact_fit_s']:>9.1f}")
+        lines.append(f"{'1-NN DTW':<12} {r['one_nn_error']:>10.4f} {'':>9}")
+    lines.append(
+        f"low-rank fit / its n × m DTW block: {r['low_rank_fit_s']:.1f} / {r['block_s']:.1f} s "
+        f"= {r['fit_over_block']:.2f}"
+    )
+    lines.append(
+        f"distance evaluations {r['n_distance_evaluations']} ≤ n·m + m² = {r['n_m_plus_m2']}; "
+        f"peak memory beyond the data {r['low_rank_peak_mb_beyond_data']:.0f} MB"
+    )
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="the scaled-down sizes the tests run")
+    parser.add_argument("--n-train", type=int, default=10_000)
+    parser.add_argument("--n-test", type=int, default=2000)
+    parser.add_argument("--length", type=int, default=128)
+    parser.add_argument("--landmarks", type=int, default=500)
+    parser.add_argument("--exact-max", type=int, default=10_000, help="run the exact route up to this n")
+    parser.add_argument("--exact-cost", type=int, default=2000, help="n of the exact-route cost (0: skip)")
+    parser.add_argument("--out", type=Path, help="write the results as JSON")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.n_train, args.n_test, args.length, args.landmarks = 600, 300, 64, 80
+        args.exact_max, args.exact_cost = 600, 300
+    result = {"command": " ".join(["python", "benchmarks/bench_route_scale.py", *sys.argv[1:]])}
+    with threadpool_limits(1):
+        if args.exact_cost:
+            result["exact_cost"] = exact_cost(args.exact_cost)
+        result["cbf"] = low_rank_against_exact(
+            args.n_train, args.n_test, args.length, args.landmarks, args.exact_max
+        )
+    print(report(result))
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = args.out.with_suffix(".tmp")
+        tmp.write_text(json.dumps(result, indent=2))
+        tmp.replace(args.out)
+    return result
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,223 @@
+"""The route on objects and at low rank: KreinClassifierCV / KreinRegressorCV with metric= and n_components=."""
+
+import warnings
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.neighbors import KNeighborsClassifier
+
+from krein.datasets import make_cylinder_bell_funnel
+from krein.dissimilarity import GaussianOfDistance, dtw_distances, pairwise_distances
+from krein.least_squares import KreinRidgeClassifier, VarianceConstrainedKreinClassifier
+from krein.model_selection import KreinClassifierCV, KreinRegressorCV
+from krein.model_selection._candidates import KernelChoice, KernelNormalizer
+from krein.model_selection._folds import evaluate_neighbors_fold
+from krein.model_selection._low_rank import fit_least_squares, landmark_kernel, nystroem_fold
+from krein.model_selection._selection import SearchResults, select_with_baseline
+
+
+def _series(n=45, seed=0):
+    """Cylinder–bell–funnel series cut to random lengths (DTW takes series of any lengths)."""
+    X, y = make_cylinder_bell_funnel(n, length=40, random_state=seed)
+    lengths = np.random.default_rng(seed).integers(30, 41, size=n)
+    return [x[:k] for x, k in zip(X, lengths, strict=True)], y
+
+
+def test_objects_in_gives_the_choice_and_predictions_of_the_precomputed_distance():
+    series, y = _series()
+    train, test = series[:36], series[36:]
+    model = KreinClassifierCV(metric="dtw", cv=3, random_state=0, n_components=None).fit(train, y[:36])
+    D = dtw_distances(train)
+    reference = KreinClassifierCV(metric="precomputed", cv=3, random_state=0).fit(D, y[:36])
+    assert model.best_params_ == reference.best_params_
+    assert_array_equal(model.predict(test), reference.predict(dtw_distances(test, train)))
+    assert_allclose(model.cv_results_["mean_test_score"], reference.cv_results_["mean_test_score"])
+    assert model.n_distance_evaluations_ == 36 * 35 // 2  # each unordered pair once
+    assert model.n_components_ is None and reference.n_distance_evaluations_ == 0
+
+
+def test_metric_params_reach_the_metric():
+    series, y = _series(30)
+    model = KreinClassifierCV(
+        metric="dtw", metric_params={"window": 3}, cv=3, methods=["k-NN"], random_state=0
+    ).fit(series, y)
+    D = dtw_distances(series, window=3)
+    reference = KreinClassifierCV(metric="precomputed", cv=3, methods=["k-NN"], random_state=0).fit(D, y)
+    assert_allclose(model.cv_results_["mean_test_score"], reference.cv_results_["mean_test_score"])
+
+
+def test_a_fold_with_every_object_a_landmark_is_the_exact_normalized_kernel():
+    series, y = _series(40)
+    D = dtw_distances(series)
+    landmarks = np.arange(40)
+    rows = np.arange(0, 40, 2)
+    for choice in (
+        KernelChoice("g", lambda: GaussianOfDistance(gamma=0.5)),
+        KernelChoice("dc", lambda: __import__("krein").dissimilarity.DoubleCentering(scale="median")),
+    ):
+        kernel = landmark_kernel(choice, D, landmarks)
+        representation = nystroem_fold(kernel, rows)
+        # the exact route: the transformer fitted on every object, the fold's block normalized
+        transformer = choice.make().fit(D)
+        K = KernelNormalizer().fit_transform(transformer.transform(D)[np.ix_(rows, rows)])
+        exact = np.linalg.eigvalsh(K)
+        exact = exact[np.abs(exact) > 1e-8 * np.abs(exact).max()]
+        assert_allclose(np.sort(representation.values), np.sort(exact), atol=1e-8)
+        # test rows: the coordinates reproduce the normalized test-versus-train kernel
+        others = np.arange(1, 40, 2)
+        U = representation.coordinates(kernel.columns[others])
+        approx = U @ (representation.values[:, None] * representation.vectors.T)
+        normalizer = KernelNormalizer().fit(transformer.transform(D)[np.ix_(rows, rows)])
+        K_test = normalizer.transform(transformer.transform(D)[np.ix_(others, rows)])
+        assert_allclose(approx, K_test, atol=1e-8)
+
+
+@pytest.mark.parametrize("constrained", [False, True])
+def test_the_low_rank_least_squares_with_every_object_a_landmark_are_the_exact_estimators(constrained):
+    series, y = _series(42, seed=1)
+    D = dtw_distances(series)
+    choice = KernelChoice("g", lambda: GaussianOfDistance(gamma=1.0))
+    kernel = landmark_kernel(choice, D, np.arange(42))
+    train, test = np.arange(0, 42, 3), np.setdiff1d(np.arange(42), np.arange(0, 42, 3))
+    representation = nystroem_fold(kernel, train)
+    settings = [{"lambda_plus": 1e-1, "lambda_minus": 1e4}, {"lambda_plus": 1e-3, "lambda_minus": 1e-2}]
+    models = fit_least_squares(representation, y[train], settings, np.unique(y), constrained=constrained)
+    normalizer = KernelNormalizer()
+    K = choice.make().fit(D).transform(D)
+    K_train = normalizer.fit_transform(K[np.ix_(train, train)])
+    K_test = normalizer.transform(K[np.ix_(test, train)])
+    U = representation.coordinates(kernel.columns[test])
+    estimator = VarianceConstrainedKreinClassifier if constrained else KreinRidgeClassifier
+    for setting, model in zip(settings, models, strict=True):
+        exact = estimator(kernel="precomputed", center=False, **setting).fit(K_train, y[train])
+        assert_allclose(model.decision_function(U), exact.decision_function(K_test), rtol=1e-6, atol=1e-8)
+
+
+def test_neighbours_on_the_held_out_landmarks_are_scikit_learns():
+    series, y = _series(60, seed=2)
+    D = dtw_distances(series)
+    landmarks = np.arange(0, 60, 3)
+    train, test = np.arange(30, 60), np.arange(0, 30)
+    family = next(
+        f
+        for f in __import__("krein.model_selection._candidates", fromlist=["x"]).families_of(True)
+        if f.on_distance
+    )
+    result = evaluate_neighbors_fold(
+        family, D[:, landmarks], landmarks, y, train, test, lambda m, X, t: m.predict(X), np.unique(y)
+    )
+    held_out = landmarks[np.isin(landmarks, test)]
+    for k, predictions in zip(family.settings(), result.scores[("distance", "k-NN")], strict=True):
+        knn = KNeighborsClassifier(k["n_neighbors"], metric="precomputed").fit(
+            D[np.ix_(train, train)], y[train]
+        )
+        assert_array_equal(predictions, knn.predict(D[np.ix_(held_out, train)]))
+
+
+def test_the_low_rank_route_computes_only_the_block_to_the_landmarks():
+    series, y = _series(80, seed=3)
+    m = 20
+    model = KreinClassifierCV(metric="dtw", n_components=m, cv=3, random_state=0).fit(series, y)
+    assert model.n_components_ == m and model.landmark_indices_.shape == (m,)
+    assert model.n_distance_evaluations_ == (80 - m) * m + m * (m - 1) // 2
+    # the same landmarks on the precomputed matrix: the same choice and predictions
+    D = dtw_distances(series)
+    reference = KreinClassifierCV(metric="precomputed", n_components=m, cv=3, random_state=0).fit(D, y)
+    assert_array_equal(reference.landmark_indices_, model.landmark_indices_)
+    assert model.best_params_ == reference.best_params_
+    new, _ = _series(12, seed=9)
+    assert_allclose(model.predict(new), reference.predict(dtw_distances(new, series)))
+    assert {"Kreĭn LS", "clip+SVC", "k-NN"} <= set(model.cv_results_["method"])
+    assert "shift+SVC" not in set(model.cv_results_["method"])  # no low-rank form
+    assert np.isfinite(model.cv_results_["mean_landmark_score"]).all()
+
+
+def test_the_low_rank_route_learns_cylinder_bell_funnel():
+    X, y = make_cylinder_bell_funnel(450, length=64, random_state=4)
+    series = list(X)
+    model = KreinClassifierCV(metric="dtw", n_components=60, cv=3, random_state=0)
+    model.fit(series[:300], y[:300])
+    error = np.mean(model.predict(series[300:]) != y[300:])
+    D_test = dtw_distances(series[300:], series[:300])
+    nearest = np.mean(y[:300][np.argmin(D_test, axis=1)] != y[300:])
+    assert error <= nearest + 0.02, (error, nearest, model.best_params_)
+
+
+def test_a_regressor_on_objects_at_low_rank():
+    rng = np.random.default_rng(5)
+    series = [np.sin(np.linspace(0, 3, 25) * f) for f in rng.uniform(1, 3, size=70)]
+    y = np.array([s.sum() for s in series])
+    model = KreinRegressorCV(metric="euclidean", n_components=25, cv=3, random_state=0).fit(series, y)
+    assert model.score(series, y) > 0.9
+    assert model.predict(series[:5]).shape == (5,)
+
+
+def test_the_similarity_baseline_is_kept_unless_beaten_beyond_noise():
+    folds = [(np.arange(80), np.arange(80, 100))] * 5
+    results = SearchResults({"method": ["Kreĭn LS", "clip+SVC", "flip+SVC"], "kernel": ["k"] * 3})
+    noisy = np.array([[0.9, 0.8, 0.95, 0.85, 0.9], [0.85, 0.85, 0.9, 0.85, 0.85], [0.8, 0.8, 0.8, 0.8, 0.8]])
+    row, report = select_with_baseline(
+        results, noisy, noisy.mean(axis=1), folds, baselines={"clip+SVC", "flip+SVC"}, margin=1.0
+    )
+    assert row == 1 and "clip+SVC kept" in report  # gain 0.02 ± 0.03: noise
+    clear = noisy.copy()
+    clear[0] = noisy[1] + 0.1
+    row, report = select_with_baseline(
+        results, clear, clear.mean(axis=1), folds, baselines={"clip+SVC", "flip+SVC"}, margin=1.0
+    )
+    assert row == 0 and "Kreĭn LS chosen" in report
+
+
+def test_a_precomputed_similarity_keeps_clip_or_flip_within_noise():
+    series, y = _series(60, seed=6)
+    K = GaussianOfDistance().fit_transform(dtw_distances(series))
+    model = KreinClassifierCV(kernel="precomputed", cv=3, random_state=0, baseline_margin=1e6).fit(K, y)
+    assert model.best_params_["method"] in ("clip+SVC", "flip+SVC")
+
+
+@pytest.mark.parametrize(
+    ("params", "X", "message"),
+    [
+        ({"metric": "nope"}, None, "metric must be 'precomputed', a name of"),
+        ({"metric": "dtw", "metric_params": {"widow": 3}}, None, "metric_params: metric 'dtw' takes no"),
+        ({"metric": "dtw", "metric_params": {"window": 0}}, None, "window must be None"),
+        ({"metric": "dtw"}, ["abc", "def", "ghi"] * 5, "X cannot be read by metric 'dtw'"),
+        ({"metric": "dtw"}, [np.array([1.0, np.nan])] + [np.ones(3)] * 14, "NaN"),
+        ({"metric": "dtw"}, [np.array([])] + [np.ones(3)] * 14, "X cannot be read"),
+        ({"metric": lambda a, b: -1.0}, None, "a distance is finite and >= 0"),
+        ({"metric": lambda a, b: float("nan")}, None, "a distance is finite and >= 0"),
+        ({"metric": lambda a, b: 1 / 0}, None, "raised ZeroDivisionError"),
+        ({"metric": lambda a, b: float(a[0] > b[0])}, None, "is not symmetric"),
+        ({"metric": "precomputed", "metric_params": {"window": 2}}, None, "metric_params applies"),
+    ],
+)
+def test_bad_input_is_one_clear_error_before_any_long_work(params, X, message):
+    series, y = _series(15, seed=7)
+    with pytest.raises((ValueError, TypeError), match=message):
+        KreinClassifierCV(cv=3, **params).fit(series if X is None else X, y)
+
+
+def test_test_objects_of_another_kind_and_too_many_landmarks():
+    series, y = _series(30, seed=8)
+    with pytest.warns(UserWarning, match="n_components=50 > n_samples=30"):
+        model = KreinClassifierCV(metric="dtw", n_components=50, cv=3, random_state=0).fit(series, y)
+    assert model.n_components_ == 30
+    with pytest.raises((ValueError, TypeError), match="X cannot be read by metric 'dtw'"):
+        model.predict(["a string"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert model.predict(series[:3]).shape == (3,)
+
+
+def test_pairwise_registry_and_route_agree_on_a_callable():
+    series, y = _series(24, seed=10)
+
+    def l1(a, b):
+        k = min(a.size, b.size)
+        return float(np.abs(a[:k] - b[:k]).sum())
+
+    model = KreinClassifierCV(metric=l1, cv=3, methods=["k-NN"], random_state=0).fit(series, y)
+    D = pairwise_distances(series, metric=l1)
+    reference = KreinClassifierCV(metric="precomputed", cv=3, methods=["k-NN"], random_state=0).fit(D, y)
+    assert_allclose(model.cv_results_["mean_test_score"], reference.cv_results_["mean_test_score"])
