@@ -16,7 +16,8 @@ exact kernel; its eigen-coordinates ``Ũ(x) = (k_x − c̄) E`` serve every cand
   :mod:`krein.least_squares._spectral` on it, as the exact estimators do;
 * the spectrum treatments clip, flip and square are the features ``Ũ |λ|^{1/2}`` of the treated
   eigenvalues (``λ₊^{1/2}``, ``|λ|^{1/2}``, ``|λ|``), and their SVM is a linear one on those features
-  (squared hinge by krein's finite Newton method; squared ε-insensitive ``LinearSVR``), never an n × n kernel. The shift
+  (squared hinge by krein's finite Newton method; squared ε-insensitive ``LinearSVR``), never an
+  n × n kernel. The shift
   treatment adds ``|λ_min| I`` (full rank) to a rank-m kernel, which no n × m feature map carries: it
   has no low-rank form. The squared-hinge SVM with λ₊ = λ₋ is flip + squared-hinge SVM at C = 1/(2nλ),
   so it adds no candidate; IKLR and the proxy SVM have no low-rank fit here.

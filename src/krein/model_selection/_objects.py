@@ -75,7 +75,8 @@ class ObjectDistances:
             if unknown:
                 valid = ", ".join(self.spec.parameters) or "none"
                 raise ValueError(
-                    f"metric_params: metric {metric!r} takes no parameter(s) {unknown}; its parameters: {valid}."
+                    f"metric_params: metric {metric!r} takes no parameter(s) {unknown}; "
+                    f"its parameters: {valid}."
                 )
             self.spec.check_params({**self.spec.parameters, **params})
         else:
@@ -110,7 +111,8 @@ class ObjectDistances:
             back = self._evaluate(pair[1:], pair[:1])[0, 0]
             if not math.isclose(forth, back, rel_tol=1e-9, abs_tol=1e-12):
                 raise ValueError(
-                    f"metric {self.spec.name!r} is not symmetric: d({name}[{i}], {name}[{j}]) = {forth!r} but "
+                    f"metric {self.spec.name!r} is not symmetric: d({name}[{i}], {name}[{j}]) = {forth!r} "
+                    "but "
                     f"d({name}[{j}], {name}[{i}]) = {back!r}; the route needs a symmetric distance."
                 )
 

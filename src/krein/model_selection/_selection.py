@@ -126,8 +126,9 @@ def select_with_baseline(results, split_scores, means, folds, *, baselines, marg
     test_to_train = np.mean([test.size / train.size for train, test in folds])
     error = corrected_standard_error(gain, test_to_train)
     kept = not gain.size or gain.mean() <= margin * error
+    mean_gain = gain.mean() if gain.size else np.nan
     report = (
-        f"{methods[best]} gains {gain.mean() if gain.size else np.nan:.4f} ± {error:.4f} (corrected s.e.) over "
+        f"{methods[best]} gains {mean_gain:.4f} ± {error:.4f} (corrected s.e.) over "
         f"{methods[baseline]}: " + (f"{methods[baseline]} kept" if kept else f"{methods[best]} chosen")
     )
     return (baseline if kept else best), report
