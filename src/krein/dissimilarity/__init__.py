@@ -30,6 +30,8 @@ from ._centering import DoubleCentering, double_center
 from ._distance_kernels import GaussianOfDistance
 from ._geodesic_kernel import geodesic_gaussian_kernel
 from ._images import simpson_similarity, tangent_distances
+from ._pairwise import METRICS as METRICS  # the registry, for krein.model_selection
+from ._pairwise import UserMetric as UserMetric
 from ._pairwise import pairwise_distances
 from ._pointsets import hausdorff_distances
 from ._spd import covariance_descriptors, spd_distances

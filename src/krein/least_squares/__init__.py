@@ -18,6 +18,8 @@ from ._estimators import (
     VarianceConstrainedKreinClassifier,
 )
 from ._similarity_features import SimilarityFeaturesClassifier, SimilarityFeaturesRidge
+from ._spectral import SpectralProblem as SpectralProblem  # (†) in eigen-coordinates, for model_selection
+from ._targets import encode_labels as encode_labels
 
 __all__ = [
     "KreinRidge",

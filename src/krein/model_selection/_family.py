@@ -542,7 +542,18 @@ class KreinClassifierCV(ClassifierMixin, _KreinFamilyCV):
     the data; ``kernel="precomputed"`` and ``X`` the n × n similarity matrix (at predict: the t × n
     test-versus-train similarities); or ``metric="precomputed"`` and ``X`` the n × n **distance**
     matrix (at predict: the t × n test-versus-train distances), as in scikit-learn's
-    ``KNeighborsClassifier(metric="precomputed")``.
+    ``KNeighborsClassifier(metric="precomputed")``; or ``metric=`` a distance of
+    :func:`krein.dissimilarity.pairwise_distances` (``"dtw"``, ``"edit"``, ``"affine_invariant"``, ...)
+    or a function ``d(a, b)``, and ``X`` the objects themselves (a list of series of any lengths, of
+    strings, an array of SPD matrices; at predict: new objects of the same kind). Only the distances
+    the representation needs are computed (``n_distance_evaluations_``).
+
+    **At any size** (``n_components``): up to 2000 training objects the route is exact; above, it draws
+    m = 500 landmarks once and computes the n × m distances to them: each inner fold's kernel is the
+    one-shot Nyström eigendecomposition of its own rows of that block (Oglic & Gärtner 2019, Sec. 2.2),
+    shared by every candidate of the fold; the SVMs run as linear (squared-hinge) models on the fold's
+    Nyström features, and k-NN is scored on the held-out landmarks, whose distances to every training
+    object are in the block (:mod:`krein.model_selection._low_rank`). No n × n matrix is formed.
 
     The search (module :mod:`krein.model_selection`, see the guide's "Which method?"): for each kernel
     (a distance gives the Gaussians ``exp(−γ D²)`` at ``γ = s/median(D²)`` for ``s`` in ``scales``, and
@@ -555,7 +566,8 @@ class KreinClassifierCV(ClassifierMixin, _KreinFamilyCV):
     On a distance, nearest neighbours (the practitioners' baseline) are kept unless the winner beats
     the best k-NN by more than ``baseline_margin`` standard errors of their paired per-fold score
     difference, corrected for the overlap of the training folds (Nadeau & Bengio 2003, the corrected
-    resampled t-test): a gain within the noise of the folds does not replace the simpler model.
+    resampled t-test): a gain within the noise of the folds does not replace the simpler model. On a
+    precomputed similarity the baseline is the better of clip + SVC and flip + SVC, by the same rule.
     ``cv="auto"`` repeats 5-fold cross-validation on small sets (:func:`auto_cv`), so that the
     selection does not follow one partition's noise.
 
@@ -564,8 +576,17 @@ class KreinClassifierCV(ClassifierMixin, _KreinFamilyCV):
     kernel : Kernel, str or None, default=None
         A kernel object or name (``X`` is data), or ``"precomputed"`` (``X`` is a similarity matrix);
         None: the Gaussian kernel on the data, unless ``metric`` is given.
-    metric : {"precomputed"} or None, default=None
-        ``"precomputed"``: ``X`` is a distance matrix (then ``kernel`` must be None).
+    metric : str, callable or None, default=None
+        ``"precomputed"``: ``X`` is a distance matrix; a name of
+        :data:`krein.dissimilarity.METRICS` or a function ``d(a, b) -> float`` (symmetric, finite,
+        non-negative): ``X`` holds the objects. Then ``kernel`` must be None.
+    metric_params : dict or None, default=None
+        Keywords of the metric (``{"window": 10}`` for DTW, ...).
+    n_components : "auto", int or None, default="auto"
+        Landmarks of the low-rank route (distance input or a kernel object); None: always exact;
+        ``"auto"``: exact up to 2000 training samples, 500 landmarks above (an integer larger than the
+        training set is clamped to it, with a warning). At low rank the methods without a low-rank
+        form (shift + SVC, SH-SVM, IKLR, the proxy SVM) are left out.
     methods : "auto", "all" or list of str, default="auto"
         Methods compared, from ``CLASSIFIER_METHODS``: ``"Kreĭn LS"``, ``"KREĬN (VC)"``, ``"SH-SVM"``,
         ``"IKLR"``, ``"IndefiniteSVC"``, ``"clip+SVC"``, ``"flip+SVC"``, ``"shift+SVC"``,
@@ -588,10 +609,11 @@ class KreinClassifierCV(ClassifierMixin, _KreinFamilyCV):
     random_state : int, RandomState instance or None, default=None
         Shuffles of ``cv="auto"``'s folds.
     n_jobs : int or None, default=None
-        Folds evaluated in parallel (joblib).
+        Folds evaluated in parallel (joblib threads), and threads of the distance evaluation.
     verbose : int, default=0
-        1: print the plan and, at the end of the search, the table of the best setting of each method;
-        2 or more: also a line per finished inner fold (joblib's progress).
+        1: print the plan, the progress of the distances (objects per second, time left), a line per
+        finished inner task, the baseline comparison and, at the end of the search, the table of the
+        best setting of each method.
 
     Attributes
     ----------
@@ -608,7 +630,16 @@ class KreinClassifierCV(ClassifierMixin, _KreinFamilyCV):
         One row per candidate (kernel, method, params, per-fold and mean scores, rank); a dict
         ``pandas.DataFrame`` reads, printing as the table of each method's best setting.
     n_eigendecompositions_ : int
-        Eigendecompositions of kernel matrices computed by the search and the refit.
+        Eigendecompositions of kernel matrices computed by the search and the refit (at low rank:
+        one of each kernel's m × m landmark block, and one one-shot eigendecomposition per fold and
+        kernel and for the refit).
+    n_distance_evaluations_ : int
+        Distances computed from objects by the fit (0 for a precomputed matrix): n(n − 1)/2 exact,
+        (n − m)·m + m(m − 1)/2 at low rank.
+    n_components_ : int or None
+        Landmarks used (None: exact).
+    landmark_indices_ : ndarray of shape (m,) or None
+        Their rows in the training data.
     classes_ : ndarray
     n_features_in_ : int
 
@@ -650,14 +681,15 @@ class KreinRegressorCV(RegressorMixin, _KreinFamilyCV):
 
     Parameters
     ----------
-    kernel, metric, methods, scales, cv, baseline_margin, scoring, random_state, n_jobs, verbose
+    kernel, metric, metric_params, n_components, methods, scales, cv, baseline_margin, scoring, \
+    random_state, n_jobs, verbose
         As in :class:`KreinClassifierCV` (folds not stratified: ``cv="auto"`` repeats plain 5-fold,
         an integer is plain k-fold; the paired gain over k-NN is in R²).
 
     Attributes
     ----------
-    best_estimator_, best_params_, best_score_, best_index_, cv_results_, n_eigendecompositions_,
-    n_features_in_
+    best_estimator_, best_params_, best_score_, best_index_, cv_results_, n_eigendecompositions_, \
+    n_distance_evaluations_, n_components_, landmark_indices_, n_features_in_
         As in :class:`KreinClassifierCV`.
 
     See Also

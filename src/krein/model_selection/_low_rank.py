@@ -38,11 +38,9 @@ from sklearn.svm import LinearSVR
 
 from .._base import decision_to_labels
 from ..dissimilarity import DoubleCentering
-from ..least_squares._spectral import SpectralProblem
-from ..least_squares._targets import encode_labels
+from ..least_squares import SpectralProblem, encode_labels
 from ..optimize import squared_hinge_newton
-from ..representation import SpectralRepresentation, landmark_factor
-from ..representation._approximation import LandmarkFactor, eigen_from_gram
+from ..representation import LandmarkFactor, SpectralRepresentation, eigen_from_gram, landmark_factor
 
 __all__ = [
     "AUTO_EXACT_MAX_SAMPLES",

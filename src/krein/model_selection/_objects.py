@@ -16,8 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..dissimilarity import pairwise_distances
-from ..dissimilarity._pairwise import METRICS, UserMetric
+from ..dissimilarity import METRICS, UserMetric, pairwise_distances
 
 __all__ = ["ObjectDistances", "take"]
 

@@ -27,6 +27,7 @@ from ._approximation import (
     landmark_factor,
     one_shot_eigendecomposition,
 )
+from ._approximation import eigen_from_gram as eigen_from_gram  # for krein.model_selection
 from ._base import DeferredRepresentation, SpectralRepresentation, is_dask_array, kernel_rows_times
 from ._columns import ChunkMoments, KernelColumns, check_finite_chunk, chunk_moments, combine_moments
 from ._error import PROBE_COLUMNS, probe_error, validated_rank
