@@ -54,7 +54,7 @@ def exact_cost(n, seed=0):
     return {"n": n, "eigh_s": eigh, "fit_s": fit, "ratio": fit / eigh, "choice": model.best_params_["method"]}
 
 
-def low_rank_against_exact(n_train, n_test, length, landmarks, exact_max, seed=0):
+def low_rank_against_exact(n_train, n_test, length, landmarks, exact_max, seed=0, verbose=1):
     """Test errors and costs of the low-rank route, the exact route and 1-NN on the same split."""
     X, y = make_cylinder_bell_funnel(n_train + n_test, length=length, random_state=seed)
     series = list(X)
@@ -63,7 +63,7 @@ def low_rank_against_exact(n_train, n_test, length, landmarks, exact_max, seed=0
     baseline_mb = _peak_mb()
     out = {"n_train": n_train, "n_test": n_test, "length": length, "landmarks": landmarks}
     started = time.perf_counter()
-    model = KreinClassifierCV(metric="dtw", n_components=landmarks, random_state=seed, verbose=1)
+    model = KreinClassifierCV(metric="dtw", n_components=landmarks, random_state=seed, verbose=verbose)
     model.fit(train, y_train)
     out["low_rank_fit_s"] = time.perf_counter() - started
     out["low_rank_peak_mb_beyond_data"] = _peak_mb() - baseline_mb
@@ -129,14 +129,14 @@ def main(argv=None):
     parser.add_argument("--out", type=Path, help="write the results as JSON")
     args = parser.parse_args(argv)
     if args.quick:
-        args.n_train, args.n_test, args.length, args.landmarks = 600, 300, 64, 80
-        args.exact_max, args.exact_cost = 600, 300
+        args.n_train, args.n_test, args.length, args.landmarks = 150, 90, 32, 30
+        args.exact_max, args.exact_cost = 150, 100
     result = {"command": " ".join(["python", "benchmarks/bench_route_scale.py", *sys.argv[1:]])}
     with threadpool_limits(1):
         if args.exact_cost:
             result["exact_cost"] = exact_cost(args.exact_cost)
         result["cbf"] = low_rank_against_exact(
-            args.n_train, args.n_test, args.length, args.landmarks, args.exact_max
+            args.n_train, args.n_test, args.length, args.landmarks, args.exact_max, verbose=int(not args.quick)
         )
     print(report(result))
     if args.out:
