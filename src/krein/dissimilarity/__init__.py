@@ -2,7 +2,9 @@
 
 :func:`pairwise_distances` is the one entry point: ``pairwise_distances(A, B, metric=...)`` with
 a name (``"euclidean"``, ``"dtw"``, ``"edit"``, ``"hausdorff"``, ``"tangent"``,
-``"affine_invariant"``, ``"log_euclidean"``) or a function ``metric(a, b) -> float``.  The
+``"affine_invariant"``, ``"log_euclidean"``, and the elastic distances of aeon — ``"msm"``, ``"twe"``,
+``"erp"``, ``"lcss"``, ``"edr"``, ``"wdtw"``, ``"ddtw"``, ``"squared_dtw"`` — with the extra
+``krein[timeseries]``) or a function ``metric(a, b) -> float``.  The
 pairwise functions below are names over it (all take ``A`` against ``B`` or, with ``B=None``,
 ``A`` against itself — then the result is exactly symmetric and each unordered pair is evaluated once — plus
 ``n_jobs`` and a ``working_memory`` budget for their memory-bounded tiles):

@@ -11,6 +11,7 @@ from numpy.typing import NDArray
 
 from .._memory import MemoryBudget
 from ._blocks import Metric, evaluate
+from ._elastic import ELASTIC_METRICS
 from ._images import Tangent
 from ._pointsets import Hausdorff
 from ._spd import AffineInvariant, LogEuclidean
@@ -22,7 +23,11 @@ __all__ = ["METRICS", "pairwise_distances"]
 
 #: The shipped distances by name (pyRiemann-style registry); each entry is a :class:`Metric`.
 METRICS: dict[str, Metric] = {
-    m.name: m for m in (Euclidean(), DTW(), Edit(), Hausdorff(), Tangent(), AffineInvariant(), LogEuclidean())
+    **{
+        m.name: m
+        for m in (Euclidean(), DTW(), Edit(), Hausdorff(), Tangent(), AffineInvariant(), LogEuclidean())
+    },
+    **ELASTIC_METRICS,
 }
 
 
@@ -88,18 +93,47 @@ def pairwise_distances(
 
     D[i, j] = d(A[i], B[j]) for the distance ``metric``:
 
-    ======================  =====================================  ===============================
-    ``metric``              objects                                function with the formula
-    ======================  =====================================  ===============================
-    ``"euclidean"``         vectors, array (n, d)                  ‖a − b‖₂ from the differences
-    ``"dtw"``               univariate series (lengths may vary)   :func:`dtw_distances`
-    ``"edit"``              strings                                :func:`edit_distances`
-    ``"hausdorff"``         point sets (n_points_i, dim)           :func:`hausdorff_distances`
-    ``"tangent"``           grey-level images (n, h, w)            :func:`tangent_distances`
-    ``"affine_invariant"``  SPD matrices (n, d, d)                 :func:`spd_distances`
-    ``"log_euclidean"``     SPD matrices (n, d, d)                 :func:`spd_distances`
-    callable                anything: ``metric(a, b, **params)``   must return a float >= 0
-    ======================  =====================================  ===============================
+    =======================  =====================================  ====================================
+    ``metric``               objects                                function or definition
+    =======================  =====================================  ====================================
+    ``"euclidean"``          vectors, array (n, d)                  ‖a − b‖₂ from the differences
+    ``"dtw"``                univariate series (lengths may vary)   :func:`dtw_distances` (not squared)
+    ``"edit"``               strings                                :func:`edit_distances`
+    ``"hausdorff"``          point sets (n_points_i, dim)           :func:`hausdorff_distances`
+    ``"tangent"``            grey-level images (n, h, w)            :func:`tangent_distances`
+    ``"affine_invariant"``   SPD matrices (n, d, d)                 :func:`spd_distances`
+    ``"log_euclidean"``      SPD matrices (n, d, d)                 :func:`spd_distances`
+    ``"squared_dtw"``        series, uni- or multivariate           aeon's DTW: Σ of squared differences
+                                                                    on the best path: ``"dtw"`` squared
+    ``"wdtw"``               series                                 weighted DTW (Jeong et al. 2011),
+                                                                    squared; ``g``
+    ``"ddtw"``               series of length >= 3                  derivative DTW (Keogh & Pazzani
+                                                                    2001), squared
+    ``"msm"``                series                                 move-split-merge (Stefan et al.
+                                                                    2013); ``c``, ``independent``
+    ``"twe"``                series                                 time warp edit (Marteau 2009);
+                                                                    ``nu``, ``lmbda``
+    ``"erp"``                series                                 edit distance with real penalty
+                                                                    (Chen & Ng 2004); ``g``
+    ``"lcss"``               series                                 1 − LCSS/min length (Vlachos et
+                                                                    al. 2002); ``epsilon``
+    ``"edr"``                series                                 edit distance on real sequences
+                                                                    (Chen et al. 2005); ``epsilon``
+    callable                 anything: ``metric(a, b, **params)``   must return a float >= 0
+    =======================  =====================================  ====================================
+
+    The elastic distances from ``"squared_dtw"`` to ``"edr"`` are computed by aeon
+    (``aeon.distances``, the optional extra: ``pip install 'krein[timeseries]'``), with aeon's
+    parameter names and defaults; every one also takes ``window``, aeon's Sakoe–Chiba band as a
+    *fraction* in [0, 1] of the shorter series (``None``: no band), where krein's ``"dtw"`` takes an
+    integer band.  aeon's DTW family (``"squared_dtw"``, ``"wdtw"``, ``"ddtw"``) is **squared**: the
+    sum of squared differences along the path, no root, so ``"squared_dtw"`` is the square of krein's
+    ``"dtw"`` (dtaidistance).  aeon's ERP and EDR start their dynamic programmes from other boundaries
+    than the papers' (the total gap cost, and zeros: unmatched points before the first match are free
+    in EDR).  Their series are univariate (a 1-d array) or multivariate (a 2-d array (n_channels,
+    length), as in krein's ``"multiseries"`` datasets); a collection is an array (n, length) or (n,
+    n_channels, length), or a list of series whose lengths may differ; A and B have the same number
+    of channels.
 
     Every metric goes through the same validation (the keywords ``params`` against the metric's
     parameters, ``n_jobs``, ``working_memory``, each collection) and the same blocked, parallel
@@ -123,7 +157,9 @@ def pairwise_distances(
         Memory budget of one tile in MiB (default: scikit-learn's ``working_memory``).
     **params
         The metric's parameters (``window`` for DTW, ``normalized`` for edit, ``variant`` for
-        Hausdorff, ``symmetrize`` and ``sigma`` for tangent; for a callable, passed to it).
+        Hausdorff, ``symmetrize`` and ``sigma`` for tangent, ``window`` and aeon's parameters for the
+        elastic distances: ``c`` and ``independent`` for MSM, ``nu`` and ``lmbda`` for TWE, ``g``
+        for ERP and WDTW, ``epsilon`` for LCSS and EDR; for a callable, passed to it).
 
     Returns
     -------
