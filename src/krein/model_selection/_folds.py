@@ -57,12 +57,14 @@ def _fit_kernel(choice, X_train, X_test):
 def candidate_scores(family, K_train, y_train, K_test, y_test, scorer, regression, failures):
     """Scores of every setting of ``family`` trained on one fold (a list, grid order); NaN for every
     setting when the method cannot be fitted on the fold (the error goes to ``failures``)."""
-    settings = family.settings()
-    try:
-        return _fit_and_score(family, settings, K_train, y_train, K_test, y_test, scorer, regression)
-    except (ValueError, ArithmeticError, np.linalg.LinAlgError) as error:
-        failures.append(f"{family.name}: {type(error).__name__}: {error}")
-        return [np.nan] * len(settings)
+    return _scores_or_failure(
+        family,
+        lambda settings: _fit_and_score(
+            family, settings, K_train, y_train, K_test, y_test, scorer, regression
+        ),
+        lambda score: score,
+        failures,
+    )
 
 
 def _fit_and_score(family, settings, K_train, y_train, K_test, y_test, scorer, regression):
@@ -118,14 +120,15 @@ def r2(model, X, y):
     return 1.0 - residual / total if total > 0 else (1.0 if residual == 0 else 0.0)
 
 
-def _scores_or_failure(family, fit, score, failures):
-    """``score(model)`` of every model ``fit()`` returns; NaN for each setting when the fit fails."""
+def _scores_or_failure(family, fit, score, failures, failed=np.nan):
+    """``score(model)`` of every model ``fit(settings)`` returns for the settings of ``family``; ``failed``
+    for each setting when the method cannot be fitted on the fold (the error goes to ``failures``)."""
     settings = family.settings()
     try:
         return [score(model) for model in fit(settings)]
     except (ValueError, ArithmeticError, np.linalg.LinAlgError) as error:
         failures.append(f"{family.name}: {type(error).__name__}: {error}")
-        return [np.nan] * len(settings)
+        return [failed] * len(settings)
 
 
 def evaluate_low_rank_fold(kernel, families, landmarks, y, train, test, scorer, classes):
@@ -154,10 +157,11 @@ def evaluate_low_rank_fold(kernel, families, landmarks, y, train, test, scorer, 
                     scorer(model, U[queries], y_test[queries]) if queries.size else np.nan,
                 ),
                 failures,
+                failed=(np.nan, np.nan),
             )
             key = (kernel.label, family.name)
-            scores[key] = [p if np.isscalar(p) else p[0] for p in pairs]
-            baseline_scores[key] = [p if np.isscalar(p) else p[1] for p in pairs]
+            scores[key] = [on_test for on_test, _ in pairs]
+            baseline_scores[key] = [on_landmarks for _, on_landmarks in pairs]
     return FoldResult(scores, 1, failures, baseline_scores)
 
 
