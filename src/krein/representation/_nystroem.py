@@ -24,7 +24,8 @@ m = 100), which a fit whose error nobody reads no longer pays.
 **Centring.** With ``center=True`` the representation is that of ``H K̃ H`` (``H = I − 11ᵀ/n``), the
 centred Nyström kernel: ``H K̃ H = (H K_XZ) K_ZZ⁺ (K_ZX H)``, so only the landmark columns are
 centred, by their column means ``k̄`` (accumulated in the same pass; the Gram matrix of ``H K_XZ``
-comes from the pairwise-updated scatter, without cancellation). Out of sample ``Ũ(x) = (k_x − k̄) E``.
+comes from the scatter accumulated about a reference row, without cancellation and without a centred
+copy of a block: :func:`~krein.representation.chunk_moments`). Out of sample ``Ũ(x) = (k_x − k̄) E``.
 With every point a landmark this is the exact centred kernel ``H K H``.
 """
 
