@@ -71,10 +71,11 @@ def _add(a, b):
     return None if a is None else a + b
 
 
-def combine_moments(first: ChunkMoments | None, second: ChunkMoments) -> ChunkMoments:
-    """The moments of the union of two disjoint row sets (Chan, Golub & LeVeque's pairwise update)."""
-    if first is None:
-        return second
+def combine_moments(first: ChunkMoments | None, second: ChunkMoments | None) -> ChunkMoments | None:
+    """The moments of the union of two disjoint row sets (Chan, Golub & LeVeque's pairwise update);
+    None stands for a set without rows."""
+    if first is None or second is None:
+        return second if first is None else first
     count = first.count + second.count
     delta = second.mean - first.mean
     mean = first.mean + delta * (second.count / count)
@@ -120,8 +121,9 @@ def chunk_moments(
     probe_gram: bool = False,
     working_memory: float | None = None,
     check_finite: bool = False,
-) -> ChunkMoments:
-    """:class:`ChunkMoments` of one row chunk, ``K = K(X_chunk, Z)``, reduced in row blocks.
+) -> ChunkMoments | None:
+    """:class:`ChunkMoments` of one row chunk, ``K = K(X_chunk, Z)``, reduced in row blocks (None for a
+    chunk without rows).
 
     With ``kernel="precomputed"``, ``X_chunk`` holds rows of the kernel matrix and ``Z`` (and
     ``probes``) column indices. A pass that needs only the moment (``gram=False``) costs one kernel
@@ -169,8 +171,8 @@ def chunk_moments(
         shifted_sum = shifted_sum + block.sum(axis=0)
         if gram:
             shifted_gram = _add_to(shifted_gram, block.T @ block)  # SYRK on a C-contiguous block
-    if reference is None:
-        raise ValueError("chunk_moments needs at least one row.")
+    if reference is None:  # no rows (as before: an empty chunk has no moments)
+        return None
     mean = reference + shifted_sum / count
     scatter = None
     if gram:  # Σ (k − k̄)(k − k̄)ᵀ = Σ (k − r)(k − r)ᵀ − n (k̄ − r)(k̄ − r)ᵀ, with k̄ − r small
