@@ -24,6 +24,8 @@ from krein.representation import (
     DeferredRepresentation,
     NystroemRepresentation,
     SpectralRepresentation,
+    chunk_moments,
+    combine_moments,
     nystroem_representation,
 )
 from krein.spectral import center_kernel
@@ -150,3 +152,36 @@ def test_deferred_representation_is_the_exact_one_made_on_first_read():
     np.testing.assert_array_equal(deferred.vectors, exact.vectors)
     precomputed = DeferredRepresentation(K, kernel="precomputed")
     np.testing.assert_array_equal(precomputed.values, exact.values)
+
+
+def test_one_pass_gram_equals_the_two_pass_one_on_badly_centred_columns():
+    """The streamed pass accumulates the Gram matrix of the landmark columns by one symmetric rank-k
+    update per block, shifted by a reference row, and centres it afterwards from the column sums: on
+    kernel values near 1e6 with variation of order 1 (where ``CᵀC − n k̄k̄ᵀ`` loses every digit but
+    four) its scatter equals the two-pass ``Σ (c − k̄)(c − k̄)ᵀ`` to 1e-10, over several blocks and over
+    chunks combined as a dask array's are."""
+    rng = np.random.default_rng(0)
+    n, m = 4000, 30
+    K = 1e6 + rng.standard_normal((n, 10)) @ rng.standard_normal((10, 200)) / 3  # rows of a kernel
+    K += np.linspace(0.0, 3.0, n)[:, None]  # rows drift: the first block's means are off by ~1
+    Z = np.sort(rng.choice(200, m, replace=False))
+    y = rng.standard_normal(n)
+    C = K[:, Z]
+    mean = C.mean(axis=0)
+    centred = C - mean
+    two_pass = centred.T @ centred
+    naive = C.T @ C - n * np.outer(mean, mean)
+    relative = lambda A: np.linalg.norm(A - two_pass) / np.linalg.norm(two_pass)  # noqa: E731
+    assert relative(naive) > 1e-6  # the badly centred case
+    one = chunk_moments("precomputed", K, Z, y, working_memory=0.25)
+    parts = [
+        chunk_moments("precomputed", K[rows], Z, y[rows], working_memory=0.25)
+        for rows in np.split(np.arange(n), [1500])
+    ]
+    combined = combine_moments(*parts)
+    for moments in (one, combined):
+        assert moments.count == n
+        assert relative(moments.scatter) < 1e-10
+        np.testing.assert_allclose(moments.mean, mean, rtol=1e-14)
+        np.testing.assert_allclose(moments.gram, C.T @ C, rtol=1e-13)
+        np.testing.assert_allclose(moments.moment, C.T @ y, rtol=1e-10)

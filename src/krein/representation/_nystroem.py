@@ -24,7 +24,8 @@ m = 100), which a fit whose error nobody reads no longer pays.
 **Centring.** With ``center=True`` the representation is that of ``H K̃ H`` (``H = I − 11ᵀ/n``), the
 centred Nyström kernel: ``H K̃ H = (H K_XZ) K_ZZ⁺ (K_ZX H)``, so only the landmark columns are
 centred, by their column means ``k̄`` (accumulated in the same pass; the Gram matrix of ``H K_XZ``
-comes from the pairwise-updated scatter, without cancellation). Out of sample ``Ũ(x) = (k_x − k̄) E``.
+comes from the scatter accumulated about a reference row, without cancellation and without a centred
+copy of a block: :func:`~krein.representation.chunk_moments`). Out of sample ``Ũ(x) = (k_x − k̄) E``.
 With every point a landmark this is the exact centred kernel ``H K H``.
 """
 
@@ -120,6 +121,7 @@ class NystroemRepresentation(SpectralRepresentation):
         self.landmark_factor = factor
         self.gram, self.row_sum = gram, row_sum
         self._targets, self._projection = targets, projection
+        self._landmark_moment = None  # the fitting pass's Σ yᵢ kᵢ of ``targets`` (one_shot sets it)
         self._approximation_error, self._n_probes = approximation_error, n_probes
         self._deferred_error = deferred_error  # (K_ZZ, generator) of an estimate the fit did not make
         self._working_memory = working_memory
@@ -259,11 +261,31 @@ class NystroemRepresentation(SpectralRepresentation):
         return self._W.T @ (self.landmark_factor.right.T @ self.landmark_moment(y))
 
     def landmark_moment(self, y: ArrayLike) -> NDArray[np.float64]:
-        """``Σᵢ yᵢ kᵢ = K_XZᵀ y − k̄ 1ᵀy`` over the (centred) landmark rows ``kᵢ``: one pass."""
+        """``Σᵢ yᵢ kᵢ = K_XZᵀ y − k̄ 1ᵀy`` over the (centred) landmark rows ``kᵢ``: one pass, or none
+        when ``y`` is the targets given to the fit, or one of their columns (accumulated in the fitting
+        pass)."""
+        cached = self._cached_moment(y)
+        if cached is not None:
+            return cached
         moments = self._columns.moments(
             self._landmark_indices, y, gram=False, working_memory=self._working_memory
         )
         return self._centred_moment(moments.moment, y)
+
+    def _cached_moment(self, y):
+        """The fitting pass's ``Σ yᵢ kᵢ`` where ``y`` equals the targets or one of their columns, else
+        None."""
+        targets, moment = self._targets, self._landmark_moment
+        if moment is None or hasattr(y, "dask") or hasattr(targets, "dask"):
+            return None
+        y = np.asarray(y, dtype=np.float64)
+        if y.shape == targets.shape and np.array_equal(y, targets):
+            return moment.copy()
+        if y.ndim == 1 and targets.ndim == 2 and targets.shape[0] == y.size:
+            for column in range(targets.shape[1]):
+                if np.array_equal(y, targets[:, column]):
+                    return moment[:, column].copy()
+        return None
 
     def _centred_moment(self, moment, y):
         """``K_XZᵀ y − k̄ 1ᵀ y`` from the raw moment ``K_XZᵀ y`` of targets ``y``."""
@@ -498,6 +520,7 @@ def one_shot(
     )
     if y is not None:
         moment = representation._centred_moment(moments.moment, representation._targets)
+        representation._landmark_moment = moment  # Σ yᵢ kᵢ of the targets, for landmark_moment
         representation._projection = W.T @ (R.T @ moment)
     return representation, full_rank
 

@@ -121,6 +121,11 @@ class KreinSquaredHingeSVC(SpectralEstimatorMixin, ClassifierMixin, BaseEstimato
         Only with ``n_components``: MiB per block of landmark kernel columns in the streamed one-shot
         eigendecomposition (None: scikit-learn's ``working_memory``); with a value, predictions are
         computed in blocks of that size. A dask ``X`` is reduced one task per row chunk.
+        Passes over the data: one fitting pass (the Gram matrix of the landmark columns, their sums
+        and the moments of the ±1 targets), then per Newton iteration one pass for the outputs along
+        the step (the n × r eigenvectors are not held: at n = 2·10⁵, r = 500 they would take 800 MB)
+        and the landmark rows of the points that enter or leave the active set;
+        ``benchmarks/bench_floor.py`` counts them.
 
     Attributes
     ----------
@@ -229,8 +234,13 @@ class KreinSquaredHingeSVC(SpectralEstimatorMixin, ClassifierMixin, BaseEstimato
         """The spectral representation and the ±1 targets of the one-vs-rest tasks (λ± do not change
         them)."""
         data, y = self._training_data(X, y)
-        representation = self._fit_representation(data, producer={"rank": self.rank})
-        self.classes_, Y = one_vs_rest_targets(y.compute() if is_dask_array(y) else y)
+        classes, Y = one_vs_rest_targets(y.compute() if is_dask_array(y) else y)
+        # the targets' moments Σ yᵢ kᵢ come with the Gram matrix from the one fitting pass (the streamed
+        # Newton iterations read them from the representation instead of making a pass of their own)
+        representation = self._fit_representation(
+            data, targets=Y.astype(np.float64), producer={"rank": self.rank}
+        )
+        self.classes_ = classes
         return representation, Y
 
     def _fit_prepared(self, prepared, previous):
