@@ -221,3 +221,21 @@ def test_pairwise_registry_and_route_agree_on_a_callable():
     D = pairwise_distances(series, metric=l1)
     reference = KreinClassifierCV(metric="precomputed", cv=3, methods=["k-NN"], random_state=0).fit(D, y)
     assert_allclose(model.cv_results_["mean_test_score"], reference.cv_results_["mean_test_score"])
+
+
+@pytest.mark.slow
+def test_on_a_local_cluster_the_route_equals_the_in_memory_fit():
+    distributed = pytest.importorskip("dask.distributed")
+    joblib = pytest.importorskip("joblib")
+    X, y = make_cylinder_bell_funnel(160, length=32, random_state=11)
+    series = list(X)
+    common = dict(metric="dtw", n_components=30, cv=3, random_state=0, methods=["Kreĭn LS", "clip+SVC"])
+    local = KreinClassifierCV(**common).fit(series[:120], y[:120])
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None)
+    with distributed.Client(cluster) as client, joblib.parallel_config(backend="dask"):
+        remote = KreinClassifierCV(**common).fit(series[:120], y[:120])
+        assert len(client.scheduler_info()["workers"]) == 2
+    cluster.close()
+    assert remote.best_params_ == local.best_params_
+    assert remote.n_distance_evaluations_ == local.n_distance_evaluations_
+    assert_allclose(remote.decision_function(series[120:]), local.decision_function(series[120:]), atol=1e-10)

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from joblib import Parallel, delayed
+from joblib.parallel import get_active_backend
 
 from ..dissimilarity import METRICS, UserMetric, pairwise_distances
 
@@ -24,6 +26,13 @@ __all__ = ["ObjectDistances", "take"]
 CHUNK_PAIRS = 200_000
 #: Pairs of a user's function evaluated in both orders before any long work (its symmetry is assumed).
 SYMMETRY_PROBES = 5
+
+
+def on_a_cluster() -> bool:
+    """Whether joblib's active backend is dask's (``joblib.parallel_config(backend="dask")`` with a
+    ``dask.distributed`` client): then the route's tasks run on the cluster's workers."""
+    backend, _ = get_active_backend()
+    return type(backend).__name__ == "DaskDistributedBackend"
 
 
 def take(objects: Any, indices: Any) -> Any:
@@ -115,9 +124,9 @@ class ObjectDistances:
                     f"d({name}[{j}], {name}[{i}]) = {back!r}; the route needs a symmetric distance."
                 )
 
-    def _evaluate(self, A, B=None):
+    def _evaluate(self, A, B=None, n_jobs=None):
         try:
-            return pairwise_distances(A, B, self.metric, n_jobs=self.n_jobs, **self.params)
+            return pairwise_distances(A, B, self.metric, n_jobs=n_jobs or self.n_jobs, **self.params)
         except ValueError as error:  # a non-finite or negative value of the metric, named
             raise ValueError(f"metric {self.spec.name!r}: {error}") from None
         except Exception as error:  # a user's function that raises: its error, named
@@ -139,14 +148,25 @@ class ObjectDistances:
 
     def block(self, A: Any, B: Any, *, what: str = "objects") -> np.ndarray:
         """The ``len(A) × len(B)`` distances, in row chunks; with ``verbose`` the progress (objects per
-        second, time left) is printed every few seconds."""
+        second, time left) is printed every few seconds.
+
+        Under joblib's dask backend (``joblib.parallel_config(backend="dask")`` with a
+        ``dask.distributed`` client) the chunks are tasks on the cluster's workers (each on one
+        thread); otherwise they run here one after the other, each on ``n_jobs`` threads. The values are
+        the same either way: every chunk is the same call of the metric.
+        """
         n_a, n_b = len(A), len(B)
         out = np.empty((n_a, n_b))
         chunk = max(1, CHUNK_PAIRS // max(n_b, 1))
+        starts = range(0, n_a, chunk)
+        distributed = on_a_cluster()
+        threads = None if distributed else self.n_jobs
+        tasks = (delayed(self._evaluate)(take(A, range(s, min(n_a, s + chunk))), B, threads) for s in starts)
+        runner = Parallel(n_jobs=None if distributed else 1, return_as="generator")
         started = last = time.perf_counter()
-        for start in range(0, n_a, chunk):
+        for start, values in zip(starts, runner(tasks), strict=True):
             stop = min(n_a, start + chunk)
-            out[start:stop] = self._evaluate(take(A, range(start, stop)), B)
+            out[start:stop] = values
             self.n_evaluations += (stop - start) * n_b
             now = time.perf_counter()
             if self.verbose and (now - last > 5.0 or stop == n_a):
