@@ -106,10 +106,24 @@ def squared_hinge_newton(
     """
     n = features.shape[0]
     design = np.hstack([features, np.ones((n, 1))]) if fit_intercept else features
+    last = {}  # the previous iteration's active set and its normal equations
 
     def normal_equations(active):
+        # Near the solution few points enter or leave the active set: the previous system updated by
+        # their rows costs (changes) r² instead of |I| r² (the Gram matrix is recomputed whenever
+        # more rows changed than it holds, which also bounds the rounding the updates accumulate).
+        previous = last.get("active")
+        if previous is not None:
+            entering, leaving = active & ~previous, previous & ~active
+            if np.count_nonzero(entering) + np.count_nonzero(leaving) < np.count_nonzero(active):
+                E, L = design[entering], design[leaving]
+                gram = last["gram"] + (E.T @ E - L.T @ L)
+                moment = last["moment"] + (E.T @ y[entering] - L.T @ y[leaving])
+                last.update(active=active, gram=gram, moment=moment)
+                return gram.copy(), moment
         D = design[active]
-        return D.T @ D, D.T @ y[active]
+        last.update(active=active, gram=D.T @ D, moment=D.T @ y[active])
+        return last["gram"].copy(), last["moment"]
 
     initial = None if start is None else (np.append(start[0], start[1]) if fit_intercept else start[0])
     return _finite_newton(
