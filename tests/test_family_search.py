@@ -270,7 +270,34 @@ def test_regressor_does_not_keep_nearest_neighbours_its_inner_folds_show_worse()
     assert old.best_params_["method"] == "k-NN"
     assert old.best_score_ == means[knn].max()
     rmse = [np.sqrt(np.mean((m.predict(cdist(Xt, X)) - Xt @ w) ** 2)) for m in (model, old)]
-    assert rmse[0] < 0.9 * rmse[1]  # 0.42 against 0.50: the choice of the inner folds is also the better on new data
+    assert (
+        rmse[0] < 0.9 * rmse[1]
+    )  # 0.42 against 0.50: the choice of the inner folds is also the better on new data
+
+
+def test_regressor_penalties_reach_a_smooth_noise_free_target(monkeypatch):
+    # sin(2x) without noise wants λ far below the classifier's grid end 1e-3 (nλ = 0.06 on 60 points)
+    from krein.model_selection import _candidates
+
+    rng = np.random.default_rng(0)
+    X, Xt = rng.uniform(-2, 2, size=(60, 1)), np.linspace(-1.9, 1.9, 200)[:, None]
+    params = {"kernel": Gaussian(), "methods": ["Kreĭn LS"], "cv": KFold(3, shuffle=True, random_state=0)}
+
+    def rmse(model):
+        return np.sqrt(np.mean((model.predict(Xt) - np.sin(2 * Xt[:, 0])) ** 2))
+
+    model = KreinRegressorCV(**params).fit(X, np.sin(2 * X[:, 0]))
+    assert model.best_params_["lambda_plus"] == 1e-6
+    assert model.best_score_ > 0.99999
+    assert rmse(model) < 1e-3
+    assert KreinClassifierCV(methods=["Kreĭn LS"]).fit(X, X[:, 0] > 0).cv_results_["params"][-1] == {
+        "lambda_minus": 1e-3,
+        "lambda_plus": 1e-3,
+    }  # the classifier's grid is unchanged
+    monkeypatch.setattr(_candidates, "_REGRESSION_LAMBDAS", _candidates._LAMBDAS)
+    coarse = KreinRegressorCV(**params).fit(X, np.sin(2 * X[:, 0]))
+    assert coarse.best_params_["lambda_plus"] == 1e-3
+    assert rmse(coarse) > 10 * rmse(model)
 
 
 def test_bad_input_names_the_argument():
