@@ -1,4 +1,4 @@
-"""The candidates of the route: the kernels a distance or a similarity gives, and the methods with their grids.
+"""The candidates of the route: the kernels of a distance or a similarity, the methods and their grids.
 
 :class:`KernelNormalizer` centres and scales every candidate kernel, :class:`TargetScaler` standardizes
 real targets; a :class:`KernelChoice` turns the input into kernel rows, a :class:`Family` is one method
