@@ -22,6 +22,19 @@ Run: ``python benchmarks/bench_practice.py [--quick] [--out DIR] [--guide docs/g
 ``practice.json``, ``practice.md`` and ``practice.png`` to ``DIR`` (default ``docs/results/practice``)
 and, with ``--guide``, the table between the guide's ``practice table`` markers
 (``tests/test_practice_results.py`` checks that the guide's table is this JSON's).
+
+``--regression``: the same for real targets (``practice-regression.json``, ``.md``, ``.png`` and the
+guide's ``practice regression table``; ``--regression --rewrite`` rewrites them from the stored JSON). The test RMSE of ``KreinRegressorCV`` against
+
+* on the shipped regression series sets covid3month (DTW) and cardanosentiment (dependent multivariate
+  DTW), official split: 1-NN and 5-NN on the distance, clip + ``KernelRidge`` on
+  ``GaussianOfDistance`` and the Kreĭn least squares (``KreinRidge`` on ``GaussianOfDistance`` or the
+  double-centred kernel), both tuned by ``GridSearchCV`` on ``KreinRegressorCV``'s inner folds
+  (``auto_cv(y, classifier=False)`` with the same seed);
+* on the vector sets yacht, airfoil and pm10 (features standardized on the training part, at most
+  ``--max-train`` training points), 5 repeated random 70/30 splits: ``KreinRegressorCV(kernel=Gaussian())``
+  against scikit-learn's ``KernelRidge(kernel="rbf")`` and ``SVR`` tuned by ``GridSearchCV`` on the same
+  inner folds (targets standardized, as ``KreinRegressorCV`` does); mean ± standard error over the splits.
 """
 
 import argparse
@@ -33,21 +46,27 @@ from pathlib import Path
 
 import joblib
 import numpy as np
+from sklearn.compose import TransformedTargetRegressor
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.model_selection import GridSearchCV, StratifiedShuffleSplit
-from sklearn.neighbors import KNeighborsClassifier
+from sklearn.kernel_ridge import KernelRidge
+from sklearn.model_selection import GridSearchCV, ShuffleSplit, StratifiedShuffleSplit
+from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
 from sklearn.pipeline import Pipeline
-from sklearn.svm import SVC
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC, SVR
 from threadpoolctl import threadpool_limits
 
 from krein.datasets import load_dataset
 from krein.dissimilarity import (
+    DoubleCentering,
     GaussianOfDistance,
     dtw_distances,
     edit_distances,
     tangent_distances,
 )
-from krein.model_selection import KreinClassifierCV, auto_cv
+from krein.kernels import Gaussian
+from krein.least_squares import KreinRidge
+from krein.model_selection import KreinClassifierCV, KreinRegressorCV, auto_cv
 from krein.spectral import SpectrumTransformer
 
 SEED = 0
@@ -231,10 +250,10 @@ def report(result):
     )
 
 
-def write_guide(path, result):
+def write_guide(path, table_text, start_marker=GUIDE_START, end_marker=GUIDE_END):
     text = path.read_text()
-    start, end = text.index(GUIDE_START) + len(GUIDE_START), text.index(GUIDE_END)
-    path.write_text(text[:start] + "\n```text\n" + report(result) + "\n```\n" + text[end:])
+    start, end = text.index(start_marker) + len(start_marker), text.index(end_marker)
+    path.write_text(text[:start] + "\n```text\n" + table_text + "\n```\n" + text[end:])
 
 
 def summary(rows):
@@ -278,6 +297,316 @@ def plot(rows, path):
     plt.close(figure)
 
 
+# -- regression -------------------------------------------------------------------------------------
+
+ALPHA_GRID = [1e-3, 1e-2, 1e-1, 1.0, 10.0]
+LAMBDA_GRID = [1e-4, 1e-3, 1e-2, 1e-1, 1.0]
+RBF_GAMMA_GRID = [0.01, 0.1, 1.0, 10.0]
+SVR_GRID = {"C": [0.1, 1.0, 10.0, 100.0], "gamma": [0.01, 0.1, 1.0], "epsilon": [0.01, 0.1, 0.5]}
+
+
+@dataclass(frozen=True)
+class RegressionTask:
+    name: str
+    dataset: str
+    measure: str  # "dtw", "dtw-ndim" (official split) or "vector" (repeated 70/30 splits)
+    repeats: int = 0
+
+
+REGRESSION_TASKS = (
+    RegressionTask("covid3month / DTW", "covid3month", "dtw"),
+    RegressionTask("cardanosentiment / DTW", "cardanosentiment", "dtw-ndim"),
+    RegressionTask("yacht / Gaussian", "yacht", "vector", repeats=5),
+    RegressionTask("airfoil / Gaussian", "airfoil", "vector", repeats=5),
+    RegressionTask("pm10 / Gaussian", "pm10", "vector", repeats=5),
+)
+SERIES_METHODS = ("KreinRegressorCV", "1-NN", "5-NN", "clip+KRR", "Kreĭn LS GS")
+VECTOR_METHODS = ("KreinRegressorCV", "KernelRidge", "SVR")
+
+
+def load_regression(task, max_train):
+    """``(X, y, splits)``: the distance matrix over all objects (series) or the data, and the splits."""
+    bunch = load_dataset(task.dataset)
+    y = np.asarray(bunch.target, dtype=float)
+    if task.measure == "vector":
+        rng = np.random.default_rng(SEED)
+        kept = np.arange(y.size)
+        if max_train is not None and y.size > int(max_train / 0.7):
+            kept = np.sort(rng.choice(y.size, size=int(max_train / 0.7), replace=False))
+        splitter = ShuffleSplit(n_splits=task.repeats, test_size=0.3, random_state=SEED)
+        splits = [(kept[a], kept[b]) for a, b in splitter.split(kept)]
+        return np.asarray(bunch.data, dtype=float), y, splits
+    splits = [(np.asarray(bunch.train_idx), np.asarray(bunch.test_idx))]
+    return _distances(task.dataset, task.measure, np.arange(y.size)), y, splits
+
+
+class _StandardizedTargets(TransformedTargetRegressor):
+    """``TransformedTargetRegressor`` that passes on its regressor's ``pairwise`` tag, so that
+    ``GridSearchCV`` slices a precomputed matrix into train × train and test × train."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.regressor.__sklearn_tags__().input_tags.pairwise
+        return tags
+
+
+def _standardized(estimator):
+    """Targets standardized on the training part, as ``KreinRegressorCV`` does."""
+    return _StandardizedTargets(estimator, transformer=StandardScaler())
+
+
+def series_methods(y_train):
+    """The compared regressors on a distance; the grid searches get ``KreinRegressorCV``'s inner folds."""
+    inner = auto_cv(y_train, classifier=False, random_state=SEED)
+    clip = Pipeline(
+        [
+            ("gaussian", GaussianOfDistance()),
+            ("spectrum", SpectrumTransformer("clip")),
+            ("krr", KernelRidge(kernel="precomputed")),
+        ]
+    )
+    clip_grid = {"regressor__gaussian__gamma": GAMMA_GRID, "regressor__krr__alpha": ALPHA_GRID}
+    krein_ls = Pipeline([("kernel", GaussianOfDistance()), ("ls", KreinRidge(kernel="precomputed"))])
+    kernels = [GaussianOfDistance(gamma=g) for g in GAMMA_GRID] + [DoubleCentering(scale="median")]
+    ls_grid = {
+        "regressor__kernel": kernels,
+        "regressor__ls__lambda_plus": LAMBDA_GRID,
+        "regressor__ls__lambda_minus": LAMBDA_GRID,
+    }
+    return {
+        "KreinRegressorCV": KreinRegressorCV(metric="precomputed", random_state=SEED),
+        "1-NN": KNeighborsRegressor(1, metric="precomputed"),
+        "5-NN": KNeighborsRegressor(5, metric="precomputed"),
+        "clip+KRR": GridSearchCV(_standardized(clip), clip_grid, cv=inner),
+        "Kreĭn LS GS": GridSearchCV(_standardized(krein_ls), ls_grid, cv=inner),
+    }
+
+
+def vector_methods(y_train):
+    """``KreinRegressorCV`` with a Gaussian kernel and scikit-learn's tuned KernelRidge and SVR."""
+    inner = auto_cv(y_train, classifier=False, random_state=SEED)
+    krr_grid = {"regressor__alpha": ALPHA_GRID, "regressor__gamma": RBF_GAMMA_GRID}
+    svr_grid = {f"regressor__{k}": v for k, v in SVR_GRID.items()}
+    return {
+        "KreinRegressorCV": KreinRegressorCV(kernel=Gaussian(), random_state=SEED),
+        "KernelRidge": GridSearchCV(_standardized(KernelRidge(kernel="rbf")), krr_grid, cv=inner),
+        "SVR": GridSearchCV(_standardized(SVR()), svr_grid, cv=inner),
+    }
+
+
+def _inner_summary(model):
+    """What the inner folds said: the chosen row's mean R², the best row's, and the best k-NN's."""
+    results = model.cv_results_
+    means = np.asarray(results["mean_test_score"], dtype=float)
+    methods = np.asarray(results["method"])
+    knn = methods == "k-NN"
+    return {
+        "chosen": float(means[model.best_index_]),
+        "best": float(means.max()),
+        "best_method": str(methods[int(np.argmax(means))]),
+        "best_knn": float(means[knn].max()) if knn.any() else None,
+    }
+
+
+def _plain(params):
+    return {k: (v if isinstance(v, str | int) else float(v)) for k, v in params.items()}
+
+
+def run_regression_task(task, max_train):
+    X, y, splits = load_regression(task, max_train)
+    vector = task.measure == "vector"
+    rmse, seconds, chosen, inner = {}, {}, [], []
+    for train, test in splits:
+        if vector:
+            scaler = StandardScaler().fit(X[train])
+            X_train, X_test = scaler.transform(X[train]), scaler.transform(X[test])
+            compared = vector_methods(y[train])
+        else:
+            X_train, X_test = X[np.ix_(train, train)], X[np.ix_(test, train)]
+            compared = series_methods(y[train])
+        for name, estimator in compared.items():
+            start = time.perf_counter()
+            estimator.fit(X_train, y[train])
+            seconds.setdefault(name, []).append(time.perf_counter() - start)
+            error = np.sqrt(np.mean((estimator.predict(X_test) - y[test]) ** 2))
+            rmse.setdefault(name, []).append(float(error))
+            if name == "KreinRegressorCV":
+                chosen.append(_plain(estimator.best_params_))
+                inner.append(_inner_summary(estimator))
+    return {
+        "task": task.name,
+        "n_train": int(np.mean([len(t) for t, _ in splits])),
+        "split": "official" if not task.repeats else f"{task.repeats} × 70/30",
+        "distance": not vector,
+        "target_std": float(np.std(y)),
+        "rmse": rmse,
+        "seconds": {k: float(np.sum(v)) for k, v in seconds.items()},
+        "chosen": chosen,
+        "inner_r2": inner,
+    }
+
+
+def _mean_se(values):
+    values = np.asarray(values, dtype=float)
+    se = values.std(ddof=1) / np.sqrt(values.size) if values.size > 1 else 0.0
+    return float(values.mean()), float(se)
+
+
+def _better_baseline(row):
+    """The better (lower mean RMSE) of the vector baselines."""
+    return min(("KernelRidge", "SVR"), key=lambda name: np.mean(row["rmse"][name]))
+
+
+def regression_summary(rows):
+    series = [r for r in rows if r["distance"]]
+    vectors = [r for r in rows if not r["distance"]]
+    rmse = {r["task"]: {k: float(np.mean(v)) for k, v in r["rmse"].items()} for r in rows}
+    not_worse_1nn = sum(rmse[r["task"]]["KreinRegressorCV"] <= rmse[r["task"]]["1-NN"] for r in series)
+    not_worse_other = sum(
+        rmse[r["task"]]["KreinRegressorCV"] <= min(rmse[r["task"]]["clip+KRR"], rmse[r["task"]]["5-NN"])
+        for r in series
+    )
+    within = 0
+    for r in vectors:
+        difference = np.subtract(r["rmse"]["KreinRegressorCV"], r["rmse"][_better_baseline(r)])
+        mean, se = _mean_se(difference)
+        within += bool(mean <= 2.0 * se)
+    ratio = sum(r["seconds"]["KreinRegressorCV"] for r in rows) / sum(
+        r["seconds"]["clip+KRR" if r["distance"] else "KernelRidge"] for r in rows
+    )
+    return {
+        "series_sets": len(series),
+        "not_worse_than_1nn": int(not_worse_1nn),
+        "not_worse_than_clip_or_5nn": int(not_worse_other),
+        "vector_sets": len(vectors),
+        "within_noise_of_better_baseline": int(within),
+        "time_ratio_total": float(ratio),
+    }
+
+
+def _number(value):
+    return f"{value:.4g}"
+
+
+def regression_table(rows):
+    series = [r for r in rows if r["distance"]]
+    vectors = [r for r in rows if not r["distance"]]
+    lines = []
+    if series:
+        lines.append(
+            f"{'task':<23}{'n':>4} {'Kreĭn CV':>8}{'1-NN':>8}{'5-NN':>8}{'clip':>8}{'LS GS':>8}{'time×':>6}"
+        )
+        for r in series:
+            e = {k: np.mean(v) for k, v in r["rmse"].items()}
+            ratio = r["seconds"]["KreinRegressorCV"] / r["seconds"]["clip+KRR"]
+            lines.append(
+                f"{r['task']:<23.23}{r['n_train']:>4} "
+                + "".join(f"{_number(e[name]):>8}" for name in SERIES_METHODS)
+                + f"{ratio:>6.2f}"
+            )
+    if vectors:
+        if lines:
+            lines.append("")
+        lines.append(f"{'task':<19}{'n':>4} {'Kreĭn CV':>16}{'KernelRidge':>16}{'SVR':>16}{'time×':>6}")
+        for r in vectors:
+            cells = []
+            for name in VECTOR_METHODS:
+                mean, se = _mean_se(r["rmse"][name])
+                cells.append(f"{_number(mean)} ± {se:.2g}")
+            ratio = r["seconds"]["KreinRegressorCV"] / r["seconds"]["KernelRidge"]
+            lines.append(
+                f"{r['task']:<19.19}{r['n_train']:>4} "
+                + "".join(f"{c:>16}" for c in cells)
+                + f"{ratio:>6.2f}"
+            )
+    return "\n".join(lines)
+
+
+REGRESSION_GUIDE_START = (
+    "<!-- practice regression table: generated from docs/results/practice/practice-regression.json "
+    "by benchmarks/bench_practice.py --regression -->"
+)
+REGRESSION_GUIDE_END = "<!-- end practice regression table -->"
+
+
+def regression_report(result):
+    """The tables and the summary lines, as printed and as the guide shows them."""
+    s = result["summary"]
+    return (
+        regression_table(result["rows"])
+        + "\n\ntest RMSE (vector sets: mean ± s.e. over the splits); clip: clip + KernelRidge;\n"
+        + "LS GS: KreinRidge by GridSearchCV; time×: KreinRegressorCV fit / the grid\n"
+        + "search fit of clip+KRR (series) or of KernelRidge (vectors)\n"
+        + f"KreinRegressorCV ≤ 1-NN on {s['not_worse_than_1nn']} of {s['series_sets']} series sets, "
+        + f"≤ the better of clip\nand 5-NN on {s['not_worse_than_clip_or_5nn']}; within 2 s.e. "
+        + "(paired over the splits) of the better\n"
+        + f"of KernelRidge and SVR on {s['within_noise_of_better_baseline']} of {s['vector_sets']} "
+        + f"vector sets; fit time {s['time_ratio_total']:.2f}× the kernel\nridge grid searches"
+    )
+
+
+def regression_plot(rows, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(1, len(rows), figsize=(2.6 * len(rows), 3.4))
+    for axis, row in zip(np.atleast_1d(axes), rows, strict=True):
+        names = SERIES_METHODS if row["distance"] else VECTOR_METHODS
+        means = [np.mean(row["rmse"][n]) for n in names]
+        errors = [_mean_se(row["rmse"][n])[1] for n in names]
+        axis.bar(range(len(names)), means, yerr=errors, color=["tab:green"] + ["tab:grey"] * (len(names) - 1))
+        axis.set_xticks(
+            range(len(names)),
+            [n.replace("KreinRegressorCV", "Kreĭn CV") for n in names],
+            rotation=45,
+            ha="right",
+            fontsize=7,
+        )
+        axis.set_title(row["task"], fontsize=8)
+    figure.suptitle("KreinRegressorCV against what practitioners do: test RMSE (lower is better)", fontsize=9)
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+
+
+def main_regression(args):
+    tasks = list(REGRESSION_TASKS)
+    if args.only:
+        tasks = [t for t in tasks if any(t.name.startswith(p) for p in args.only)]
+    stored = args.out / "practice-regression.json"
+    if args.rewrite:  # the table, figure and guide from the stored run
+        result = json.loads(stored.read_text())
+        return write_regression(result, args)
+    rows = []
+    with threadpool_limits(1), warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        warnings.simplefilter("ignore", UserWarning)
+        for task in tasks:
+            rows.append(run_regression_task(task, args.max_train))
+            print(
+                regression_table(rows[-1:]).splitlines()[-1],
+                rows[-1]["chosen"],
+                rows[-1]["inner_r2"],
+                flush=True,
+            )
+    result = {"rows": rows, "summary": regression_summary(rows), "max_train": args.max_train, "seed": SEED}
+    args.out.mkdir(parents=True, exist_ok=True)
+    stored.write_text(json.dumps(result, indent=1) + "\n")
+    write_regression(result, args)
+
+
+def write_regression(result, args):
+    rows = result["rows"]
+    text = regression_report(result)
+    (args.out / "practice-regression.md").write_text("```text\n" + text + "\n```\n")
+    regression_plot(rows, args.out / "practice-regression.png")
+    if args.guide is not None:
+        write_guide(args.guide, text, REGRESSION_GUIDE_START, REGRESSION_GUIDE_END)
+    print(text)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help=f"only {', '.join(QUICK)}")
@@ -287,7 +616,15 @@ def main():
     )
     parser.add_argument("--guide", type=Path, help="write the table into this guide (docs/guide.md)")
     parser.add_argument("--only", nargs="*", help="task names (prefixes) to run")
+    parser.add_argument("--regression", action="store_true", help="the regression table instead")
+    parser.add_argument(
+        "--rewrite",
+        action="store_true",
+        help="with --regression: the .md, .png and guide from the stored JSON",
+    )
     args = parser.parse_args()
+    if args.regression:
+        return main_regression(args)
     tasks = [t for t in TASKS if not args.quick or t.name in QUICK]
     if args.only:
         tasks = [t for t in tasks if any(t.name.startswith(p) for p in args.only)]
@@ -305,7 +642,7 @@ def main():
     (args.out / "practice.md").write_text("```text\n" + text + "\n```\n")
     plot(rows, args.out / "practice.png")
     if args.guide is not None:
-        write_guide(args.guide, result)
+        write_guide(args.guide, text)
     print(text)
 
 

@@ -136,7 +136,12 @@ def main(argv=None):
         if args.exact_cost:
             result["exact_cost"] = exact_cost(args.exact_cost)
         result["cbf"] = low_rank_against_exact(
-            args.n_train, args.n_test, args.length, args.landmarks, args.exact_max, verbose=int(not args.quick)
+            args.n_train,
+            args.n_test,
+            args.length,
+            args.landmarks,
+            args.exact_max,
+            verbose=int(not args.quick),
         )
     print(report(result))
     if args.out:

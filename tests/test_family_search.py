@@ -8,6 +8,7 @@ from sklearn.base import clone
 from sklearn.model_selection import (
     GridSearchCV,
     KFold,
+    RepeatedKFold,
     RepeatedStratifiedKFold,
     StratifiedKFold,
     cross_val_score,
@@ -242,6 +243,61 @@ def test_regressor_chooses_across_the_family_on_a_distance():
     )
     assert scaled.best_params_ == model.best_params_
     assert_allclose(scaled.predict(1e3 * cdist(Xt, X)), prediction, rtol=1e-8)
+
+
+def test_regressor_does_not_keep_nearest_neighbours_its_inner_folds_show_worse():
+    # a linear target in 3 dimensions: k-NN is 0.10 below the best mean inner R²; the classifier's
+    # rule (baseline_margin=1) keeps it since the gain is within the corrected standard error
+    rng = np.random.default_rng(3)
+    w = np.ones(3) / np.sqrt(3)
+    X = rng.normal(size=(40, 3))
+    y = X @ w + 0.5 * rng.normal(size=40)
+    Xt = rng.normal(size=(400, 3))
+    params = {
+        "metric": "precomputed",
+        "scales": [1.0],
+        "methods": ["Kreĭn LS", "clip+SVR", "k-NN"],
+        "cv": RepeatedKFold(n_splits=5, n_repeats=2, random_state=3),
+    }
+    model = KreinRegressorCV(**params).fit(cdist(X, X), y)
+    means = np.asarray(model.cv_results_["mean_test_score"])
+    knn = np.asarray(model.cv_results_["method"]) == "k-NN"
+    assert model.baseline_margin == 0.0
+    assert model.best_params_["method"] == "Kreĭn LS"
+    assert model.best_score_ == means.max()
+    assert means.max() - means[knn].max() > 0.09
+    old = KreinRegressorCV(**params, baseline_margin=1.0).fit(cdist(X, X), y)
+    assert old.best_params_["method"] == "k-NN"
+    assert old.best_score_ == means[knn].max()
+    rmse = [np.sqrt(np.mean((m.predict(cdist(Xt, X)) - Xt @ w) ** 2)) for m in (model, old)]
+    assert (
+        rmse[0] < 0.9 * rmse[1]
+    )  # 0.42 against 0.50: the choice of the inner folds is also the better on new data
+
+
+def test_regressor_penalties_reach_a_smooth_noise_free_target(monkeypatch):
+    # sin(2x) without noise wants λ far below the classifier's grid end 1e-3 (nλ = 0.06 on 60 points)
+    from krein.model_selection import _candidates
+
+    rng = np.random.default_rng(0)
+    X, Xt = rng.uniform(-2, 2, size=(60, 1)), np.linspace(-1.9, 1.9, 200)[:, None]
+    params = {"kernel": Gaussian(), "methods": ["Kreĭn LS"], "cv": KFold(3, shuffle=True, random_state=0)}
+
+    def rmse(model):
+        return np.sqrt(np.mean((model.predict(Xt) - np.sin(2 * Xt[:, 0])) ** 2))
+
+    model = KreinRegressorCV(**params).fit(X, np.sin(2 * X[:, 0]))
+    assert model.best_params_["lambda_plus"] == 1e-6
+    assert model.best_score_ > 0.99999
+    assert rmse(model) < 1e-3
+    assert KreinClassifierCV(methods=["Kreĭn LS"]).fit(X, X[:, 0] > 0).cv_results_["params"][-1] == {
+        "lambda_minus": 1e-3,
+        "lambda_plus": 1e-3,
+    }  # the classifier's grid is unchanged
+    monkeypatch.setattr(_candidates, "_REGRESSION_LAMBDAS", _candidates._LAMBDAS)
+    coarse = KreinRegressorCV(**params).fit(X, np.sin(2 * X[:, 0]))
+    assert coarse.best_params_["lambda_plus"] == 1e-3
+    assert rmse(coarse) > 10 * rmse(model)
 
 
 def test_bad_input_names_the_argument():

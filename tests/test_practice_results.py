@@ -27,3 +27,21 @@ def test_guide_table_is_the_committed_run():
     assert result["summary"] == bench.summary(result["rows"])  # the summary is the rows'
     assert max(len(line) for line in bench.report(result).splitlines()) <= 80
     assert {r["task"] for r in result["rows"]} == {t.name for t in bench.TASKS}
+
+
+REGRESSION = ROOT / "docs" / "results" / "practice" / "practice-regression.json"
+
+
+@pytest.mark.skipif(not REGRESSION.is_file(), reason="no committed run of bench_practice.py --regression")
+def test_guide_regression_table_is_the_committed_run():
+    bench = _bench()
+    result = json.loads(REGRESSION.read_text())
+    guide = (ROOT / "docs" / "guide.md").read_text()
+    start = guide.index(bench.REGRESSION_GUIDE_START) + len(bench.REGRESSION_GUIDE_START)
+    block = guide[start : guide.index(bench.REGRESSION_GUIDE_END)]
+    assert bench.regression_report(result) in block
+    assert result["summary"] == bench.regression_summary(result["rows"])  # the summary is the rows'
+    assert max(len(line) for line in bench.regression_report(result).splitlines()) <= 80
+    assert {r["task"] for r in result["rows"]} == {t.name for t in bench.REGRESSION_TASKS}
+    for row in result["rows"]:  # one RMSE per split and method
+        assert {len(v) for v in row["rmse"].values()} == {1 if row["distance"] else 5}
