@@ -230,3 +230,24 @@ def test_hypergradients_of_a_streamed_model_are_refused(indefinite_kernel):
 @parametrize_with_checks([KreinSquaredHingeSVC(), KreinSquaredHingeSVC(n_components=10, random_state=0)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_a_workspace_carried_along_a_penalty_path_gives_the_same_minima():
+    from krein.optimize import squared_hinge_newton
+
+    rng = np.random.default_rng(3)
+    features = rng.normal(size=(300, 8))
+    y = np.sign(features[:, 0] + 0.5 * rng.normal(size=300))
+    workspace, start = {}, None
+    for rho in (1.0, 1e-1, 1e-2, 1e-3, 1e-4):
+        penalties = np.full(8, rho)
+        fresh = squared_hinge_newton(features, y, penalties)
+        carried = squared_hinge_newton(features, y, penalties, start=start, workspace=workspace)
+        start = (carried.x, carried.intercept)
+        assert carried.converged and fresh.converged
+        np.testing.assert_allclose(carried.x, fresh.x, rtol=1e-9, atol=1e-12)
+        assert abs(carried.intercept - fresh.intercept) < 1e-9
+        assert carried.fun <= fresh.fun * (1 + 1e-12)
+    active = workspace["active"]
+    design = np.hstack([features, np.ones((300, 1))])[active]
+    np.testing.assert_allclose(workspace["gram"], design.T @ design, rtol=1e-10, atol=1e-10)

@@ -202,10 +202,12 @@ def fit_linear_svm(representation, y, settings, classes, *, spectrum):
         return models
     Y, _ = encode_labels(y, "plain")
     starts = [None] * Y.shape[1]
+    workspaces = [{} for _ in range(Y.shape[1])]  # each task's normal equations, carried along the path
     for setting in settings:
         penalties = np.full(r, 1.0 / (2.0 * setting["C"] * n))
         solutions = [
-            squared_hinge_newton(features, Y[:, t], penalties, start=starts[t]) for t in range(Y.shape[1])
+            squared_hinge_newton(features, Y[:, t], penalties, start=starts[t], workspace=workspaces[t])
+            for t in range(Y.shape[1])
         ]
         starts = [(solution.x, solution.intercept) for solution in solutions]
         coef = np.column_stack([solution.x for solution in solutions])

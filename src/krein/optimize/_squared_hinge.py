@@ -65,6 +65,7 @@ def squared_hinge_newton(
     tol: float = 1e-10,
     max_iter: int = 100,
     start: tuple[NDArray[np.float64], float] | None = None,
+    workspace: dict | None = None,
 ) -> SolverResult:
     """Minimize ``Σ max(0, 1 − yᵢ(Φᵢ w + b))² + n Σⱼ ρⱼ wⱼ²`` by the finite Newton method.
 
@@ -84,6 +85,12 @@ def squared_hinge_newton(
     start : tuple (w, b) or None, default=None
         Where the iterations start (a warm start, e.g. the solution for nearby penalties); None: 0.
         The minimum does not depend on it.
+    workspace : dict or None, default=None
+        A dict (empty at first) that keeps the normal equations ``Φ̂_Iᵀ Φ̂_I``, ``Φ̂_Iᵀ y_I`` of the last
+        active set between calls on the same ``features`` and ``y`` (a path of penalties with warm
+        starts): each Newton step updates them by the rows of the points that enter or leave the
+        active set, ``(changes) r²`` instead of ``|I| r²``; they are recomputed whenever more rows
+        change than they hold. None: kept within this call only.
 
     Returns
     -------
@@ -106,7 +113,7 @@ def squared_hinge_newton(
     """
     n = features.shape[0]
     design = np.hstack([features, np.ones((n, 1))]) if fit_intercept else features
-    last = {}  # the previous iteration's active set and its normal equations
+    last = {} if workspace is None else workspace  # the previous active set and its normal equations
 
     def normal_equations(active):
         # Near the solution few points enter or leave the active set: the previous system updated by
