@@ -120,6 +120,62 @@ class KernelRows(TransformerMixin, BaseEstimator):
         return self.kernel(np.asarray(X, dtype=np.float64), self.X_fit_)
 
 
+class SelectDistance(TransformerMixin, BaseEstimator):
+    """One distance of a stack ``(k, n, n)`` of distance matrices (several metrics on the same objects),
+    passed through ``transformer`` (None: the distance itself, for nearest neighbours)."""
+
+    def __init__(self, index=0, transformer=None):
+        self.index, self.transformer = index, transformer
+
+    def fit(self, S, y=None):
+        self.fit_transform(S)
+        return self
+
+    def fit_transform(self, S, y=None):
+        D = np.asarray(S)[self.index]
+        return D if self.transformer is None else self.transformer.fit_transform(D)
+
+    def transform(self, S):
+        D = np.asarray(S)[self.index]
+        return D if self.transformer is None else self.transformer.transform(D)
+
+
+class KernelSum(TransformerMixin, BaseEstimator):
+    """The uniform combination of the kernels of several distances: ``Σᵢ K̂ᵢ / k``, each ``K̂ᵢ`` the kernel
+    of distance ``i`` of a stack ``(k, n, n)`` (by ``transformers[i]``) centred and divided by its scale
+    (:class:`KernelNormalizer`), so that no distance dominates by its unit.
+
+    The equal-weight sum of normalized base kernels is the standard baseline of multiple kernel learning,
+    rarely beaten by learned weights (Cortes, Mohri & Rostamizadeh, "Algorithms for learning kernels
+    based on centered alignment", JMLR 13, 2012; Gönen & Alpaydın, JMLR 12, 2011); with indefinite base
+    kernels their sum is indefinite too, and the Kreĭn-space methods of the route take it as it is.
+    """
+
+    def __init__(self, transformers=()):
+        self.transformers = transformers
+
+    def fit(self, S, y=None):
+        self.fit_transform(S)
+        return self
+
+    def fit_transform(self, S, y=None):
+        S = np.asarray(S)
+        self.normalizers_ = [KernelNormalizer() for _ in self.transformers]
+        parts = [
+            normalizer.fit_transform(transformer.fit_transform(D))
+            for transformer, normalizer, D in zip(self.transformers, self.normalizers_, S, strict=True)
+        ]
+        return np.mean(parts, axis=0)
+
+    def transform(self, S):
+        S = np.asarray(S)
+        parts = [
+            normalizer.transform(transformer.transform(D))
+            for transformer, normalizer, D in zip(self.transformers, self.normalizers_, S, strict=True)
+        ]
+        return np.mean(parts, axis=0)
+
+
 @dataclass(frozen=True)
 class KernelChoice:
     """One candidate kernel: a label, and the transformer from the input to kernel rows."""

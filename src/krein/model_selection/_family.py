@@ -72,14 +72,17 @@ from ._candidates import (
     Family,
     KernelChoice,
     KernelRows,
+    KernelSum,
+    SelectDistance,
     TargetScaler,
     families_of,
     kernel_pipeline,
     spectrum_steps,
 )
+from ._ensemble import ENSEMBLE, VoteEnsemble, distance_winners, weighted_vote
 from ._folds import accuracy, evaluate_fold, evaluate_low_rank_fold, evaluate_neighbors_fold, r2
 from ._low_rank import AUTO_EXACT_MAX_SAMPLES, AUTO_LANDMARKS, LowRankModel, NeighborModel, landmark_kernel
-from ._objects import ObjectDistances, take
+from ._objects import ObjectDistances, metric_label, take
 from ._selection import SearchResults, auto_cv, rank_scores, select_with_baseline
 
 __all__ = ["KreinClassifierCV", "KreinRegressorCV"]
@@ -90,7 +93,7 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
 
     _parameter_constraints = {
         "kernel": [Kernel, str, None],
-        "metric": [str, callable, None],
+        "metric": [str, callable, list, tuple, None],
         "metric_params": [dict, None],
         "n_components": [StrOptions({"auto"}), Interval(Integral, 1, None, closed="left"), None],
         "methods": [StrOptions({"auto", "all"}), list, tuple],
@@ -142,20 +145,37 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
         return self._is_distance() and not (isinstance(self.metric, str) and self.metric == "precomputed")
 
     def _object_distances(self):
-        """The metric on objects (validated before any distance is computed), or None."""
+        """The metrics on objects, ``[(label, ObjectDistances)]`` (validated before any distance is
+        computed; the label ``"distance"`` for one metric), or None for a precomputed matrix or data."""
         if not self._takes_objects():
             if self.metric_params is not None:
                 raise ValueError(
                     "metric_params applies to a metric on objects (metric=a name or a callable)."
                 )
             return None
-        return ObjectDistances(
-            self.metric,
-            self.metric_params,
-            n_jobs=self.n_jobs,
-            verbose=self.verbose,
-            owner=type(self).__name__,
-        )
+        owner = dict(n_jobs=self.n_jobs, verbose=self.verbose, owner=type(self).__name__)
+        if not isinstance(self.metric, list | tuple):
+            return [("distance", ObjectDistances(self.metric, self.metric_params, **owner))]
+        if self.metric_params is not None:
+            raise ValueError(
+                "metric_params applies to one metric; with a list give each metric's parameters in it: "
+                "metric=[('dtw', {'window': 5}), 'msm', ...]."
+            )
+        if len(self.metric) < 2:
+            raise ValueError(f"metric: a list needs at least two metrics, got {self.metric!r}.")
+        sources = []
+        for entry in self.metric:
+            metric, params = entry if isinstance(entry, tuple) and len(entry) == 2 else (entry, None)
+            if isinstance(metric, str) and metric == "precomputed":
+                raise ValueError(
+                    "metric: a list takes metrics on objects (names or callables), not 'precomputed'."
+                )
+            sources.append((metric_label(metric, params), ObjectDistances(metric, params, **owner)))
+        labels = [label for label, _ in sources]
+        duplicates = sorted({label for label in labels if labels.count(label) > 1})
+        if duplicates:
+            raise ValueError(f"metric: the list names {duplicates} more than once.")
+        return sources
 
     def _validate_targets(self, y, n_samples):
         if y is None:
@@ -168,7 +188,12 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
     def _validate_input(self, X, y):
         """``(X, y)``: objects (validated by the metric), or a validated array (square when pairwise)."""
         if self._takes_objects():
-            X = self._distances.check(X, "X")
+            if len(self._sources) == 1:
+                X = self._sources[0][1].check(X, "X")
+            else:  # every metric reads the objects as given (each validates them first)
+                for _, source in self._sources:
+                    source.check(X, "X")
+                X = X if isinstance(X, np.ndarray) else list(X)
             return X, self._validate_targets(y, len(X))
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
@@ -189,6 +214,14 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
         :data:`~._low_rank.AUTO_LANDMARKS` landmarks)."""
         if self.n_components is None:
             return None
+        if self._sources is not None and len(self._sources) > 1:
+            if self.n_components == "auto" and n_samples <= AUTO_EXACT_MAX_SAMPLES:
+                return None
+            raise ValueError(
+                f"n_components={self.n_components!r}: several metrics are searched by the exact route only, "
+                f"up to {AUTO_EXACT_MAX_SAMPLES} training objects (n_components=None or 'auto'); got "
+                f"{n_samples} objects."
+            )
         if self.n_components == "auto":
             return None if n_samples <= AUTO_EXACT_MAX_SAMPLES else min(AUTO_LANDMARKS, n_samples)
         return clamp_n_components(self.n_components, n_samples, stacklevel=4)
@@ -205,12 +238,25 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
 
     def _kernel_choices(self):
         if self._is_distance():
-            choices = [
-                KernelChoice(f"Gaussian(γ={g:g}·γ₀)", lambda g=g: GaussianOfDistance(gamma=g))
+            transforms = [
+                (f"Gaussian(γ={g:g}·γ₀)", lambda g=g: GaussianOfDistance(gamma=g))
                 for g in self._scales([0.3, 1.0, 3.0, 10.0])
             ]
             if isinstance(self.scales, str):
-                choices.append(KernelChoice("double-centred", lambda: DoubleCentering(scale="median")))
+                transforms.append(("double-centred", lambda: DoubleCentering(scale="median")))
+            if self._sources is None or len(self._sources) == 1:
+                return [KernelChoice(label, make) for label, make in transforms]
+            # several metrics: each metric's kernels, and their uniform combination (KernelSum)
+            k = len(self._sources)
+            choices = [
+                KernelChoice(f"{source}: {label}", lambda i=i, make=make: SelectDistance(i, make()))
+                for i, (source, _) in enumerate(self._sources)
+                for label, make in transforms
+            ]
+            choices += [
+                KernelChoice(f"sum: {label}", lambda make=make: KernelSum([make() for _ in range(k)]))
+                for label, make in transforms
+            ]
             return choices
         if isinstance(self.kernel, str) and self.kernel == "precomputed":
             if not isinstance(self.scales, str):
@@ -297,7 +343,7 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
         self
         """
         self._validate_params()
-        self._distances = self._object_distances()
+        self._sources = self._object_distances()
         X, y = self._validate_input(X, y)
         n_samples = len(X)
         m = self._landmark_count(n_samples)
@@ -330,7 +376,7 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
             results = self._search_exact(X, y, kernels, families, folds)
         else:
             results, inputs = self._search_low_rank(X, y, kernels, families, folds, m)
-        self._collect(results, families, folds)
+        self._collect(results, families, folds, y)
         if self.verbose:
             print(
                 f"{type(self).__name__}: inner CV done in {time.perf_counter() - started:.1f} s\n"
@@ -340,7 +386,7 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
             self._refit(X, y, kernels, families)
         else:
             self._refit_low_rank(X, y, kernels, families, inputs)
-        self.n_distance_evaluations_ = 0 if self._distances is None else self._distances.n_evaluations
+        self.n_distance_evaluations_ = sum(source.n_evaluations for _, source in self._sources or [])
         return self
 
     def _parallel(self, tasks):
@@ -357,19 +403,31 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
     def _search_exact(self, X, y, kernels, families, folds):
         """One :class:`~._folds.FoldResult` per fold of the exact route (the n × n distances computed
         first when the input is objects)."""
-        if self._distances is not None:
+        if self._sources is not None:
             self._reference_ = X
-            X = self._distances.square(X)
+            matrices = [
+                source.square(X, what=f"the training objects ({label})") for label, source in self._sources
+            ]
+            X = matrices[0] if len(matrices) == 1 else np.stack(matrices)
         pairwise = self._is_distance() or self.__sklearn_tags__().input_tags.pairwise
         self._fit_input_ = X
-        distance = X if self._is_distance() else None
+        distances = self._distance_matrices(X)
         regression = not is_classifier(self)
+        record = len(distances) > 1 and not regression  # several distances: their winners' vote
         return self._parallel(
             delayed(evaluate_fold)(
-                kernels, families, X, distance, y, train, test, pairwise, self._scorer(), regression
+                kernels, families, X, distances, y, train, test, pairwise, self._scorer(), regression, record
             )
             for train, test in folds
         )
+
+    def _distance_matrices(self, X):
+        """``[(label, D)]``: the distances the methods on a distance (k-NN) learn from (none for a kernel)."""
+        if not self._is_distance():
+            return []
+        if X.ndim == 3:  # several metrics on the same objects
+            return [(label, D) for (label, _), D in zip(self._sources, X, strict=True)]
+        return [("distance", X)]
 
     def _search_low_rank(self, X, y, kernels, families, folds, m):
         """The fold results of the low-rank route and its inputs: the n × m distances (or similarities)
@@ -377,11 +435,12 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
         n = len(X)
         landmarks = np.sort(check_random_state(self.random_state).choice(n, size=m, replace=False))
         self.landmark_indices_ = landmarks
-        if self._distances is not None:  # objects: their distances to the landmarks, computed once
+        if self._sources is not None:  # objects: their distances to the landmarks, computed once
+            source = self._sources[0][1]
             others = np.setdiff1d(np.arange(n), landmarks)
             inputs = np.empty((n, m))
-            inputs[landmarks] = self._distances.square(take(X, landmarks), what="the landmarks")
-            inputs[others] = self._distances.block(take(X, others), take(X, landmarks), what="the objects")
+            inputs[landmarks] = source.square(take(X, landmarks), what="the landmarks")
+            inputs[others] = source.block(take(X, others), take(X, landmarks), what="the objects")
         elif self.__sklearn_tags__().input_tags.pairwise:  # a precomputed matrix: its landmark columns
             inputs = X[:, landmarks]
         else:  # data points: the kernel objects evaluate K(X, Z)
@@ -407,9 +466,9 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
         self._n_landmark_eigendecompositions = len(kernels)
         return results, inputs
 
-    def _collect(self, results, families, folds):
+    def _collect(self, results, families, folds, y):
         columns = {"kernel": [], "method": [], "params": []}
-        split_scores, paired_scores = [], []
+        split_scores, paired_scores, predictions = [], [], []
         order = {f.name: i for i, f in enumerate(families)}
         keys = list(results[0].scores)
         for kernel, method in sorted(keys, key=lambda k: order[k[1]]):
@@ -421,6 +480,10 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
                 split_scores.append([fold.scores[(kernel, method)][j] for fold in results])
                 if results[0].baseline_scores is not None:
                     paired_scores.append([fold.baseline_scores[(kernel, method)][j] for fold in results])
+                if results[0].predictions is not None:
+                    predictions.append([fold.predictions[(kernel, method)][j] for fold in results])
+        if predictions:  # several distances: the vote of their winners, scored on the same folds
+            self._add_ensemble(columns, split_scores, predictions, folds, y)
         split_scores = np.asarray(split_scores, dtype=float)
         failures = sorted({failure for fold in results for failure in fold.failures})
         failed = ~np.isfinite(split_scores).all(axis=1)  # ranked last: -inf, their std NaN
@@ -463,6 +526,30 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
         self.n_eigendecompositions_ = int(sum(fold.n_eigendecompositions for fold in results))
         self.n_eigendecompositions_ += getattr(self, "_n_landmark_eigendecompositions", 0)
 
+    def _add_ensemble(self, columns, split_scores, predictions, folds, y):
+        """Append the row of the per-distance winners' vote (:mod:`._ensemble`) to the results."""
+        scores = np.asarray(split_scores, dtype=float)
+        means = np.where(np.isfinite(scores).all(axis=1), scores.mean(axis=1), -np.inf)
+        winners = distance_winners(columns["kernel"], means, [label for label, _ in self._sources])
+        if len(winners) < 2:
+            return
+        weights = means[winners]
+        scorer = self._scorer()
+        fold_scores = []
+        for k, (_, test) in enumerate(folds):
+            votes = weighted_vote([predictions[i][k] for i in winners], weights, self.classes_)
+            fold_scores.append(scorer(_Predictions(votes), None, y[test]))
+        columns["kernel"].append(ENSEMBLE[0])
+        columns["method"].append(ENSEMBLE[1])
+        columns["params"].append(
+            {"of": ", ".join(f"{columns['kernel'][i]} {columns['method'][i]}" for i in winners)}
+        )
+        split_scores.append(fold_scores)
+        self._ensemble_rows = [
+            (columns["kernel"][i], columns["method"][i], dict(columns["params"][i]), float(means[i]))
+            for i in winners
+        ]
+
     def _best(self, families):
         i = self.best_index_
         kernel_label, method = self.cv_results_["kernel"][i], self.cv_results_["method"][i]
@@ -471,11 +558,32 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
         return kernel_label, next(f for f in families if f.name == method), params
 
     def _refit(self, X, y, kernels, families):
-        kernel_label, family, params = self._best(families)
         X = self._fit_input_
         del self._fit_input_
+        i = self.best_index_
+        if (self.cv_results_["kernel"][i], self.cv_results_["method"][i]) == ENSEMBLE:
+            self.best_params_ = {
+                "kernel": ENSEMBLE[0],
+                "method": ENSEMBLE[1],
+                **self.cv_results_["params"][i],
+            }
+            members = [
+                self._refit_row(X, y, kernels, kernel, next(f for f in families if f.name == method), params)
+                for kernel, method, params, _ in self._ensemble_rows
+            ]
+            weights = [mean for *_, mean in self._ensemble_rows]
+            self.best_estimator_ = VoteEnsemble(members, weights, self.classes_)
+            return
+        kernel_label, family, params = self._best(families)
+        self.best_estimator_ = self._refit_row(X, y, kernels, kernel_label, family, params)
+
+    def _refit_row(self, X, y, kernels, kernel_label, family, params):
+        """One candidate of the results table fitted on all of ``(X, y)``."""
         model = clone(family.make()).set_params(**params)
-        if family.on_distance:
+        if family.on_distance and X.ndim == 3:  # k-NN on one of several distances
+            labels = [label for label, _ in self._sources]
+            estimator = Pipeline([("distance", SelectDistance(labels.index(kernel_label))), ("model", model)])
+        elif family.on_distance:
             estimator = model
         else:
             choice = next(c for c in kernels if c.label == kernel_label)
@@ -488,7 +596,7 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
             warnings.simplefilter("ignore", ConvergenceWarning)
             estimator.fit(X, y)
         self.n_eigendecompositions_ += cache.n_computed
-        self.best_estimator_ = estimator
+        return estimator
 
     def _refit_low_rank(self, X, y, kernels, families, inputs):
         """The winner on every training row of the block (k-NN: on every training object)."""
@@ -505,7 +613,7 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
             self.best_estimator_ = LowRankModel.fit(kernel, family, params, y, classes, scaler)
             self.n_eigendecompositions_ += 1
             reference = landmarks
-        self._reference_ = reference if self._distances is None else take(X, reference)
+        self._reference_ = reference if self._sources is None else take(X, reference)
 
     def _scorer(self):
         """The selection score ``scorer(model, X, y)``: the user's, or accuracy / R² computed directly
@@ -521,9 +629,12 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
         """What the refitted model reads: the test objects' distances to the training objects it needs
         (all of them, or the landmarks at low rank), test-versus-train rows, or validated data."""
         check_is_fitted(self, "best_estimator_")
-        if self._distances is not None:
-            objects = self._distances.check(X, "X")
-            return self._distances.block(objects, self._reference_, what="the test objects")
+        if self._sources is not None:
+            blocks = []
+            for label, source in self._sources:
+                objects = source.check(X, "X") if len(self._sources) == 1 else X
+                blocks.append(source.block(objects, self._reference_, what=f"the test objects ({label})"))
+            return blocks[0] if len(blocks) == 1 else np.stack(blocks)
         if self.__sklearn_tags__().input_tags.pairwise:
             if self.n_components_ is None:
                 return X  # test-versus-train rows: the best estimator checks their width
@@ -534,6 +645,16 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
         """Predictions of the refitted best model (X as at fit: data, test-versus-train rows, or objects)."""
         X = self._test_input(X)
         return self.best_estimator_.predict(X)
+
+
+class _Predictions:
+    """Stored predictions in the place of a model, for a scorer ``scorer(model, X, y)``."""
+
+    def __init__(self, predictions):
+        self.predictions = predictions
+
+    def predict(self, X):
+        return self.predictions
 
 
 class KreinClassifierCV(ClassifierMixin, _KreinFamilyCV):

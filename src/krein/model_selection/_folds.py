@@ -26,6 +26,7 @@ class FoldResult:
     n_eigendecompositions: int
     failures: list
     baseline_scores: dict | None = None
+    predictions: dict | None = None  # the test predictions of every setting, when recorded
 
     def merge(self, other: FoldResult) -> FoldResult:
         """The results of two parts of one fold (two kernels, or a kernel and the neighbours)."""
@@ -41,6 +42,10 @@ class FoldResult:
 
 
 def fold_blocks(X, train, test, pairwise):
+    """The training block and the test-versus-train rows of one fold (of each matrix of a stack
+    ``(k, n, n)`` of several distances), or the fold's rows of data."""
+    if pairwise and X.ndim == 3:
+        return X[:, train][:, :, train], X[:, test][:, :, train]
     if pairwise:
         return X[np.ix_(train, train)], X[np.ix_(test, train)]
     return X[train], X[test]
@@ -54,36 +59,44 @@ def _fit_kernel(choice, X_train, X_test):
     return K_train, K_test
 
 
-def candidate_scores(family, K_train, y_train, K_test, y_test, scorer, regression, failures):
+def candidate_scores(family, K_train, y_train, K_test, y_test, scorer, regression, failures, record=False):
     """Scores of every setting of ``family`` trained on one fold (a list, grid order); NaN for every
-    setting when the method cannot be fitted on the fold (the error goes to ``failures``)."""
-    return _scores_or_failure(
-        family,
-        lambda settings: _fit_and_score(
-            family, settings, K_train, y_train, K_test, y_test, scorer, regression
-        ),
-        lambda score: score,
-        failures,
-    )
-
-
-def _fit_and_score(family, settings, K_train, y_train, K_test, y_test, scorer, regression):
+    setting when the method cannot be fitted on the fold (the error goes to ``failures``). With
+    ``record`` (a classifier's), ``(score, test predictions)`` pairs (``(NaN, None)`` on failure)."""
     if regression:  # the models have no intercept on a centred kernel: standardize the targets
         scaler = TargetScaler().fit(y_train)
         y_train, y_test = scaler.transform(y_train), scaler.transform(y_test)
-    for _, step in spectrum_steps(family):
-        K_train, K_test = step.fit_transform(K_train), step.transform(K_test)
-    if family.path:
-        models = family.make().fit_path(K_train, y_train, settings)
-    else:
-        models = [clone(family.make()).set_params(**s).fit(K_train, y_train) for s in settings]
-    return [scorer(model, K_test, y_test) for model in models]
+    treated = {"train": K_train, "test": K_test}  # after the family's spectrum treatment, if any
+
+    def fit(settings):
+        for _, step in spectrum_steps(family):
+            treated["train"], treated["test"] = (
+                step.fit_transform(treated["train"]),
+                step.transform(treated["test"]),
+            )
+        if family.path:
+            return family.make().fit_path(treated["train"], y_train, settings)
+        return [clone(family.make()).set_params(**s).fit(treated["train"], y_train) for s in settings]
+
+    if not record:
+        return _scores_or_failure(family, fit, lambda model: scorer(model, treated["test"], y_test), failures)
+    return _scores_or_failure(
+        family,
+        fit,
+        lambda model: (scorer(model, treated["test"], y_test), model.predict(treated["test"])),
+        failures,
+        failed=(np.nan, None),
+    )
 
 
-def evaluate_fold(kernels, families, X, D, y, train, test, pairwise, scorer, regression):
+def evaluate_fold(
+    kernels, families, X, distances, y, train, test, pairwise, scorer, regression, record=False
+):
     """The :class:`FoldResult` of one fold: ``scores[(kernel, method)]`` one per setting, the
-    eigendecompositions computed and the errors of the methods that could not be fitted there."""
-    scores, failures = {}, []
+    eigendecompositions computed and the errors of the methods that could not be fitted there;
+    ``distances`` are the ``(label, matrix)`` the methods on a distance (k-NN) learn from. With
+    ``record`` the candidates' test predictions too (:attr:`FoldResult.predictions`)."""
+    outcomes, failures = {}, []
     # The candidates' inputs are kernels this search computed from the validated X, and their
     # parameters this module's grids: scikit-learn's per-fit checks of both (a large share of a fit on
     # a small fold) are skipped.
@@ -98,16 +111,21 @@ def evaluate_fold(kernels, families, X, D, y, train, test, pairwise, scorer, reg
             for family in families:
                 if family.on_distance:
                     continue
-                scores[(choice.label, family.name)] = candidate_scores(
-                    family, K_train, y[train], K_test, y[test], scorer, regression, failures
+                outcomes[(choice.label, family.name)] = candidate_scores(
+                    family, K_train, y[train], K_test, y[test], scorer, regression, failures, record
                 )
-        for family in families:
-            if family.on_distance:
-                D_train, D_test = fold_blocks(D, train, test, True)
-                scores[("distance", family.name)] = candidate_scores(
-                    family, D_train, y[train], D_test, y[test], scorer, False, failures
-                )
-    return FoldResult(scores, cache.n_computed, failures)
+        for label, D in distances:
+            D_train, D_test = fold_blocks(D, train, test, True)
+            for family in families:
+                if family.on_distance:
+                    outcomes[(label, family.name)] = candidate_scores(
+                        family, D_train, y[train], D_test, y[test], scorer, False, failures, record
+                    )
+    if not record:
+        return FoldResult(outcomes, cache.n_computed, failures)
+    scores = {key: [score for score, _ in pairs] for key, pairs in outcomes.items()}
+    predictions = {key: [p for _, p in pairs] for key, pairs in outcomes.items()}
+    return FoldResult(scores, cache.n_computed, failures, predictions=predictions)
 
 
 def accuracy(model, X, y):

@@ -35,6 +35,14 @@ def on_a_cluster() -> bool:
     return type(backend).__name__ == "DaskDistributedBackend"
 
 
+def metric_label(metric: str | Callable, params: dict | None = None) -> str:
+    """A metric's name in the route's results: ``"dtw"``, ``"dtw(window=5)"``, a function's name."""
+    name = metric if isinstance(metric, str) else getattr(metric, "__name__", repr(metric))
+    if not params:
+        return name
+    return f"{name}({', '.join(f'{key}={value!r}' for key, value in sorted(params.items()))})"
+
+
 def take(objects: Any, indices: Any) -> Any:
     """The objects at ``indices`` (rows of an array, items of a list)."""
     if isinstance(objects, np.ndarray):
