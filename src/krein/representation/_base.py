@@ -9,7 +9,7 @@ blocks of the memory budget, or lazily on dask (:func:`kernel_rows_times`, one t
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Self
+from typing import Any, Self, TypeGuard
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -25,8 +25,10 @@ RowFunction = Callable[[NDArray[np.float64], Any], tuple[float | NDArray[np.floa
 __all__ = ["DeferredRepresentation", "SpectralRepresentation", "is_dask_array", "kernel_rows_times"]
 
 
-def is_dask_array(X: object) -> bool:
-    """Whether ``X`` is a ``dask.array.Array`` (without importing dask when it is not)."""
+def is_dask_array(X: object) -> TypeGuard[Any]:
+    """Whether ``X`` is a ``dask.array.Array`` (without importing dask when it is not).
+
+    A type guard to ``Any``: a dask array is not typed here (dask is an optional dependency)."""
     return type(X).__module__.startswith("dask.") and hasattr(X, "to_delayed")
 
 
