@@ -159,7 +159,8 @@ def test_a_wrong_paper_number_is_caught(monkeypatch):
 
 @pytest.mark.slow
 def test_the_wheel_ships_the_data_files(tmp_path):
-    """``pip wheel`` (hatchling) puts every data file into the wheel, beside the experiment modules."""
+    """``pip wheel`` (hatchling) puts every data file into the wheel, beside the experiment modules, and
+    the ``py.typed`` marker (PEP 561: type checkers read krein's annotations)."""
     built = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(tmp_path)],
         capture_output=True,
@@ -169,6 +170,7 @@ def test_the_wheel_ships_the_data_files(tmp_path):
         pytest.skip(f"cannot build the wheel here (no build backend?): {built.stderr[-300:]}")
     [wheel] = tmp_path.glob("krein-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
+    assert "krein/py.typed" in names
     shipped = {n for n in names if n.startswith("krein/experiments/papers/")}
     assert shipped == {f"krein/experiments/papers/{name}.json" for name in paper_table_names()}
     from krein.datasets._registry import get_info

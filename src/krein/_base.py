@@ -196,7 +196,7 @@ class KernelEstimatorMixin:
     """
 
     #: Largest training-kernel magnitude the estimator's solver accepts (None: no limit).
-    _max_kernel_magnitude = None
+    _max_kernel_magnitude: float | None = None
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

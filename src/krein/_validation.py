@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from typing import Any, TypeGuard
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
     "check_centring_samples",
@@ -172,7 +174,7 @@ def check_kernel_magnitude(K, limit, name="X"):
         )
 
 
-def _is_clean_float_matrix(X):
+def _is_clean_float_matrix(X: object) -> TypeGuard[NDArray[np.float64]]:
     """A non-empty 2-D float64 ndarray of finite values: what ``check_array`` would return unchanged."""
     return (
         type(X) is np.ndarray
@@ -183,7 +185,7 @@ def _is_clean_float_matrix(X):
     )
 
 
-def check_precomputed_test_kernel(X, owner):
+def check_precomputed_test_kernel(X: ArrayLike, owner: Any) -> NDArray[np.float64]:
     """Validate the ``(n_test, n_train)`` precomputed test kernel passed to a fitted estimator.
 
     NaN and infinity are reported first; a wrong width gets scikit-learn's wording ("X has ...

@@ -148,10 +148,10 @@ def _load_kernel_matrix(path):
     K = np.asarray(K, dtype=float)
     from ._validation import SYMMETRY_RTOL, symmetry_error
 
-    error = symmetry_error(K)
-    if error > SYMMETRY_RTOL:
+    asymmetry = symmetry_error(K)
+    if asymmetry > SYMMETRY_RTOL:
         raise UsageError(
-            f"--npy {path}: the matrix is not symmetric (max|K - K.T| / max|K| = {error:.3g} exceeds "
+            f"--npy {path}: the matrix is not symmetric (max|K - K.T| / max|K| = {asymmetry:.3g} exceeds "
             f"{SYMMETRY_RTOL:g}), so it has no real spectrum; save the symmetric part 0.5 * (K + K.T)."
         )
     return K

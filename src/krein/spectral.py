@@ -80,7 +80,9 @@ class EigendecompositionCache:
         return K.shape, hashlib.blake2b(np.ascontiguousarray(K).view(np.uint8), digest_size=16).digest()
 
 
-_ACTIVE_CACHE = contextvars.ContextVar("krein_eigendecomposition_cache", default=None)
+_ACTIVE_CACHE: contextvars.ContextVar[EigendecompositionCache | None] = contextvars.ContextVar(
+    "krein_eigendecomposition_cache", default=None
+)
 
 
 @contextlib.contextmanager

@@ -28,6 +28,7 @@ the scale of D;
 (positive definite for the log-Euclidean distance, indefinite in general for the affine-invariant one).
 """
 
+from ._blocks import Metric as Metric  # the registry's entries' type, for krein.model_selection
 from ._centering import DoubleCentering, double_center
 from ._distance_kernels import GaussianOfDistance
 from ._geodesic_kernel import geodesic_gaussian_kernel

@@ -100,7 +100,7 @@ class Elastic(Metric):
             items = list(X)
         except TypeError:
             raise TypeError(f"{name} must be {_COLLECTION}, got {type(X).__name__}") from None
-        out = []
+        out: list[np.ndarray] = []
         for i, s in enumerate(items):
             try:
                 arr = np.asarray(s, dtype=np.float64)

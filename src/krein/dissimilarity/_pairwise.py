@@ -165,6 +165,7 @@ def pairwise_distances(
     -------
     D : ndarray of shape (n_a, n_b), float64
     """
+    spec: Metric
     if callable(metric):
         spec = UserMetric(metric, params)
     elif isinstance(metric, str) and metric in METRICS:

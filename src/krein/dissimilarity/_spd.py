@@ -20,8 +20,6 @@ from ._vectors import Euclidean
 
 __all__ = ["spd_distances", "covariance_descriptors"]
 
-_METRICS = ("affine_invariant", "log_euclidean")
-
 
 def _check_spd(A, name: str) -> np.ndarray:
     try:

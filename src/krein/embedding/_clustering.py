@@ -272,7 +272,7 @@ class KreinKMeans(KernelEstimatorMixin, ClusterMixin, BaseEstimator):
         _check_n_clusters(k, K.shape[0])
         rng = check_random_state(self.random_state)
         tol = self.tol * float(np.max(np.abs(K)))
-        best = None
+        best: tuple[float, NDArray[np.intp], int, bool] | None = None
         for _ in range(self.n_init):
             labels = _kmeanspp_labels(K, k, rng)
             if self.algorithm == "hartigan":
@@ -282,6 +282,7 @@ class KreinKMeans(KernelEstimatorMixin, ClusterMixin, BaseEstimator):
             objective = krein_kmeans_objective(K, labels)
             if best is None or objective < best[0]:
                 best = (objective, labels, n_iter, unfinished)
+        assert best is not None  # n_init ≥ 1
         self.inertia_, labels, self.n_iter_, unfinished = best
         if unfinished:
             reason = (
@@ -407,14 +408,14 @@ class KreinSpectralClustering(KernelEstimatorMixin, ClusterMixin, BaseEstimator)
         """Embed the training data and cluster the coordinates."""
         self._validate_params()
         rng = check_random_state(self.random_state)
-        X = validate_data(self, X, reset=True, dtype=np.float64)
+        data = validate_data(self, X, reset=True, dtype=np.float64)
         n_landmarks = self.n_components
         if n_landmarks is not None:  # clamped here, so that the warning names this estimator's argument
-            n_landmarks = clamp_n_components(n_landmarks, X.shape[0], stacklevel=2)
+            n_landmarks = clamp_n_components(n_landmarks, data.shape[0], stacklevel=2)
         rank = self.n_clusters if self.rank is None else self.rank
         if self.rank is not None:  # clamped here, so that the warning names this estimator's argument
             rank = clamp_n_components(
-                rank, X.shape[0], name="rank", using="n_samples coordinates", stacklevel=2
+                rank, data.shape[0], name="rank", using="n_samples coordinates", stacklevel=2
             )
         self.pca_ = KreinPCA(
             self.kernel,
@@ -424,7 +425,7 @@ class KreinSpectralClustering(KernelEstimatorMixin, ClusterMixin, BaseEstimator)
             landmarks=self.landmarks,
             random_state=rng,
         )
-        Y = self.pca_.fit_transform(X)
+        Y = self.pca_.fit_transform(data)
         _check_n_clusters(self.n_clusters, Y.shape[0])
         self.kernel_ = self.pca_.kernel_
         self.kmeans_ = KMeans(self.n_clusters, n_init=self.n_init, random_state=rng).fit(self._coordinates(Y))

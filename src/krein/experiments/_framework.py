@@ -436,7 +436,7 @@ class RunContext:
         command=None,
         resume=False,
         only=None,
-    ):
+    ) -> None:
         from rich.console import Console
 
         self.quick = bool(quick)

@@ -54,6 +54,7 @@ class KernelCombination:
         b = a if b is None else b
         if self.degree == 1:
             return np.matmul(self.stack, b) @ a
+        assert S is not None  # given for d > 1
         W = np.outer(a, b)
         W *= self.degree * S ** (self.degree - 1)
         return self._flat @ W.ravel()
@@ -64,6 +65,7 @@ class KernelCombination:
         """The columns ``G_k a`` (shape (n, p)), used for second derivatives."""
         if self.degree == 1:
             return np.matmul(self.stack, a).T
+        assert S is not None  # given for d > 1
         M = (self.degree * S ** (self.degree - 1)) * a[None, :]
         return np.einsum("kij,ij->ik", self.stack, M, optimize=True)
 
@@ -76,6 +78,7 @@ class KernelCombination:
             return np.zeros((p, p))
         W = np.outer(a, a) * (self.degree * (self.degree - 1))
         if self.degree > 2:
+            assert S is not None  # given for d > 1
             W *= S ** (self.degree - 2)
         w = W.ravel()
         out = np.empty((p, p))

@@ -70,9 +70,9 @@ class RidgeState:
     factor of ``K_μ + λI``, F and ∇F (F = +∞, and no dual, where ``K_μ + λI`` is not positive definite)."""
 
     mu: np.ndarray
-    S: np.ndarray
-    alpha: np.ndarray
-    factor: tuple
+    S: np.ndarray | None
+    alpha: np.ndarray | None
+    factor: tuple | None
     value: float
     gradient: np.ndarray
 
@@ -133,6 +133,8 @@ class RidgeObjective:
         For d = 1 this is the Hessian of Sec. 2.2.1 (rIIA), for d = 2 the one of Sec. 2.2.2 (PGD2):
         ``8αᵀU_k(K_μ + λI)⁻¹U_jα − 2αᵀ(K_j∘K_k)α``.
         """
+        if state.alpha is None:
+            raise ValueError("The Hessian needs the dual: K_μ + λI is not positive definite at this μ.")
         B = self.combination.derivative_products(state.S, state.alpha)
         H = 2.0 * B.T @ cho_solve(
             state.factor, B, check_finite=False

@@ -15,7 +15,7 @@ import numbers
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Self
+from typing import Any, Literal, Self, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -32,6 +32,15 @@ DEFAULT_BOUNDS = (1e-5, 1e5)
 
 #: The type of a ``*_bounds`` argument: a pair ``(low, high)``, one pair per element, or ``"fixed"``.
 Bounds = tuple[float, float] | NDArray[np.float64] | str
+
+
+def float_array(X: ArrayLike, name: str) -> NDArray[np.float64]:
+    """scikit-learn's ``check_array`` to a float64 array, with its messages (``name`` is the argument's).
+
+    The one validation of a kernel's inputs; typed, where scikit-learn's is not.
+    """
+    return check_array(X, dtype=np.float64, input_name=name)
+
 
 #: Kernel matrices with fewer entries than this are evaluated in one piece, without threads.
 _PARALLEL_MIN_ENTRIES = 1 << 18
@@ -88,12 +97,18 @@ class Kernel:
     _per_feature_hyperparameters: tuple[str, ...] = ()
     #: Appended to the error for an array given to a scalar hyperparameter (names the per-feature kernel).
     _per_feature_hint = ""
-    #: Whether every Gram matrix of this kernel is positive semidefinite (a Mercer kernel).
-    is_positive_definite: bool = False
     #: Whether the inputs are collections of objects (series, strings, matrices) rather than feature
     #: rows: estimators then pass ``X`` through :meth:`rows` before their validation and leave the
     #: validation of test objects to the kernel (``DistanceKernel``).
     takes_objects: bool = False
+
+    @property
+    def is_positive_definite(self) -> bool:
+        """Whether every Gram matrix of this kernel is positive semidefinite (a Mercer kernel).
+
+        False unless a kernel knows better: a class attribute of the Mercer kernels, a property of
+        the composite ones."""
+        return False
 
     def rows(self, X: ArrayLike) -> ArrayLike:
         """``X`` as the 2-D float rows estimators validate and slice (identity for feature kernels)."""
@@ -123,7 +138,7 @@ class Kernel:
     def set_params(self, **params: Any) -> Self:
         """Set constructor arguments; ``k1__eta=...`` reaches into sub-kernels."""
         valid = parameter_names(type(self))
-        nested = {}
+        nested: dict[str, dict[str, Any]] = {}
         for key, value in params.items():
             name, _, sub = key.partition("__")
             if name not in valid:
@@ -258,12 +273,12 @@ class Kernel:
                 raise ValueError(f"{name} has {array.size} elements but the data have {n_features} features.")
 
     # ------------------------------------------------------------------ evaluation
-    def _validate(self, X, Y):
-        X = check_array(X, dtype=np.float64, input_name="X")
+    def _validate(self, X: ArrayLike, Y: ArrayLike | None) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        X = float_array(X, "X")
         if Y is None:
             Y = X
         else:
-            Y = check_array(Y, dtype=np.float64, input_name="Y")
+            Y = float_array(Y, "Y")
             if Y.shape[1] != X.shape[1]:
                 raise ValueError(
                     f"Y has {Y.shape[1]} features but X has {X.shape[1]}; both must have the same."
@@ -275,6 +290,26 @@ class Kernel:
         self._check_hyperparameters(n_features)
         for _, child in self._children():
             child._check_all(n_features)
+
+    @overload
+    def __call__(
+        self, X: ArrayLike, Y: ArrayLike | None = None, eval_gradient: Literal[False] = False
+    ) -> NDArray[np.float64]: ...
+
+    @overload
+    def __call__(
+        self, X: ArrayLike, Y: ArrayLike | None, eval_gradient: Literal[True]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]: ...
+
+    @overload
+    def __call__(
+        self, X: ArrayLike, Y: ArrayLike | None = None, *, eval_gradient: Literal[True]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]: ...
+
+    @overload
+    def __call__(
+        self, X: ArrayLike, Y: ArrayLike | None = None, eval_gradient: bool = False
+    ) -> NDArray[np.float64] | tuple[NDArray[np.float64], NDArray[np.float64]]: ...
 
     def __call__(
         self, X: ArrayLike, Y: ArrayLike | None = None, eval_gradient: bool = False
@@ -343,7 +378,7 @@ class Kernel:
         K, contract = self._value_and_contraction(X, Y)
 
         def checked_contract(M):
-            M = check_array(M, dtype=np.float64, input_name="M")
+            M = float_array(M, "M")
             if M.shape != K.shape:
                 raise ValueError(f"M has shape {M.shape} but K(X, Y) has shape {K.shape}.")
             return contract(M)
@@ -404,7 +439,7 @@ class Kernel:
 
     def diag(self, X: ArrayLike) -> NDArray[np.float64]:
         """The diagonal ``k(x, x)`` for every row of ``X`` without forming the matrix."""
-        X = check_array(X, dtype=np.float64, input_name="X")
+        X = float_array(X, "X")
         self._check_all(X.shape[1])
         return self._diag(X)
 

@@ -14,10 +14,9 @@ from collections.abc import Iterator
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from sklearn.utils import check_array
 
 from .._memory import MemoryBudget
-from ._base import Kernel
+from ._base import Kernel, float_array
 
 __all__ = ["block_rows", "kernel_blocks", "streamed_gram"]
 
@@ -63,8 +62,8 @@ def kernel_blocks(
     rows : slice
     block : ndarray of shape (rows.stop - rows.start, n_samples_Y)
     """
-    X = check_array(X, dtype=np.float64, input_name="X")
-    Y = X if Y is None else check_array(Y, dtype=np.float64, input_name="Y")
+    X = float_array(X, "X")
+    Y = X if Y is None else float_array(Y, "Y")
     if rows_per_block is None:
         step = block_rows(Y.shape[0], working_memory)
     elif isinstance(rows_per_block, numbers.Integral) and rows_per_block >= 1:
@@ -119,8 +118,8 @@ def streamed_gram(
     gram : ndarray of shape (r, r)
     moment : ndarray of shape (r,) or (r, n_targets), only if ``y`` is given
     """
-    X = check_array(X, dtype=np.float64, input_name="X")
-    Z = check_array(Z, dtype=np.float64, input_name="Z")
+    X = float_array(X, "X")
+    Z = float_array(Z, "Z")
     if y is not None:
         y = np.asarray(y, dtype=np.float64)
         if y.shape[0] != X.shape[0]:
@@ -129,7 +128,7 @@ def streamed_gram(
     copies = 1 if right is None else 2
     step = block_rows(Z.shape[0], working_memory, copies=copies)
     gram = np.zeros((width, width))
-    moment = None if y is None else np.zeros((width,) + y.shape[1:])
+    moment = np.zeros((width,) + (() if y is None else y.shape[1:]))
     for start in range(0, X.shape[0], step):
         rows = slice(start, min(start + step, X.shape[0]))
         block = kernel(X[rows], Z)

@@ -29,6 +29,8 @@ class Constant(Kernel):
     """
 
     _hyperparameters = ("value",)
+    value: float
+    value_bounds: Bounds
 
     def __init__(self, value: float = 1.0, value_bounds: Bounds = "fixed") -> None:
         store_parameters(self, locals())
@@ -54,6 +56,8 @@ class _Binary(Kernel):
 
     _operator: np.ufunc
     _symbol: str
+    k1: Kernel
+    k2: Kernel
 
     def __init__(self, k1: Kernel, k2: Kernel) -> None:
         store_parameters(self, locals())
@@ -138,6 +142,9 @@ class Scaled(Kernel):
     """
 
     _hyperparameters = ("scale",)
+    kernel: Kernel
+    scale: float
+    scale_bounds: Bounds
 
     def __init__(self, kernel: Kernel, scale: float = 1.0, scale_bounds: Bounds = DEFAULT_BOUNDS) -> None:
         store_parameters(self, locals())
@@ -191,6 +198,9 @@ class Power(Kernel):
     The Hadamard power of a Mercer kernel is a Mercer kernel (Schur product theorem); the
     polynomial kernel combinations of Li, Venturi and Xu are such powers of a sum.
     """
+
+    kernel: Kernel
+    exponent: int
 
     def __init__(self, kernel: Kernel, exponent: int = 2) -> None:
         store_parameters(self, locals())

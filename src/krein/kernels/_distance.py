@@ -12,8 +12,8 @@ Gaussian or by their double centring through the landmarks (landmark MDS).
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, Literal, NoReturn, TypeGuard, cast, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -84,7 +84,7 @@ def pack_objects(objects: Any, *, width: int | None = None, name: str = "objects
     return X
 
 
-def is_packed(X: Any) -> bool:
+def is_packed(X: Any) -> TypeGuard[NDArray[np.float64]]:
     """Whether ``X`` is a 2-D float array whose rows all come from :func:`pack_objects`."""
     return (
         isinstance(X, np.ndarray)
@@ -95,7 +95,7 @@ def is_packed(X: Any) -> bool:
     )
 
 
-def unpack_objects(X: ArrayLike, name: str = "X") -> list:
+def unpack_objects(X: NDArray[np.float64], name: str = "X") -> list:
     """The objects packed in the rows of ``X`` by :func:`pack_objects` (strings or float arrays)."""
     out = []
     for i, row in enumerate(X):
@@ -307,7 +307,7 @@ class DistanceKernel(Kernel):
         the references' rows of ``S`` are centred by their own means), otherwise None."""
         if self.transform == "double_centering" and getattr(self, "reference_", None) is not None:
             if self._is_reference(Z):
-                return np.ones(len(Z))
+                return np.ones(len(cast(NDArray[np.float64], Z)))  # Z holds the references
         return None
 
     def _double_centred(self, X, Y, S):
@@ -322,6 +322,24 @@ class DistanceKernel(Kernel):
         rows = S.mean(axis=1) if y_reference and not x_reference else self._reference_means(X)
         columns = S.mean(axis=0) if x_reference and not y_reference else self._reference_means(Y)
         return double_center(S, self.grand_sq_mean_, rows, columns)
+
+    @overload
+    def __call__(
+        self, X: ArrayLike, Y: ArrayLike | None = None, eval_gradient: Literal[False] = False
+    ) -> NDArray[np.float64]: ...
+
+    @overload
+    def __call__(self, X: ArrayLike, Y: ArrayLike | None, eval_gradient: Literal[True]) -> NoReturn: ...
+
+    @overload
+    def __call__(
+        self, X: ArrayLike, Y: ArrayLike | None = None, *, eval_gradient: Literal[True]
+    ) -> NoReturn: ...
+
+    @overload
+    def __call__(
+        self, X: ArrayLike, Y: ArrayLike | None = None, eval_gradient: bool = False
+    ) -> NDArray[np.float64]: ...
 
     def __call__(
         self, X: ArrayLike, Y: ArrayLike | None = None, eval_gradient: bool = False
@@ -365,7 +383,8 @@ class DistanceKernel(Kernel):
         """k(x, x): ``exp(−S(x, x))`` (1 where d(x, x) = 0), or ``−½ (S(x, x) − 2μ(x) + μ̄)`` when
         double centred (``μ(x)`` from the distances of ``X`` to the references)."""
         self._check_parameters()
-        objects = unpack_objects(X, "X") if is_packed(X) else list(X)
+        # X is a collection of objects (series, strings, SPD matrices), packed or not.
+        objects = unpack_objects(X, "X") if is_packed(X) else list(cast(Iterable[Any], X))
         if isinstance(self.metric, str):  # every shipped distance vanishes on the diagonal
             d = np.zeros(len(objects))
         else:

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike
-from sklearn.utils import check_array, check_random_state
+from sklearn.utils import check_random_state
 
-from ._base import Kernel
+from ._base import Kernel, float_array
 from ._vectorial import (
     ARDGaussian,
     ARDSigmoid,
@@ -72,7 +72,7 @@ def initial_kernel(
     -------
     Kernel
     """
-    X = check_array(X, dtype=np.float64, input_name="X")
+    X = float_array(X, "X")
     rng = check_random_state(random_state)
     key = name.upper().replace("_", "-")
     if key == "GAUSS":

@@ -47,7 +47,7 @@ class _KreinLeastSquares(HypergradientMixin, SpectralEstimatorMixin, BaseEstimat
     #: ``encode(y) -> (Y, TargetEncoding)``: :func:`encode_values`, or the classifiers' :func:`encode_labels`.
     _encode = staticmethod(encode_values)
     #: ``validate_data`` arguments for ``y``.
-    _validate_y = {}
+    _validate_y: dict[str, Any] = {}
 
     def __init__(
         self,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from numbers import Real
-from typing import Self
+from typing import Any, Self
 
 import numpy as np
 import scipy.linalg
@@ -29,7 +29,7 @@ class _SimilarityFeaturesModel(KernelEstimatorMixin, BaseEstimator):
         "alpha": [Interval(Real, 0, None, closed="neither")],
     }
     #: ``validate_data`` arguments for ``y``.
-    _validate_y = {}
+    _validate_y: dict[str, Any] = {}
 
     def __init__(
         self,
@@ -45,18 +45,18 @@ class _SimilarityFeaturesModel(KernelEstimatorMixin, BaseEstimator):
         """Fit ``w`` (one ridge problem per target or one-vs-rest task) on the similarity features of ``X``
         (or the n×n kernel)."""
         self._validate_params()
-        X, y = validate_data(self, X, y, reset=True, dtype=np.float64, **self._validate_y)
+        data, y = validate_data(self, X, y, reset=True, dtype=np.float64, **self._validate_y)
         Y = self._targets(y)
         self.kernel_ = make_kernel(self.kernel)
-        n = X.shape[0]
+        n = data.shape[0]
         m = n if self.n_components is None else clamp_n_components(self.n_components, n, stacklevel=3)
         self.prototype_indices_ = np.arange(n) if m == n else uniform_landmarks(n, m, self.random_state)
         if self.kernel_ == "precomputed":
-            F = check_square_kernel(X, "X")[:, self.prototype_indices_]
+            F = check_square_kernel(data, "X")[:, self.prototype_indices_]
         else:
             check_kernel_memory(n, self, copies=2, n_columns=self.prototype_indices_.size)
-            self.X_fit_ = X[self.prototype_indices_]
-            F = self.kernel_(X, self.X_fit_)
+            self.X_fit_ = data[self.prototype_indices_]
+            F = self.kernel_(data, self.X_fit_)
         feature_means, target_means = F.mean(axis=0), Y.mean(axis=0)
         F = F - feature_means
         system = F.T @ F

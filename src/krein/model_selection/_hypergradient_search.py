@@ -348,7 +348,7 @@ class HypergradientSearchCV(MetaEstimatorMixin, BaseEstimator):
         if pairwise:
             X = check_square_kernel(X, "X")  # before the folds slice it as a square matrix
         elif getattr(estimator, "n_components", None) is None:
-            check_kernel_memory(X.shape[0], estimator)  # the refit's n×n kernel, before any fold
+            check_kernel_memory(np.shape(X)[0], estimator)  # the refit's n×n kernel, before any fold
         cv = check_cv(self.cv, y, classifier=is_classifier(estimator))
         scale, y_search = 1.0, y  # a regressor is searched on y/scale (module notes)
         if not is_classifier(estimator):
@@ -403,7 +403,8 @@ class HypergradientSearchCV(MetaEstimatorMixin, BaseEstimator):
         self.best_estimator_ = clone(template).set_params(**self.best_params_).fit(X, y)
         return self
 
-    def _delegate(name):  # noqa: N805 - helper evaluated in the class body
+    @staticmethod
+    def _delegate(name):  # a helper called in the class body
         def check(self):
             return hasattr(self._base_estimator(), name)
 

@@ -18,7 +18,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from joblib.parallel import get_active_backend
 
-from ..dissimilarity import METRICS, UserMetric, pairwise_distances
+from ..dissimilarity import METRICS, Metric, UserMetric, pairwise_distances
 
 __all__ = ["ObjectDistances", "take"]
 
@@ -83,6 +83,7 @@ class ObjectDistances:
         if metric_params is not None and not isinstance(metric_params, dict):
             raise TypeError(f"metric_params must be a dict or None, got {type(metric_params).__name__}.")
         params = dict(metric_params or {})
+        self.spec: Metric
         if callable(metric):
             self.spec = UserMetric(metric, params)
         elif isinstance(metric, str) and metric in METRICS:

@@ -398,7 +398,7 @@ class _CutBank:
             self.constants[: kept.size] = self.constants[kept]
             self.count = kept.size
 
-    def arrays(self):
+    def arrays(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         return self.quadratics[: self.count], self.constants[: self.count]
 
 
@@ -413,7 +413,7 @@ def exchange_maximize(
     *,
     max_iter: int,
     tol: float,
-    callback: Callable[[int, NDArray[np.float64], float, float], bool],
+    callback: Callable[[int, NDArray[np.float64] | None, float, float], bool],
     stabilization: str | None = "level",
 ) -> SolverResult:
     """Solve the semi-infinite QCLP (8) by the exchange method (Algorithm 3, module docstring).
@@ -438,7 +438,8 @@ def exchange_maximize(
         relative gap, the same on an objective of any size. Each QCLP after the first is solved to
         ``tol·|U|/10`` of the previous bound ``U``.
     callback : callable
-        ``callback(iteration, β_best, f_best, upper_bound) -> bool``; ``True`` stops.
+        ``callback(iteration, β_best, f_best, upper_bound) -> bool``; ``True`` stops. ``β_best`` is None
+        while no cut has had a value above −∞.
     stabilization : {"level", None}, default="level"
         ``"level"``: each cut is made at the projection of the best point on the level set of the
         cut model (level method, module docstring); ``None``: at the QCLP solution, the paper's
@@ -466,7 +467,8 @@ def exchange_maximize(
         return float(linear @ beta - 0.5 * np.sum((L.T @ z) ** 2) + c)
 
     add_cut(np.zeros(n_var))  # K₁ = (K₀)₊, the kernel optimal at z = 0 (β = 0 may be infeasible)
-    beta_best, f_best = None, -np.inf
+    beta_best: NDArray[np.float64] | None = None
+    f_best = -np.inf
     best_cut = None  # index of the cut made at β̂ (level method)
     # level method: the least model maximum so far (its certified lower end), not the last one:
     # pruning can raise the model's maximum, and a level that rises and falls with it can cycle

@@ -114,7 +114,7 @@ def _secular_solve(poles, z, weight):
     return values, np.asarray(vectors)
 
 
-def _check_inputs(d, u, rho):
+def _check_inputs(d: ArrayLike, u: ArrayLike, rho: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     d = np.asarray(d, dtype=float)
     u = np.asarray(u, dtype=float)
     if d.ndim != 1 or u.shape != d.shape:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -23,9 +23,9 @@ class SolverResult:
 
     Parameters
     ----------
-    x : ndarray
+    x : ndarray or None
         The solution: the last iterate, or the best one for the solvers that keep the best
-        (:func:`accpm_maximize`, :func:`exchange_maximize`).
+        (:func:`accpm_maximize`, :func:`exchange_maximize`; None there before a first point).
     fun : float or None
         The objective at ``x``, in the solver's own sign convention (its docstring says whether it
         minimizes or maximizes). None only where the solver never evaluates the objective at its
@@ -55,7 +55,7 @@ class SolverResult:
 
     def __init__(
         self,
-        x: NDArray[np.float64],
+        x: NDArray[np.float64] | None,
         fun: float | None,
         *,
         n_iter: int,
@@ -73,6 +73,11 @@ class SolverResult:
         self.extra = tuple(extra)
         for name, value in extra.items():
             setattr(self, name, value)
+
+    if TYPE_CHECKING:
+
+        def __getattr__(self, name: str) -> Any:
+            """A solver's own attributes (``**extra``), set on the instance: read as ``Any``."""
 
     def __repr__(self) -> str:
         fields = [f"{name}={getattr(self, name)!r}" for name in (*FIELDS, *self.extra)]

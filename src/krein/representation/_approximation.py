@@ -121,6 +121,7 @@ def landmark_factor(
     LandmarkFactor
     """
     basis = None if null_vector is None else _complement(null_vector)
+    K_ZZ = np.asarray(K_ZZ)
     block = K_ZZ if basis is None else basis.T @ K_ZZ @ basis
     block = 0.5 * (block + block.T)
     if np.shape(block)[0] > SINGLE_THREADED_EIGENPROBLEM:

@@ -9,7 +9,7 @@ blocks of the memory budget, or lazily on dask (:func:`kernel_rows_times`, one t
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Self
+from typing import Any, Self, TypeGuard, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -25,8 +25,10 @@ RowFunction = Callable[[NDArray[np.float64], Any], tuple[float | NDArray[np.floa
 __all__ = ["DeferredRepresentation", "SpectralRepresentation", "is_dask_array", "kernel_rows_times"]
 
 
-def is_dask_array(X: object) -> bool:
-    """Whether ``X`` is a ``dask.array.Array`` (without importing dask when it is not)."""
+def is_dask_array(X: object) -> TypeGuard[Any]:
+    """Whether ``X`` is a ``dask.array.Array`` (without importing dask when it is not).
+
+    A type guard to ``Any``: a dask array is not typed here (dask is an optional dependency)."""
     return type(X).__module__.startswith("dask.") and hasattr(X, "to_delayed")
 
 
@@ -106,10 +108,22 @@ class SpectralRepresentation:
         points: NDArray | None = None,
         column_means: NDArray[np.float64] | None = None,
     ) -> None:
-        self.values = np.asarray(values, dtype=float)
-        self.vectors = vectors
-        self.extension = extension
+        self.values: NDArray[np.float64] = np.asarray(values, dtype=float)
+        self.vectors: NDArray[np.float64] | None = vectors
+        self.extension: NDArray[np.float64] | None = extension
         self.kernel, self.points, self.column_means = kernel, points, column_means
+
+    def _held_vectors(self) -> NDArray[np.float64]:
+        """``U``, which a streamed representation does not hold (then a ValueError)."""
+        if self.vectors is None:
+            raise ValueError("This representation holds no eigenvectors (it streams its training rows).")
+        return self.vectors
+
+    def _kernel(self) -> Kernel | str:
+        """The kernel its rows are evaluated with (a ValueError for a representation made without one)."""
+        if self.kernel is None:
+            raise ValueError("This representation was made without a kernel: it cannot evaluate new points.")
+        return self.kernel
 
     @classmethod
     def exact(
@@ -130,7 +144,7 @@ class SpectralRepresentation:
         """
         column_means = None
         if center:
-            K, column_means = center_kernel(K)
+            K, column_means = center_kernel(np.asarray(K, dtype=float))
         values, vectors = eigendecompose(K, name=name)
         return cls.from_eigendecomposition(
             values, vectors, rtol=rtol, name=name, kernel=kernel, points=points, column_means=column_means
@@ -170,7 +184,7 @@ class SpectralRepresentation:
     def dual_coef(self, coef: NDArray[np.float64]) -> NDArray[np.float64]:
         """Dual coefficients ``β`` on the points ``P`` of a model with eigen-coordinates ``coef``."""
         if self.extension is None:
-            beta = self.vectors @ coef
+            beta = self._held_vectors() @ coef
             # on the training points of a centred kernel Σβ = 0 (U ⊥ 1) up to rounding
             return beta if self.column_means is None else beta - beta.mean(axis=0)
         scaled = coef * (self.values if coef.ndim == 1 else self.values[:, None])
@@ -198,22 +212,23 @@ class SpectralRepresentation:
         checked there). ``owner`` (a name) warns about test points with an all-zero kernel row.
         """
         beta = np.asarray(beta, dtype=float)
-        args = (self.kernel, self.points, beta, intercept, working_memory)
+        args = (self._kernel(), self.points, beta, intercept, working_memory)
         if is_dask_array(X):
             shape = {"drop_axis": 1} if beta.ndim == 1 else {"chunks": (X.chunks[0], (beta.shape[1],))}
             return X.map_blocks(kernel_rows_times, *args, check_finite=True, dtype=np.float64, **shape)
         if working_memory is not None:
             return kernel_rows_times(X, *args)
-        rows = self.rows(X)
+        rows = self.rows(cast(NDArray[np.float64], X))  # validated by the caller
         if owner is not None:
             warn_unrelated_rows(rows, owner, stacklevel=3)
         return rows @ beta + intercept
 
     def rows(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
         """The kernel rows ``K(X, P)`` of validated test points (an in-memory t×|P| array)."""
-        if isinstance(self.kernel, str):
+        kernel = self._kernel()
+        if isinstance(kernel, str):
             return X if self.points is None else X[:, self.points]
-        return self.kernel(X, self.points)
+        return kernel(X, self.points)
 
     def reduce_rows(
         self, coef: NDArray[np.float64], function: RowFunction, data: Any
@@ -224,16 +239,17 @@ class SpectralRepresentation:
         ``data`` to a value (summed over the rows) and a weight per row (a loss and its derivative with
         respect to the outputs, say). Streamed producers evaluate it block by block.
         """
-        value, weights = function(self.vectors @ coef, data)
-        return value, self.vectors.T @ weights
+        vectors = self._held_vectors()
+        value, weights = function(vectors @ coef, data)
+        return value, vectors.T @ weights
 
     def training_rows(self, indices: ArrayLike) -> NDArray[np.float64]:
         """Rows ``U[indices]`` of the eigenvectors (the coordinates of those training points)."""
-        return self.vectors[indices]
+        return self._held_vectors()[np.asarray(indices)]
 
     def coordinates(self, X: ArrayLike, *, working_memory: float | None = None) -> NDArray[np.float64]:
         """Eigen-coordinates ``(K(x, P) − k̄) E`` of new points (the out-of-sample map of ``U``)."""
-        E = self.extension if self.extension is not None else self.vectors / self.values
+        E = self.extension if self.extension is not None else self._held_vectors() / self.values
         shift = 0.0 if self.column_means is None else -(self.column_means @ E)
         return self.evaluate(X, E, shift, working_memory=working_memory)
 
@@ -269,11 +285,11 @@ class DeferredRepresentation(SpectralRepresentation):
         return self._exact
 
     @property
-    def values(self) -> NDArray[np.float64]:
+    def values(self) -> NDArray[np.float64]:  # type: ignore[override]  # read-only: made on first read
         """Signed eigenvalues, ascending (the eigendecomposition is made on the first read)."""
         return self._decomposition().values
 
     @property
-    def vectors(self) -> NDArray[np.float64]:
+    def vectors(self) -> NDArray[np.float64]:  # type: ignore[override]  # read-only: made on first read
         """Orthonormal eigenvectors (the eigendecomposition is made on the first read)."""
         return self._decomposition().vectors

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import reduce
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -52,7 +52,7 @@ class ChunkMoments(NamedTuple):
     Entries not requested are ``None``.
     """
 
-    count: int
+    count: int  # type: ignore[assignment]  # the field's name shadows tuple.count, which no one calls here
     mean: np.ndarray
     scatter: np.ndarray | None
     moment: np.ndarray | None
@@ -147,7 +147,6 @@ def chunk_moments(
         check_finite_chunk(X_chunk, "X")
         if y_chunk is not None:
             check_finite_chunk(y_chunk, "y")
-    precomputed = isinstance(kernel, str)
     width = len(Z) + (0 if probes is None else len(probes))
     step = MemoryBudget(working_memory).rows(width, copies=2)
     count, reference, shifted_gram, shifted_sum = 0, None, None, 0.0
@@ -157,7 +156,10 @@ def chunk_moments(
         if y_chunk is not None:
             moment = _add_to(moment, block.T @ y_chunk[rows])
         if probes is not None:
-            probe_block = X_chunk[rows][:, probes] if precomputed else kernel(X_chunk[rows], probes)
+            if isinstance(kernel, str):
+                probe_block = X_chunk[rows][:, probes]
+            else:
+                probe_block = kernel(X_chunk[rows], probes)
             cross = _add_to(cross, probe_block.T @ block)
             square = _add_to(square, np.einsum("ij,ij->j", probe_block, probe_block))
             sums = _add_to(sums, probe_block.sum(axis=0))
@@ -176,11 +178,12 @@ def chunk_moments(
     mean = reference + shifted_sum / count
     scatter = None
     if gram:  # Σ (k − k̄)(k − k̄)ᵀ = Σ (k − r)(k − r)ᵀ − n (k̄ − r)(k̄ − r)ᵀ, with k̄ − r small
+        assert shifted_gram is not None  # every block added to it, and there was one
         scatter = shifted_gram - np.outer(shifted_sum, shifted_sum / count)
     return ChunkMoments(count, mean, scatter, moment, cross, square, sums, probe_products)
 
 
-def _add_to(total, part):
+def _add_to(total: NDArray[np.float64] | None, part: NDArray[np.float64]) -> NDArray[np.float64]:
     """``total + part`` in place (``part`` when there is no total yet)."""
     if total is None:
         return part
@@ -206,10 +209,10 @@ class KernelColumns:
         self.kernel = kernel
         self.precomputed = isinstance(kernel, str)
         self.distributed = is_dask_array(X)
-        self.X = X
+        self.X: Any = X  # a NumPy or a dask array
         if self.precomputed and not self.distributed:
             self.X = check_square_kernel(X, "X")
-        self.n = X.shape[0]
+        self.n = self.X.shape[0]
 
     def _rows(self, indices):
         indices = np.asarray(indices)
@@ -227,7 +230,7 @@ class KernelColumns:
     def landmark_block(self, indices: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64] | None]:
         """``K_ZZ`` (m×m, symmetrized) and the vector it annihilates by construction
         (:meth:`~krein.kernels.Kernel.block_null_vector`; None when none is known or precomputed)."""
-        if self.precomputed:
+        if isinstance(self.kernel, str):
             block, null_vector = self._rows(indices)[:, np.asarray(indices)], None
         else:
             Z = self.points(indices)
@@ -237,13 +240,13 @@ class KernelColumns:
 
     def block(self, rows: ArrayLike, indices: ArrayLike) -> NDArray[np.float64]:
         """``K(X[rows], X[indices])`` (small blocks: landmarks against probe columns)."""
-        if self.precomputed:
+        if isinstance(self.kernel, str):
             return np.asarray(self._rows(rows), dtype=np.float64)[:, np.asarray(indices, dtype=int)]
         return self.kernel(self.points(rows), self.points(indices))
 
     def diagonal(self, indices: ArrayLike) -> NDArray[np.float64]:
         """The diagonal entries ``k(x_j, x_j)`` of the points ``indices``."""
-        if self.precomputed:
+        if isinstance(self.kernel, str):
             indices = np.asarray(indices, dtype=int)
             return np.asarray(self._rows(indices), dtype=np.float64)[np.arange(indices.size), indices]
         return self.kernel.diag(self.points(indices))
@@ -253,7 +256,7 @@ class KernelColumns:
         if self.distributed:
             raise ValueError("X is a dask array: its kernel columns are only reduced, never materialized.")
         Z = self.points(indices)
-        if self.precomputed:
+        if isinstance(self.kernel, str):
             return self.X[rows][:, Z]
         return self.kernel(self.X[rows], Z)
 
@@ -263,7 +266,7 @@ class KernelColumns:
         """Yield ``K(X[rows], Z) @ right`` for consecutive row blocks within ``working_memory`` MiB."""
         if self.distributed:
             raise ValueError("X is a dask array: its kernel columns are only reduced, never materialized.")
-        step = MemoryBudget(working_memory).rows(len(indices), copies=2)
+        step = MemoryBudget(working_memory).rows(np.size(indices), copies=2)
         for start in range(0, self.n, step):
             rows = slice(start, min(start + step, self.n))
             yield rows, self.columns(indices, rows) @ right
@@ -292,14 +295,18 @@ class KernelColumns:
             y = None if y is None else np.asarray(y, dtype=np.float64)
             if y is not None and y.shape[0] != self.n:
                 raise ValueError(f"y has {y.shape[0]} rows but X has {self.n}.")
-            return chunk_moments(
+            moments = chunk_moments(
                 self.kernel, self.X, Z, y, P, gram=gram, probe_gram=probe_gram, working_memory=working_memory
             )
+            if moments is None:
+                raise ValueError("X has no rows: its kernel columns have no moments.")
+            return moments
         import dask
 
         X = self.X.rechunk({1: -1})
         row_chunks = X.chunks[0]
         x_blocks = X.to_delayed().ravel()
+        y_blocks: list[Any]
         if y is None:
             y_blocks = [None] * len(x_blocks)
         elif is_dask_array(y):

@@ -245,6 +245,7 @@ def probe_error(
     total = np.trace(G) - 2.0 * np.sum(G * FZ.T) + np.sum(FZ * (G @ FZ))  # the landmark columns
     if K_ZV.shape[1]:
         FV = core @ K_ZV
+        assert moments.probe_cross is not None and moments.probe_square is not None  # asked with the probes
         cross = np.einsum("vj,jv->v", moments.probe_cross, FV)
         per_column = moments.probe_square - 2.0 * cross + np.einsum("jv,jv->v", FV, G @ FV)
         total = total + per_column @ sample.weights
@@ -308,6 +309,7 @@ def validated_rank(
     probe = 0.0
     if K_ZV.shape[1]:
         B = S[:, None] * (R.T @ K_ZV)  # K̃_k(:, V) = L_k B_k with L = K_XZ R
+        assert moments.probe_cross is not None  # asked with the probes
         cross = np.einsum("ij,ij->i", R.T @ moments.probe_cross.T, B * weights)
         H = (R.T @ GR) * ((B * weights) @ B.T)  # Σ_{j,l≤k} H_jl = Σ_v w_v ‖L_k B_k(:, v)‖²
         lower = np.tril(H, -1).sum(axis=1)

@@ -97,6 +97,9 @@ class NystroemRepresentation(SpectralRepresentation):
     held-out columns behind it.
     """
 
+    extension: NDArray[np.float64]  # always given: the out-of-sample map of a Nyström representation
+    _vectors: NDArray[np.float64] | None
+
     def __init__(
         self,
         values: ArrayLike,
@@ -135,7 +138,7 @@ class NystroemRepresentation(SpectralRepresentation):
         )
 
     @property
-    def approximation_error(self) -> float:
+    def approximation_error(self) -> float | None:
         """Estimated ``‖K − K̃‖_F / ‖K‖_F`` (:func:`probe_error`), or ``‖H(K − K̃)H‖_F / ‖HKH‖_F`` when
         centred (:func:`~krein.representation._error.centred_probe_error`); when the fit deferred it, made on
         this first read by one more pass (module docstring)."""
@@ -230,6 +233,7 @@ class NystroemRepresentation(SpectralRepresentation):
     ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
         """``(Σ kᵢkᵢᵀ, Σ kᵢ, Σ yᵢkᵢ)`` over the (centred) landmark rows of the training points
         ``indices``, in blocks of ``working_memory`` (never an |indices|×m array)."""
+        indices = np.asarray(indices)
         m = self._landmark_indices.size
         gram, total, moment = np.zeros((m, m)), np.zeros(m), np.zeros(m)
         step = MemoryBudget(self._working_memory).rows(m, copies=2)
@@ -244,20 +248,23 @@ class NystroemRepresentation(SpectralRepresentation):
     def training_outputs(self, coef: NDArray[np.float64]) -> NDArray[np.float64]:
         """``Ũ coef`` over the training points (an n-vector), streamed when :attr:`streams`."""
         if not self.streams:
-            return self.vectors @ coef
+            return self._held_vectors() @ coef
         weights = self.extension @ coef
         shift = 0.0 if self.column_means is None else -(self.column_means @ weights)
         outputs = self.evaluate(self._columns.X, weights, shift, working_memory=self._working_memory)
-        return outputs.compute() if self._columns.distributed else outputs
+        # a dask array for dask X (evaluate is annotated with its NumPy return)
+        return outputs.compute() if self._columns.distributed else outputs  # type: ignore[attr-defined]
 
     def project(self, y: ArrayLike) -> NDArray[np.float64]:
         """Eigen-coordinates ``Ũᵀ y`` of a training target vector (or matrix)."""
         if self._projection is not None and y is self._targets:
             return self._projection.copy()
-        if self._projection is not None and not hasattr(y, "dask") and not hasattr(self._targets, "dask"):
+        targets = self._targets
+        if self._projection is not None and not hasattr(y, "dask") and not hasattr(targets, "dask"):
             y_array = np.asarray(y, dtype=np.float64)
-            if y_array.shape == self._targets.shape and np.array_equal(y_array, self._targets):
-                return self._projection.copy()
+            if targets is not None and y_array.shape == np.shape(targets):
+                if np.array_equal(y_array, targets):
+                    return self._projection.copy()
         return self._W.T @ (self.landmark_factor.right.T @ self.landmark_moment(y))
 
     def landmark_moment(self, y: ArrayLike) -> NDArray[np.float64]:
