@@ -239,3 +239,85 @@ def test_on_a_local_cluster_the_route_equals_the_in_memory_fit():
     assert remote.best_params_ == local.best_params_
     assert remote.n_distance_evaluations_ == local.n_distance_evaluations_
     assert_allclose(remote.decision_function(series[120:]), local.decision_function(series[120:]), atol=1e-10)
+
+
+# -- several distances in one route -----------------------------------------------------------------
+
+
+def _scores_by_kernel(model):
+    r = model.cv_results_
+    return {
+        (r["kernel"][i], r["method"][i], str(r["params"][i])): r["mean_test_score"][i]
+        for i in range(len(r["params"]))
+    }
+
+
+def test_several_distances_score_each_distance_as_its_own_route():
+    series, y = _series(36, seed=12)
+    metrics = [("dtw", {"window": 3}), "euclidean"]
+    series = [s[:30] for s in series]  # one length: the Euclidean distance needs it
+    common = dict(cv=3, random_state=0, methods=["Kreĭn LS", "clip+SVC", "k-NN"])
+    several = KreinClassifierCV(metric=metrics, **common).fit(series, y)
+    scores = _scores_by_kernel(several)
+    for label, (metric, params) in (
+        ("dtw(window=3)", ("dtw", {"window": 3})),
+        ("euclidean", ("euclidean", None)),
+    ):
+        single = KreinClassifierCV(metric=metric, metric_params=params, **common).fit(series, y)
+        for (kernel, method, params_), score in _scores_by_kernel(single).items():
+            name = label if kernel == "distance" else f"{label}: {kernel}"
+            assert scores[(name, method, params_)] == pytest.approx(score, abs=1e-12)
+    assert several.n_distance_evaluations_ == 2 * 36 * 35 // 2
+    kernels = set(several.cv_results_["kernel"])
+    assert {"sum: Gaussian(γ=1·γ₀)", "sum: double-centred", "ensemble"} <= kernels
+    assert several.predict(series[:5]).shape == (5,)
+
+
+def test_the_kernel_sum_is_the_mean_of_the_normalized_kernels():
+    from krein.model_selection._candidates import KernelSum, SelectDistance
+
+    series, _ = _series(20, seed=13)
+    S = np.stack([dtw_distances(series), dtw_distances(series, window=2)])
+    total = KernelSum([GaussianOfDistance(), GaussianOfDistance()]).fit_transform(S)
+    parts = [KernelNormalizer().fit_transform(GaussianOfDistance().fit_transform(D)) for D in S]
+    assert_allclose(total, (parts[0] + parts[1]) / 2, atol=1e-14)
+    assert_allclose(SelectDistance(1).fit_transform(S), S[1])
+
+
+def test_the_vote_of_the_winners_weights_them_by_their_scores():
+    from krein.model_selection._ensemble import VoteEnsemble, distance_winners, weighted_vote
+
+    classes = np.array([0, 1, 2])
+    votes = weighted_vote(
+        [np.array([0, 1, 2]), np.array([1, 1, 2]), np.array([1, 0, 0])], [0.5, 0.3, 0.3], classes
+    )
+    assert_array_equal(votes, [1, 1, 2])  # 0.6 for 1 beats 0.5 for 0; 0.5 + 0.3 for 1; 0.8 for 2
+    kernels = ["a", "a: g", "b: g", "b", "sum: g", "ensemble"]
+    assert distance_winners(kernels, np.array([0.7, 0.8, 0.6, 0.9, 1.0, 1.0]), ["a", "b"]) == [1, 3]
+
+    class Fixed:
+        def __init__(self, labels):
+            self.labels = labels
+
+        def predict(self, S):
+            return self.labels
+
+    ensemble = VoteEnsemble([Fixed(np.array([2, 0])), Fixed(np.array([1, 0]))], [0.4, 0.6], classes)
+    assert_array_equal(ensemble.predict(None), [1, 0])
+
+
+@pytest.mark.parametrize(
+    ("metric", "params", "message"),
+    [
+        (["dtw", "dtw"], {}, r"names \['dtw'\] more than once"),
+        (["dtw"], {}, "at least two metrics"),
+        (["dtw", "nope"], {}, "metric must be 'precomputed', a name of"),
+        (["dtw", "precomputed"], {}, "not 'precomputed'"),
+        (["dtw", "euclidean"], {"metric_params": {"window": 2}}, "give each metric's parameters in it"),
+        (["dtw", "euclidean"], {"n_components": 10}, "several metrics are searched by the exact route only"),
+    ],
+)
+def test_a_bad_metric_list_is_one_clear_error(metric, params, message):
+    series, y = _series(15, seed=14)
+    with pytest.raises(ValueError, match=message):
+        KreinClassifierCV(metric=metric, cv=3, **params).fit([s[:30] for s in series], y)
