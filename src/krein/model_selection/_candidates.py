@@ -194,7 +194,7 @@ class Family:
     """
 
     name: str
-    make: object  # () -> estimator
+    make: object  # (**params) -> a new estimator with those parameters
     grid: dict | list  # a ParameterGrid
     path: bool = False
     spectrum: str | None = None
@@ -231,14 +231,14 @@ def families_of(classifier):
     families = [
         Family(
             "Kreĭn LS",
-            lambda: least_squares(kernel="precomputed", center=False),
+            lambda **p: least_squares(kernel="precomputed", center=False, **p),
             {"lambda_plus": lambdas, "lambda_minus": [_CLIP] + lambdas},
             path=True,
             low_rank=_low_rank.fit_least_squares,
         ),
         Family(
             "KREĬN (VC)",
-            lambda: variance(kernel="precomputed", center=False),
+            lambda **p: variance(kernel="precomputed", center=False, **p),
             {"lambda_plus": [1e-1, 1e-3], "lambda_minus": [1e-1, 1e-3]},
             path=True,
             low_rank=partial(_low_rank.fit_least_squares, constrained=True),
@@ -248,20 +248,20 @@ def families_of(classifier):
         families += [
             Family(
                 "SH-SVM",  # a Newton solve per task and setting (O(r³) a step): two settings, λ₊ = λ₋
-                lambda: KreinSquaredHingeSVC(kernel="precomputed"),
+                lambda **p: KreinSquaredHingeSVC(kernel="precomputed", **p),
                 [{"lambda_plus": [lam], "lambda_minus": [lam]} for lam in (1e-2, 1e-4)],
                 path=True,  # one representation, the second setting warm-started from the first
             ),
             Family(
                 "IKLR",  # the kernel is centred already: an intercept on it, not a second centring
-                lambda: IndefiniteLogisticRegression(kernel="precomputed", center=False),
+                lambda **p: IndefiniteLogisticRegression(kernel="precomputed", center=False, **p),
                 {"alpha": [1e-2, 1e-4]},
             ),
         ]
     families.append(
         Family(
             proxy.__name__,
-            lambda: proxy(kernel="precomputed"),
+            lambda **p: proxy(kernel="precomputed", **p),
             {"C": [1.0, 10.0, 100.0], "rho": ["auto"]},
             path=True,
         )
@@ -270,7 +270,7 @@ def families_of(classifier):
         families.append(
             Family(
                 f"{method}+{svm.__name__}",
-                lambda: svm(kernel="precomputed"),
+                lambda **p: svm(kernel="precomputed", **p),
                 {"C": _C},
                 spectrum=method,
                 low_rank=partial(_low_rank.fit_linear_svm, spectrum=method) if method != "shift" else None,
@@ -279,7 +279,7 @@ def families_of(classifier):
     families.append(
         Family(
             "k-NN",
-            lambda: neighbors(metric="precomputed"),
+            lambda **p: neighbors(metric="precomputed", **p),
             {"n_neighbors": _NEIGHBORS},
             on_distance=True,
         )

@@ -45,7 +45,6 @@ from sklearn.base import (
     ClassifierMixin,
     MetaEstimatorMixin,
     RegressorMixin,
-    clone,
     is_classifier,
 )
 from sklearn.compose import TransformedTargetRegressor
@@ -579,7 +578,7 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
 
     def _refit_row(self, X, y, kernels, kernel_label, family, params):
         """One candidate of the results table fitted on all of ``(X, y)``."""
-        model = clone(family.make()).set_params(**params)
+        model = family.make(**params)
         if family.on_distance and X.ndim == 3:  # k-NN on one of several distances
             labels = [label for label, _ in self._sources]
             estimator = Pipeline([("distance", SelectDistance(labels.index(kernel_label))), ("model", model)])

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from sklearn import config_context
-from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
 from ..spectral import reuse_eigendecompositions
@@ -76,7 +75,7 @@ def candidate_scores(family, K_train, y_train, K_test, y_test, scorer, regressio
             )
         if family.path:
             return family.make().fit_path(treated["train"], y_train, settings)
-        return [clone(family.make()).set_params(**s).fit(treated["train"], y_train) for s in settings]
+        return [family.make(**s).fit(treated["train"], y_train) for s in settings]
 
     if not record:
         return _scores_or_failure(family, fit, lambda model: scorer(model, treated["test"], y_test), failures)

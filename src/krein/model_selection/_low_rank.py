@@ -53,8 +53,9 @@ __all__ = [
     "nystroem_fold",
 ]
 
-#: ``n_components="auto"``: the exact route up to this many training objects (its n × n distances and
-#: per-fold eigendecompositions: about a minute at n = 2000 on one core), the landmarks above it.
+#: ``n_components="auto"``: the exact route up to this many training objects (its n × n distances, and
+#: per fold and kernel an eigendecomposition and the SVMs on n × n kernels: about a hundred times one
+#: ``eigh`` of the whole matrix at n = 2000, minutes on one core), the landmarks above it.
 AUTO_EXACT_MAX_SAMPLES = 2000
 #: ``n_components="auto"`` above :data:`AUTO_EXACT_MAX_SAMPLES`: this many landmarks.
 AUTO_LANDMARKS = 500
