@@ -45,3 +45,20 @@ def test_guide_regression_table_is_the_committed_run():
     assert {r["task"] for r in result["rows"]} == {t.name for t in bench.REGRESSION_TASKS}
     for row in result["rows"]:  # one RMSE per split and method
         assert {len(v) for v in row["rmse"].values()} == {1 if row["distance"] else 5}
+
+
+ELASTIC = ROOT / "docs" / "results" / "elastic" / "elastic.json"
+
+
+@pytest.mark.skipif(not ELASTIC.is_file(), reason="no committed run of bench_elastic.py")
+def test_guide_elastic_table_is_the_committed_run():
+    spec = importlib.util.spec_from_file_location("bench_elastic", ROOT / "benchmarks" / "bench_elastic.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    result = json.loads(ELASTIC.read_text())
+    guide = (ROOT / "docs" / "guide.md").read_text()
+    block = guide[guide.index("<!-- elastic table") : guide.index("<!-- end elastic table -->")]
+    assert bench.table(result) in block
+    assert max(len(line) for line in bench.table(result).splitlines()) <= 80
+    for row in result["rows"]:  # the published numbers are the module's, not edited in the JSON
+        assert row["error"]["EE publ."] == bench.PUBLISHED[row["task"]]["EE"]

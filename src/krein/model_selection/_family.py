@@ -386,6 +386,7 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
         else:
             self._refit_low_rank(X, y, kernels, families, inputs)
         self.n_distance_evaluations_ = sum(source.n_evaluations for _, source in self._sources or [])
+        self.distance_seconds_ = sum(source.seconds for _, source in self._sources or [])
         return self
 
     def _parallel(self, tasks):
@@ -757,6 +758,8 @@ class KreinClassifierCV(ClassifierMixin, _KreinFamilyCV):
     n_distance_evaluations_ : int
         Distances computed from objects by the fit (0 for a precomputed matrix): n(n − 1)/2 exact,
         (n − m)·m + m(m − 1)/2 at low rank.
+    distance_seconds_ : float
+        Wall time the fit spent computing those distances.
     n_components_ : int or None
         Landmarks used (None: exact).
     landmark_indices_ : ndarray of shape (m,) or None
@@ -824,7 +827,7 @@ class KreinRegressorCV(RegressorMixin, _KreinFamilyCV):
     Attributes
     ----------
     best_estimator_, best_params_, best_score_, best_index_, cv_results_, n_eigendecompositions_, \
-    n_distance_evaluations_, n_components_, landmark_indices_, n_features_in_
+    n_distance_evaluations_, distance_seconds_, n_components_, landmark_indices_, n_features_in_
         As in :class:`KreinClassifierCV`.
 
     See Also

@@ -69,6 +69,8 @@ class ObjectDistances:
     ----------
     n_evaluations : int
         Distances computed so far (each unordered pair of a symmetric block once).
+    seconds : float
+        Wall time spent computing them.
     """
 
     def __init__(
@@ -102,7 +104,7 @@ class ObjectDistances:
             )
         self.metric, self.params = metric, params
         self.n_jobs, self.verbose, self.owner = n_jobs, verbose, owner
-        self.n_evaluations = 0
+        self.n_evaluations, self.seconds = 0, 0.0
 
     def check(self, X: Any, name: str = "X") -> Any:
         """The objects of ``X`` validated by the metric (a list, or an array with one object per row);
@@ -151,6 +153,7 @@ class ObjectDistances:
             print(f"{self.owner}: distances between {what}: {n * (n - 1) // 2} pairs")
         D = self._evaluate(objects)
         self.n_evaluations += n * (n - 1) // 2
+        self.seconds += time.perf_counter() - started
         if self.verbose:
             print(f"{self.owner}: {n * (n - 1) // 2} distances in {time.perf_counter() - started:.1f} s")
         return D
@@ -172,12 +175,14 @@ class ObjectDistances:
         threads = None if distributed else self.n_jobs
         tasks = (delayed(self._evaluate)(take(A, range(s, min(n_a, s + chunk))), B, threads) for s in starts)
         runner = Parallel(n_jobs=None if distributed else 1, return_as="generator")
-        started = last = time.perf_counter()
+        started = last = last_chunk = time.perf_counter()
         for start, values in zip(starts, runner(tasks), strict=True):
             stop = min(n_a, start + chunk)
             out[start:stop] = values
             self.n_evaluations += (stop - start) * n_b
             now = time.perf_counter()
+            self.seconds += now - last_chunk
+            last_chunk = now
             if self.verbose and (now - last > 5.0 or stop == n_a):
                 rate = stop / (now - started)
                 print(
