@@ -84,27 +84,39 @@ def run_set(name, with_ee, ee_fraction):
     }
 
 
+#: Column labels of the table (11 characters at most).
+LABELS = {
+    "1-NN DTW": "1-NN DTW",
+    "route DTW": "route DTW",
+    "route elastic": "route elast",
+    "EE here": "EE here",
+}
+LABELS["EE publ."] = "EE publ."
+
+
+def _line(name, cells):
+    return f"{name:<16}" + "".join(f" {cell:>11}" for cell in cells)
+
+
 def table(result):
     rows = result["rows"]
-    lines = [f"{'set':<17}" + "".join(f"{c:>12}" for c in COLUMNS)]
+    lines = [_line("set", [LABELS[c] for c in COLUMNS])]
     for row in rows:
-        cells = "".join(f"{row['error'][c]:>12.1f}" if c in row["error"] else f"{'':>12}" for c in COLUMNS)
-        lines.append(f"{row['task']:<17}{cells}")
+        lines.append(
+            _line(row["task"], [f"{row['error'][c]:.1f}" if c in row["error"] else "" for c in COLUMNS])
+        )
     means = {c: np.mean([r["error"][c] for r in rows]) for c in COLUMNS if all(c in r["error"] for r in rows)}
-    lines.append(
-        f"{'mean':<17}" + "".join(f"{means[c]:>12.2f}" if c in means else f"{'':>12}" for c in COLUMNS)
-    )
+    lines.append(_line("mean", [f"{means[c]:.2f}" if c in means else "" for c in COLUMNS]))
     lines.append("")
-    lines.append("test error (%); EE publ.: published Elastic Ensemble errors")
-    lines.append(f"{'fit time (s)':<17}" + "".join(f"{c:>12}" for c in COLUMNS[1:4]) + f"{'elastic/EE':>12}")
+    lines.append("test error (%); route elast: KreinClassifierCV over " + ", ".join(ELASTIC[:4]) + ",")
+    lines.append("  " + ", ".join(ELASTIC[4:]))
+    lines.append("EE publ.: published Elastic Ensemble errors; EE here: aeon's, this machine")
+    timed = COLUMNS[1:4]
+    lines.append(_line("fit time (s)", [LABELS[c] for c in timed] + ["elast/EE"]))
     for row in rows:
         s = row["fit_seconds"]
-        ratio = f"{s['route elastic'] / s['EE here']:>12.3f}" if "EE here" in s else ""
-        lines.append(
-            f"{row['task']:<17}"
-            + "".join(f"{s[c]:>12.1f}" if c in s else f"{'':>12}" for c in COLUMNS[1:4])
-            + ratio
-        )
+        ratio = [f"{s['route elastic'] / s['EE here']:.3f}"] if "EE here" in s else []
+        lines.append(_line(row["task"], [f"{s[c]:.1f}" if c in s else "" for c in timed] + ratio))
     return "\n".join(lines)
 
 
