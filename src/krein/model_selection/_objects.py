@@ -15,9 +15,10 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import delayed
 from joblib.parallel import get_active_backend
 
+from .._cluster import cluster_parallel
 from ..dissimilarity import METRICS, UserMetric, pairwise_distances
 
 __all__ = ["ObjectDistances", "take"]
@@ -162,7 +163,9 @@ class ObjectDistances:
         distributed = on_a_cluster()
         threads = None if distributed else self.n_jobs
         tasks = (delayed(self._evaluate)(take(A, range(s, min(n_a, s + chunk))), B, threads) for s in starts)
-        runner = Parallel(n_jobs=None if distributed else 1, return_as="generator")
+        runner = cluster_parallel(
+            f"the distances of {what}", n_jobs=None if distributed else 1, return_as="generator"
+        )
         started = last = time.perf_counter()
         for start, values in zip(starts, runner(tasks), strict=True):
             stop = min(n_a, start + chunk)

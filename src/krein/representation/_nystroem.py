@@ -39,6 +39,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import check_random_state
 
+from .._cluster import cluster_errors
 from .._memory import CACHE_BUDGET, MemoryBudget
 from .._typing import LandmarkMethod, LandmarkRank, RandomStateLike
 from .._validation import check_centring_samples
@@ -255,7 +256,10 @@ class NystroemRepresentation(SpectralRepresentation):
         weights = self.extension @ coef
         shift = 0.0 if self.column_means is None else -(self.column_means @ weights)
         outputs = self.evaluate(self._columns.X, weights, shift, working_memory=self._working_memory)
-        return outputs.compute() if self._columns.distributed else outputs
+        if not self._columns.distributed:
+            return outputs
+        with cluster_errors("the training outputs"):
+            return outputs.compute()
 
     def project(self, y: ArrayLike) -> NDArray[np.float64]:
         """Eigen-coordinates ``Ũᵀ y`` of a training target vector (or matrix)."""
@@ -298,7 +302,8 @@ class NystroemRepresentation(SpectralRepresentation):
         """``K_XZᵀ y − k̄ 1ᵀ y`` from the raw moment ``K_XZᵀ y`` of targets ``y``."""
         if self.column_means is not None:
             sums = y.sum(axis=0)
-            sums = sums.compute() if hasattr(sums, "dask") else np.asarray(sums, dtype=np.float64)
+            with cluster_errors("the target sums"):
+                sums = sums.compute() if hasattr(sums, "dask") else np.asarray(sums, dtype=np.float64)
             moment = moment - np.multiply.outer(self.column_means, sums)
         return moment
 
@@ -340,7 +345,8 @@ def reduce_rows(columns, Z, weights, shift, function, data, working_memory=None)
         task(columns.kernel, block, Z, weights, shift, function, data[a:b], working_memory, True)
         for block, a, b in zip(X.to_delayed().ravel(), bounds[:-1], bounds[1:], strict=True)
     ]
-    (result,) = dask.compute(dask.delayed(_sum_parts)(parts))
+    with cluster_errors("a streamed pass over the kernel columns"):
+        (result,) = dask.compute(dask.delayed(_sum_parts)(parts))
     return result
 
 
