@@ -120,16 +120,18 @@ class ObjectDistances:
             back = self._evaluate(pair[1:], pair[:1])[0, 0]
             if not math.isclose(forth, back, rel_tol=1e-9, abs_tol=1e-12):
                 raise ValueError(
-                    f"metric {self.spec.name!r} is not symmetric: d({name}[{i}], {name}[{j}]) = {forth!r} "
-                    "but "
-                    f"d({name}[{j}], {name}[{i}]) = {back!r}; the route needs a symmetric distance."
+                    f"metric {self.spec.name!r} is not symmetric: d({name}[{i}], {name}[{j}]) = "
+                    f"{float(forth)!r} but d({name}[{j}], {name}[{i}]) = {float(back)!r}; the route needs a "
+                    "symmetric distance."
                 )
 
     def _evaluate(self, A, B=None, n_jobs=None):
         try:
             return pairwise_distances(A, B, self.metric, n_jobs=n_jobs or self.n_jobs, **self.params)
         except ValueError as error:  # a non-finite or negative value of the metric, named
-            raise ValueError(f"metric {self.spec.name!r}: {error}") from None
+            message = str(error)
+            named = message.startswith(f"metric {self.spec.name!r}")  # said once, not twice
+            raise ValueError(message if named else f"metric {self.spec.name!r}: {message}") from None
         except Exception as error:  # a user's function that raises: its error, named
             if not isinstance(self.spec, UserMetric):
                 raise
