@@ -337,3 +337,90 @@ def test_bench_restores_argv_when_the_script_fails(tmp_path, monkeypatch, capsys
     with pytest.raises(SystemExit):
         main(["bench", "exit", "--", "--n", "3"])
     assert sys.argv == before
+
+
+def _reproduce_process(out, *extra):
+    """``krein reproduce`` of Table 1's quick form on one task, as a child process of this checkout."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import krein
+
+    env = dict(os.environ, PYTHONPATH=str(Path(krein.__file__).parents[1]), COLUMNS="200")
+    argv = ["reproduce", "oglic2018-table1", "--quick", "--only", "gauss-100", "--out", str(out), *extra]
+    return subprocess.Popen(
+        [sys.executable, "-m", "krein.cli", *argv],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _stop_after(process, cells, at_least, signum, rng):
+    """Send ``signum`` once ``cells`` holds ``at_least`` cells (and a random moment more)."""
+    import time
+
+    deadline = time.monotonic() + 60
+    while len(list(cells.glob("*.json"))) < at_least and process.poll() is None:
+        assert time.monotonic() < deadline, "the run made no progress"
+        time.sleep(0.02)
+    time.sleep(rng.uniform(0.0, 0.3))
+    process.send_signal(signum)
+    return process.communicate(timeout=60)[1], process.returncode
+
+
+def _results(folder):
+    """Every JSON result and cell value under ``folder``, without the provenance (dates, commands)."""
+    import json
+
+    results = {}
+    for path in sorted(folder.rglob("*")):
+        if path.is_file():
+            assert not path.name.startswith("."), f"a temporary or hidden file was left: {path}"
+            data = json.loads(path.read_text()) if path.suffix == ".json" else None
+            if path.parent.name == "cells":
+                results[path.name] = (data["key"], data["value"])
+            elif data is not None:
+                results[path.name] = {k: v for k, v in data.items() if k != "provenance"}
+            else:
+                results[path.name] = None
+    return results
+
+
+@pytest.mark.slow
+def test_a_stopped_run_resumes_to_the_results_of_an_uninterrupted_one(tmp_path):
+    """Issue 42: SIGINT, then SIGTERM, at random points of ``krein reproduce``; each stop keeps every
+    finished cell whole, leaves no partial file, says in one line what was kept and how to resume
+    (exit 130, then 143, no traceback), and ``--resume`` ends with the results, bitwise, of a run
+    that was never stopped."""
+    import json
+    import random
+    import secrets
+    import signal
+
+    seed = secrets.randbits(32)
+    rng = random.Random(seed)
+    reference = _reproduce_process(tmp_path / "reference")
+    out = tmp_path / "stopped"
+    cells = out / "cells"
+    for signum, status, extra in ((signal.SIGINT, 130, ()), (signal.SIGTERM, 143, ("--resume",))):
+        before = len(list(cells.glob("*.json")))
+        process = _reproduce_process(out, *extra)
+        stderr, returncode = _stop_after(process, cells, before + rng.randint(1, 10), signum, rng)
+        assert returncode == status, (seed, stderr)
+        kept = sorted(cells.glob("*.json"))
+        name = signal.Signals(signum).name
+        assert stderr.strip().count("\n") == 0 and "Traceback" not in stderr, (seed, stderr)
+        assert f"stopped by {name}; kept {len(kept)} finished cell(s) in {cells}" in stderr, (seed, stderr)
+        assert stderr.strip().endswith(f"--out {out} --resume"), (seed, stderr)
+        assert all(json.loads(p.read_text())["value"] is not None for p in kept), seed  # whole cells
+        assert not [p for p in out.rglob(".*")], seed  # no temporary file, no lock left
+        assert len(kept) > before, seed
+    finish = _reproduce_process(out, "--resume")
+    assert finish.communicate(timeout=120)[1] == "" and finish.returncode == 0
+    assert reference.communicate(timeout=120)[1] == "" and reference.returncode == 0
+    assert len(list(cells.glob("*.json"))) == 30  # 6 methods × 5 folds
+    assert _results(out) == _results(tmp_path / "reference"), seed

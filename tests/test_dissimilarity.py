@@ -415,3 +415,30 @@ def test_dtw_with_pruning_equals_the_exact_recursion_on_a_whole_data_set():
     assert np.array_equal(dtw_distances(X), exact)
     assert np.array_equal(dtw_distances(X, n_jobs=2, working_memory=0.5), exact)
     assert np.array_equal(dtw_distances(X[:250], X[250:], n_jobs=2), exact[:250, 250:])
+
+
+@pytest.mark.parametrize("variant", ["max", "modified"])
+def test_hausdorff_keeps_the_memory_budget(variant):
+    """Issue 42: 21 point sets of 300 points with ``working_memory=10`` (MiB) allocated 177 MiB: the tile
+    edge never went below 16 sets, and each tile held all its point-to-point distances at once. Now a
+    tile is as few as one pair of sets and its distances are computed in row blocks of the budget."""
+    import tracemalloc
+
+    from scipy.spatial.distance import cdist
+
+    rng = np.random.default_rng(0)
+    sets = [rng.normal(size=(300 if i % 5 else 1200, 2)) for i in range(21)]
+    tracemalloc.start()
+    try:
+        D = hausdorff_distances(sets, variant=variant, working_memory=10)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 3 * 10 * 2**20, f"{peak / 2**20:.0f} MiB for a budget of 10 MiB"
+    reduce = np.max if variant == "max" else np.mean
+    for i, j in [(0, 1), (0, 5), (3, 20), (7, 12), (5, 10)]:
+        pair = cdist(sets[i], sets[j])
+        expected = max(reduce(pair.min(axis=1)), reduce(pair.min(axis=0)))
+        assert D[i, j] == D[j, i]
+        assert_allclose(D[i, j], expected, rtol=0 if variant == "max" else 1e-14)
+    assert np.all(np.diag(D) == 0)

@@ -321,3 +321,83 @@ def test_a_bad_metric_list_is_one_clear_error(metric, params, message):
     series, y = _series(15, seed=14)
     with pytest.raises(ValueError, match=message):
         KreinClassifierCV(metric=metric, cv=3, **params).fit([s[:30] for s in series], y)
+
+
+def _fit_while_a_worker_dies(fit, delay, allowed_failures):
+    """``(result or error, seconds)`` of ``fit()`` on a 2-worker ``LocalCluster`` (processes) whose first
+    worker is killed (SIGKILL) ``delay`` seconds into the fit, and the cluster's scheduler address."""
+    import os
+    import signal
+    import threading
+    import time
+
+    dask = pytest.importorskip("dask")
+    distributed = pytest.importorskip("dask.distributed")
+    config = {"distributed.scheduler.allowed-failures": allowed_failures}
+    with (
+        dask.config.set(config),
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        victim = sorted(client.scheduler_info()["workers"])[0]
+        pid = client.run(os.getpid, workers=[victim])[victim]
+        timer = threading.Timer(delay, os.kill, (pid, signal.SIGKILL))
+        started = time.perf_counter()
+        timer.start()
+        try:
+            outcome = fit(client)
+        except Exception as error:  # the outcome under test
+            outcome = error
+        finally:
+            timer.cancel()
+        return outcome, time.perf_counter() - started, cluster.scheduler_address
+
+
+def _streamed_ridge(client):
+    import dask.array as da
+
+    from krein.kernels import Sigmoid
+    from krein.least_squares import KreinRidge
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(4000, 400))
+    y = np.sin(X[:, 0])
+    model = dict(kernel=Sigmoid(0.01), n_components=200, random_state=0)
+    X_test = rng.normal(size=(30, 400))
+    expected = KreinRidge(**model).fit(X, y).predict(X_test) if client is None else None
+    if client is None:
+        return expected
+    fitted = KreinRidge(**model).fit(da.from_array(X, chunks=(100, 400)), y)
+    return fitted.predict(X_test)
+
+
+def _route_on_series(client):
+    import joblib
+
+    X, y = make_cylinder_bell_funnel(150, length=256, random_state=11)
+    series = list(X)
+    common = dict(metric="dtw", n_components=50, cv=3, random_state=0, methods=["Kreĭn LS", "clip+SVC"])
+    if client is None:
+        return KreinClassifierCV(**common).fit(series[:120], y[:120]).decision_function(series[120:])
+    with joblib.parallel_config(backend="dask"):
+        return KreinClassifierCV(**common).fit(series[:120], y[:120]).decision_function(series[120:])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("allowed_failures", [0, 3], ids=["fails", "recomputes"])
+@pytest.mark.parametrize("fit", [_streamed_ridge, _route_on_series], ids=["streamed-ridge", "route-dtw"])
+def test_a_lost_worker_ends_the_fit_with_the_result_or_an_error_naming_the_cluster(fit, allowed_failures):
+    """Issue 42: a worker killed during a fit on a cluster: Dask recomputes its tasks (the result then
+    equals the in-memory fit), or, where it may not (``allowed-failures`` reached), the fit raises
+    one error naming the cluster. Under joblib's dask backend the route waited for ever instead."""
+    import time
+
+    started = time.perf_counter()
+    expected = fit(None)
+    local_seconds = time.perf_counter() - started
+    outcome, seconds, address = _fit_while_a_worker_dies(fit, 0.4 * local_seconds + 0.3, allowed_failures)
+    assert seconds < 60
+    if isinstance(outcome, Exception):
+        assert address in str(outcome) and "lost" in str(outcome), outcome
+    else:
+        assert_allclose(outcome, expected, rtol=0, atol=1e-10 * np.abs(expected).max())

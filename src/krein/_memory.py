@@ -58,10 +58,10 @@ class MemoryBudget:
         """Rows of an ``n_columns``-wide float64 block, ``copies`` arrays of that shape held at once."""
         return self.count(8 * max(1, n_columns) * max(1, copies), high=high)
 
-    def tile(self, bytes_per_pair: float, *, max_tile: int = 4096) -> int:
+    def tile(self, bytes_per_pair: float, *, max_tile: int = 4096, low: int = 16) -> int:
         """Edge ``t`` of a square tile of pairs: ``t² · bytes_per_pair`` within the budget, in
-        [16, max_tile]."""
-        return max(16, min(max_tile, math.isqrt(self.count(bytes_per_pair, low=0))))
+        [low, max_tile] (``low=1`` where one pair may already cost much: point sets)."""
+        return max(low, min(max_tile, math.isqrt(self.count(bytes_per_pair, low=0))))
 
     def within(self, other: MemoryBudget) -> MemoryBudget:
         """The smaller of the two budgets."""

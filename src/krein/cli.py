@@ -13,9 +13,12 @@ import argparse
 import os
 import runpy
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 
 import numpy as np
+
+from ._interrupt import Terminated, install_stop_handlers, restore_handlers, stop_exit_status
 
 __all__ = ["UsageError", "main"]
 
@@ -239,7 +242,7 @@ def cmd_reproduce(args):
     """Run one experiment, every experiment (``all``), or list them (``--list``)."""
     from rich.table import Table
 
-    from .experiments import RunContext, get_experiment, list_experiments
+    from .experiments import RunContext, get_experiment, list_experiments, output_lock
 
     console = _console()
     if args.list:
@@ -272,23 +275,52 @@ def cmd_reproduce(args):
         raise UsageError("--n-jobs must be a positive number of jobs, or negative (-1: every CPU); got 0.")
     _check_seed(args.seed)
     _output_folder(args.out)
-    for e in experiments:
-        out = Path(args.out) / e.name if name == "all" else Path(args.out)
-        console.rule(f"[bold]{e.name}[/bold] — {e.paper}" + (" (quick)" if args.quick else ""))
-        context = RunContext(
-            quick=args.quick,
-            out=out,
-            n_jobs=args.n_jobs,
-            random_state=args.seed,
-            console=console,
-            command=args.command_line,
-            resume=args.resume,
-            only=args.only,
-        )
-        e.run(context)
-        for path in context.written:
-            console.print(f"wrote {path}")
+    folders = []
+    try:
+        for e in experiments:
+            out = Path(args.out) / e.name if name == "all" else Path(args.out)
+            console.rule(f"[bold]{e.name}[/bold] — {e.paper}" + (" (quick)" if args.quick else ""))
+            folders.append(out)
+            out.mkdir(parents=True, exist_ok=True)
+            with ExitStack() as held:
+                try:
+                    held.enter_context(output_lock(out))  # a second run into this folder is refused
+                except BlockingIOError as error:
+                    raise UsageError(f"--out: {error}") from None
+                context = RunContext(
+                    quick=args.quick,
+                    out=out,
+                    n_jobs=args.n_jobs,
+                    random_state=args.seed,
+                    console=console,
+                    command=args.command_line,
+                    resume=args.resume,
+                    only=args.only,
+                    experiment=e.name,
+                )
+                e.run(context)
+            for path in context.written:
+                console.print(f"wrote {path}")
+    except KeyboardInterrupt as stop:
+        print(_stopped_line(stop, folders, args), file=sys.stderr)
+        return stop_exit_status(stop)
     return 0
+
+
+def _stopped_line(stop, folders, args):
+    """One line: how the run was stopped, the finished cells kept and the command that resumes it."""
+    import shlex
+
+    signal_name = "SIGTERM" if isinstance(stop, Terminated) else "SIGINT"
+    kept = sum(1 for folder in folders for _ in (folder / "cells").glob("*.json"))
+    where = ", ".join(str(folder / "cells") for folder in folders) or str(Path(args.out) / "cells")
+    argv = list(args.argv)
+    if "--resume" not in argv:
+        argv.append("--resume")
+    return (
+        f"krein reproduce: stopped by {signal_name}; kept {kept} finished cell(s) in {where}, every file "
+        f"written is whole; continue with: {shlex.join(['krein', *argv])}"
+    )
 
 
 def cmd_results(args):
@@ -528,6 +560,14 @@ def build_parser():
 def main(argv=None):
     """Run the ``krein`` command; a user error is one line on stderr and exit status 2 (see module doc)."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    previous = install_stop_handlers()  # SIGTERM stops a run as Ctrl-C does: cleanly, its own status
+    try:
+        return _main(argv)
+    finally:
+        restore_handlers(previous)
+
+
+def _main(argv):
     debug = "--debug" in argv
     command = "krein"
     try:
@@ -538,6 +578,7 @@ def main(argv=None):
                 f"{command}: error: unrecognized arguments: {' '.join(unknown)} (see {command} --help)"
             )
         args.command_line = " ".join(["krein", *argv])
+        args.argv = argv
         return args.func(args)
     except UsageError as error:
         if debug:
@@ -551,9 +592,9 @@ def main(argv=None):
         if debug or error.code is None or isinstance(error.code, int):
             raise
         message = str(error.code)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         print(f"{command}: interrupted", file=sys.stderr)
-        return 130
+        return stop_exit_status(stop)
     line = " ".join(message.split())
     if not line.startswith("krein"):
         line = f"{command}: error: {line}"

@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.spatial.distance import cdist
 
-from .._memory import MemoryBudget
+from .._memory import CACHE_BUDGET, MemoryBudget
 from ._blocks import Metric, check_collection, evaluate, tiling_doc
 
 __all__ = ["hausdorff_distances"]
@@ -45,32 +45,49 @@ class Hausdorff(Metric):
 
     def tiles(self, a, b, symmetric, params, n_jobs, working_memory):
         variant = params["variant"]
+        budget = MemoryBudget(working_memory)
         len_a = np.array([len(s) for s in a])
         len_b = np.array([len(s) for s in b])
 
-        def directed(D, seg_rows, seg_cols, lens_rows):
-            # min over the columns of each column set, then max/mean over the rows of each row set
-            m = np.minimum.reduceat(D, seg_cols, axis=1)
+        def reduce_sets(values, lens, axis):
+            # max (or mean) over the points of each set along ``axis``
+            starts = np.r_[0, np.cumsum(lens)[:-1]]
             if variant == "max":
-                return np.maximum.reduceat(m, seg_rows, axis=0)
-            return np.add.reduceat(m, seg_rows, axis=0) / lens_rows[:, None]
+                return np.maximum.reduceat(values, starts, axis=axis)
+            total = np.add.reduceat(values, starts, axis=axis)
+            return total / (lens[:, None] if axis == 0 else lens[None, :])
 
         def tile(r0, r1, c0, c1, diagonal):
-            P = np.concatenate(a[r0:r1])
-            Q = np.concatenate(b[c0:c1])
-            seg_a = np.r_[0, np.cumsum(len_a[r0:r1])[:-1]]
-            seg_b = np.r_[0, np.cumsum(len_b[c0:c1])[:-1]]
-            D = cdist(P, Q)
-            h_ab = directed(D, seg_a, seg_b, len_a[r0:r1])
-            h_ba = directed(D.T, seg_b, seg_a, len_b[c0:c1]).T
+            # The point-to-point distances of the tile, in blocks of rows of points within the budget
+            # (never the whole |P| × |Q| matrix: a few sets of many points would exceed it), reduced to
+            # min_{q ∈ Qⱼ} ‖p − q‖ for every point p and set Qⱼ, and min_{p ∈ Pᵢ} ‖p − q‖ for every q, Pᵢ.
+            P, Q = np.concatenate(a[r0:r1]), np.concatenate(b[c0:c1])
+            rows_lens, cols_lens = len_a[r0:r1], len_b[c0:c1]
+            set_of_row = np.repeat(np.arange(r1 - r0), rows_lens)
+            seg_b = np.r_[0, np.cumsum(cols_lens)[:-1]]
+            to_q = np.empty((len(P), c1 - c0))  # min over each column set, per point of P
+            to_p = np.full((r1 - r0, len(Q)), np.inf)  # min over each row set, per point of Q
+            step = budget.rows(len(Q), copies=2, high=CACHE_BUDGET.rows(len(Q), copies=2))
+            for start in range(0, len(P), step):
+                stop = min(len(P), start + step)
+                D = cdist(P[start:stop], Q)
+                to_q[start:stop] = np.minimum.reduceat(D, seg_b, axis=1)
+                sets = set_of_row[start:stop]
+                local = np.flatnonzero(np.r_[True, sets[1:] != sets[:-1]])
+                touched = sets[local]
+                to_p[touched] = np.minimum(to_p[touched], np.minimum.reduceat(D, local, axis=0))
+                del D
+            h_ab = reduce_sets(to_q, rows_lens, axis=0)
+            h_ba = reduce_sets(to_p, cols_lens, axis=1)
             H = np.maximum(h_ab, h_ba)
             if diagonal:
                 H = np.maximum(H, H.T)
                 np.fill_diagonal(H, 0.0)
             return H
 
-        mean_points = max(1.0, float(np.mean(len_a)) * float(np.mean(len_b))) if a and b else 1.0
-        return tile, MemoryBudget(working_memory).tile(8.0 * 2 * mean_points), n_jobs
+        # a tile holds the per-point minima (|P| × tile and tile × |Q|) besides its block of distances
+        mean_points = max(1.0, 0.5 * (float(np.mean(len_a)) + float(np.mean(len_b)))) if a and b else 1.0
+        return tile, budget.tile(8.0 * 2 * mean_points, low=1), n_jobs
 
 
 @tiling_doc

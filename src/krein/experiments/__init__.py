@@ -14,6 +14,7 @@ from ._framework import (
     experiment,
     get_experiment,
     list_experiments,
+    output_lock,
     provenance,
     write_atomic,
 )
@@ -34,6 +35,7 @@ __all__ = [
     "fidelity_rows",
     "get_experiment",
     "list_experiments",
+    "output_lock",
     "paper_table_names",
     "provenance",
     "refresh_notes",

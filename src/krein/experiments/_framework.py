@@ -9,10 +9,15 @@ versions — to the output folder. Figures go through :meth:`RunContext.save_fig
 Long experiments are resumable: :meth:`RunContext.cell` stores each unit of work (one outer fold of
 one method on one data set, say) as a small JSON file under ``OUT/cells/`` and, with ``resume=True``
 (``krein reproduce NAME --resume``), returns the stored value instead of recomputing it, so a run that
-was stopped continues where it stopped; a stored cell that cannot be read back (torn, edited, another
-format) is reported by path and recomputed. Every file is written under a temporary name unique to
-its writer (process id and a random suffix) and renamed into place, so two runs into one folder never
-share a temporary file and a reader never sees a torn one. Experiments declared with
+was stopped continues where it stopped. A cell records what identifies it (the format version, the
+experiment, its key, the seed and the form) and a digest of its value; a stored cell that cannot be
+read back (torn), or that is foreign (another experiment, key, seed or form, another format, no
+identity) or edited (its value does not match its digest), is reported in one line naming the file
+and recomputed. Every file is written under a temporary name unique to its writer (process id and a
+random suffix), flushed to disk and renamed into place, with SIGINT and SIGTERM held meanwhile
+(:func:`krein._interrupt.uninterrupted`), so two runs into one folder never share a temporary file,
+a reader never sees a torn one and a stopped run leaves none. :func:`output_lock` keeps a second run
+out of a folder a live run is writing (``krein reproduce`` takes it). Experiments declared with
 ``selectable=True`` also accept a subset of their tasks (``--only NAME ...``,
 :meth:`RunContext.select`).
 """
@@ -20,6 +25,7 @@ share a temporary file and a reader never sees a torn one. Experiments declared 
 from __future__ import annotations
 
 import csv
+import hashlib
 import importlib
 import io
 import json
@@ -37,6 +43,8 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
+from .._interrupt import uninterrupted
+
 __all__ = [
     "Experiment",
     "ResultTable",
@@ -45,7 +53,11 @@ __all__ = [
     "experiment",
     "get_experiment",
     "list_experiments",
+    "output_lock",
 ]
+
+#: Version of the cell record :meth:`RunContext.cell` writes; a cell of another version is foreign.
+CELL_FORMAT = 2
 
 _REGISTRY: dict[str, Experiment] = {}
 
@@ -158,8 +170,11 @@ def check_output_folder(out):
     try:
         out.mkdir(parents=True, exist_ok=True)
         probe = _temporary_name(out / ".write-check")
-        probe.write_bytes(b"")
-        probe.unlink()
+        with uninterrupted():  # a stop signal here would leave the probe behind
+            try:
+                probe.write_bytes(b"")
+            finally:
+                probe.unlink(missing_ok=True)
     except OSError as error:
         raise type(error)(
             f"cannot create or write the folder {out} ({error.strerror or error}); "
@@ -181,15 +196,98 @@ def write_atomic(path, data):
     """
     path = Path(path)
     partial = _temporary_name(path)
-    try:
-        if isinstance(data, bytes):
-            partial.write_bytes(data)
-        else:
-            partial.write_text(data)
-        partial.replace(path)
-    finally:
-        partial.unlink(missing_ok=True)
+    payload = data if isinstance(data, bytes) else data.encode("utf-8")
+    with uninterrupted():  # SIGINT / SIGTERM wait until the file is whole and the temporary one gone
+        try:
+            with partial.open("wb") as file:
+                file.write(payload)
+                file.flush()
+                os.fsync(file.fileno())
+            partial.replace(path)
+            _sync_folder(path.parent)
+        finally:
+            partial.unlink(missing_ok=True)
     return path
+
+
+def _sync_folder(folder):
+    """Flush the rename of a file in ``folder`` to disk (where the platform allows it)."""
+    try:
+        descriptor = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
+
+
+_LOCK_NAME = ".krein-run.lock"
+
+
+def _process_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _lock_holder(path):
+    """The live process holding the lock file ``path``, or None when the lock is stale."""
+    try:
+        text = path.read_text().strip()
+        age = time.time() - path.stat().st_mtime
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not text.isdigit():
+        return -1 if age < 10.0 else None  # being written by its owner just now, or left torn
+    pid = int(text)
+    return pid if pid != os.getpid() and _process_alive(pid) else None
+
+
+@contextmanager
+def output_lock(out):
+    """Hold ``out`` for this process while a run writes into it.
+
+    The lock is the file ``out/.krein-run.lock`` holding the process id, created exclusively
+    (``O_CREAT | O_EXCL``). A lock of a process that is no longer alive (a run killed with SIGKILL) is
+    stale and taken over; a live one makes this raise :class:`BlockingIOError` in one line naming the
+    folder and the process, so that two runs never interleave their cells in one folder.
+    """
+    path = Path(out) / _LOCK_NAME
+    for _ in range(3):
+        try:
+            with uninterrupted():  # the lock is never left empty by a stop signal
+                descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                with os.fdopen(descriptor, "w") as file:
+                    file.write(f"{os.getpid()}\n")
+        except FileExistsError:
+            holder = _lock_holder(path)
+            if holder is not None:
+                who = "another process" if holder < 0 else f"process {holder}"
+                raise BlockingIOError(
+                    f"{out} is being written by another run ({who}, lock {path}); wait for it to finish "
+                    "or give another --out."
+                ) from None
+            path.unlink(missing_ok=True)  # stale: its process is gone
+            continue
+        break
+    else:
+        raise BlockingIOError(f"could not take the lock {path} of {out}; give another --out.")
+    try:
+        yield path
+    finally:
+        with uninterrupted():
+            try:
+                if path.read_text().strip() == str(os.getpid()):
+                    path.unlink()
+            except OSError:
+                pass
 
 
 @dataclass
@@ -422,6 +520,8 @@ class RunContext:
         (:meth:`cell`).
     only : sequence of str, optional
         Run only these tasks (:meth:`select`).
+    experiment : str, optional
+        Name of the experiment run, recorded in each cell (a cell of another experiment is foreign).
     """
 
     def __init__(
@@ -436,6 +536,7 @@ class RunContext:
         command=None,
         resume=False,
         only=None,
+        experiment=None,
     ) -> None:
         from rich.console import Console
 
@@ -448,6 +549,7 @@ class RunContext:
         self.command = command
         self.resume = bool(resume)
         self.only = None if only is None else tuple(only)
+        self.experiment = experiment
         self.written: list[Path] = []
 
     @contextmanager
@@ -481,34 +583,36 @@ class RunContext:
         """The value of one unit of work, computed by ``compute()`` or, when resuming, read back.
 
         The value (anything JSON can hold: numbers, lists, dicts of them) is written to
-        ``out/cells/<key>.json`` with the seed and the quick flag. With ``resume`` a stored cell
-        is returned instead of calling ``compute``; a cell stored by a run with another seed or the
-        other form is an error rather than a silent mix of two protocols. A ``compute`` that
-        advances a progress bar by ``units`` steps as it goes names that bar's ``advance``: a cell
-        read back advances it by ``units`` at once. A stored cell that is not a valid record (torn,
-        edited, another format) is reported with its path on the console and recomputed.
+        ``out/cells/<key>.json`` with what identifies it (:data:`CELL_FORMAT`, the experiment, the
+        key, the seed and the quick flag) and a digest of the value. With ``resume`` a stored cell of
+        this experiment, key, seed and form is returned instead of calling ``compute``; any other
+        stored cell — torn, foreign (another experiment, key, seed or form, another format, or no
+        identity) or edited — is reported in one line naming its path on the console and recomputed,
+        never mixed in silently. A ``compute`` that advances a progress bar by ``units`` steps as it
+        goes names that bar's ``advance``: a cell read back advances it by ``units`` at once.
         """
         if not key or any(c in key for c in "/\\\0"):
             raise ValueError(f"A cell key must be a non-empty file name, got {key!r}.")
         path = self.out / "cells" / f"{key}.json"
+        identity = {
+            "format": CELL_FORMAT,
+            "experiment": self.experiment,
+            "key": key,
+            "seed": self.random_state,
+            "quick": self.quick,
+        }
         if self.resume and path.is_file():
-            stored = _read_cell(path)
-            if stored is None:
-                self.console.print(f"[yellow]{path} is not a valid cell (torn or edited); recomputing it.[/]")
-            else:
-                if (stored["seed"], stored["quick"]) != (self.random_state, self.quick):
-                    raise ValueError(
-                        f"{path} was computed with seed={stored['seed']}, quick={stored['quick']}; this run "
-                        f"has seed={self.random_state}, quick={self.quick}. Use another --out folder."
-                    )
+            stored, problem = _read_cell(path, identity)
+            if problem is None:
                 if advance is not None and units:
                     advance(units)
                 return stored["value"]
-        value = compute()
+            self.console.print(f"[yellow]{path}: {problem}; recomputing it.[/]", soft_wrap=True)
+        value = json.loads(json.dumps(compute(), default=_jsonable))
         path.parent.mkdir(parents=True, exist_ok=True)
-        record = {"seed": self.random_state, "quick": self.quick, "value": value, **provenance(self.command)}
-        write_atomic(path, json.dumps(record, indent=1, default=_jsonable))
-        return json.loads(json.dumps(value, default=_jsonable))
+        record = {**identity, "digest": _digest(value), "value": value, **provenance(self.command)}
+        write_atomic(path, json.dumps(record, indent=1))
+        return value
 
     def select(self, names):
         """``names`` restricted to :attr:`only` (all of them when ``only`` is None), in order."""
@@ -627,15 +731,32 @@ def _progress_lines(console, total, description):
     return advance
 
 
-def _read_cell(path):
-    """The record stored at ``path``, or None when it is not one (torn, edited, another format)."""
+def _digest(value):
+    """SHA-256 of the canonical JSON of a cell's value (its keys sorted)."""
+    return hashlib.sha256(json.dumps(value, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+def _read_cell(path, identity):
+    """``(record, None)`` for the cell stored at ``path`` when it is the cell ``identity`` names, whole
+    and unedited; ``(None, what is wrong)`` otherwise (torn, foreign, edited)."""
     try:
         stored = json.loads(path.read_text())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None
-    if not isinstance(stored, dict) or not {"seed", "quick", "value"} <= stored.keys():
-        return None
-    return stored
+        return None, "not a valid cell (torn: not readable JSON)"
+    if not isinstance(stored, dict) or "value" not in stored:
+        return None, "not a valid cell (foreign: not a cell record)"
+    if "format" not in stored or "key" not in stored:
+        return None, "a foreign cell (it records no identity: written by an older krein or by hand)"
+    differ = [
+        f"{name} {stored.get(name)!r} (this run: {expected!r})"
+        for name, expected in identity.items()
+        if stored.get(name) != expected
+    ]
+    if differ:
+        return None, "a foreign cell: " + ", ".join(differ)
+    if stored.get("digest") != _digest(stored["value"]):
+        return None, "an edited cell (its value does not match its digest)"
+    return stored, None
 
 
 def _jsonable(value):

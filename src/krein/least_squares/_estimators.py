@@ -37,10 +37,12 @@ _COMMON_PARAMETERS_DOC = f"""kernel : Kernel, str or "precomputed", default="gau
         ``"approximation"``: H± spanned by the eigenvectors of ``K̃`` with positive/negative eigenvalues
         (a diagonal penalty in the one-shot eigenbasis). ``"landmarks"``: the paper's Sec. 2.4, features
         ``Φ = K_XZ U_Z |D|^{{-1/2}} S`` split by the signs ``S`` of the eigenvalues of ``K_ZZ``, i.e.
-        ``z* = (ΦᵀΦ + nΛ±)⁻¹ Φᵀy`` and ``f(x) = k_x U_Z |D|^{{-1/2}} S z*`` (O(m³) more per fit). The two
-        agree for a positive definite kernel and for m = n, and differ on an indefinite kernel with
-        m < n (see :mod:`krein.least_squares._spectral`): the decomposition of a Kreĭn space is not
-        unique, and ``H₊`` of ``K_ZZ`` is not orthogonal to ``H₋`` over the training points."""
+        ``z* = (ΦᵀΦ + nΛ±)⁻¹ Φᵀy`` and ``f(x) = k_x U_Z |D|^{{-1/2}} S z*`` (O(m³) more per fit); with
+        ``center=True`` the split of the centred kernel's landmark functions, by the eigenvectors of the
+        centred ``K̃_ZZ`` (the same kernel ``H K̃ H``). The two agree for a positive definite kernel and
+        for m = n (centred or not), and differ on an indefinite kernel with m < n (see
+        :mod:`krein.least_squares._spectral`): the decomposition of a Kreĭn space is not unique, and
+        ``H₊`` of ``K_ZZ`` is not orthogonal to ``H₋`` over the training points."""
 
 _COMMON_ATTRIBUTES_DOC = """dual_coef_ : ndarray of shape (n_points,) or (n_tasks, n_points)
         α with ``f(x) = Σᵢ αᵢ k(x, pᵢ) + intercept_``; the points are the training points (exact) or

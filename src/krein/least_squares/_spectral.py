@@ -21,7 +21,11 @@ low-rank model (``split="landmarks"``, Oglic & Gärtner 2019, Sec. 2.4) has feat
 
     z* = argmin ‖Φz − y‖² + n λ₊ ‖z₊‖² + n λ₋ ‖z₋‖²  =  (ΦᵀΦ + nΛ±)⁻¹ Φᵀ y,
 
-(and ``‖Φz‖² = n r²`` for the constrained model); with ``z = C u`` (:attr:`landmark_coordinates`)
+(and ``‖Φz‖² = n r²`` for the constrained model). Centred, it is the split of the centred kernel's
+landmark functions, by the eigenvectors of ``K̃_ZZ = Ũ_Z diag(σ) Ũ_Zᵀ`` (the centred approximation on
+the landmarks; :func:`krein.representation._nystroem.centred_landmark_split`): the kernel ``H K̃ H`` is
+the same, and with every point a landmark it is the exact centred model (split by the uncentred
+``K_ZZ`` it was 5e-3 away, issue 42). With ``z = C u`` (:attr:`landmark_coordinates`)
 ``Q = Cᵀ diag(n λ_{Sⱼ}) C``, diagonalized once per (λ₊, λ₋), ``Q = V diag(ω) Vᵀ`` (O(m³)). On an
 indefinite kernel with m ≪ n the two splits are different models (``nystroem_split`` of
 :class:`~krein.least_squares.KreinRidge`; for ``DeltaGaussian(1, 2)``, n = 120, m = 30 their predictions

@@ -18,6 +18,7 @@ import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 
 from .._base import one_vs_rest_targets
+from .._cluster import cluster_errors
 from ..representation import is_dask_array
 
 __all__ = ["LABEL_ENCODINGS", "TargetEncoding", "encode_labels", "encode_values"]
@@ -65,7 +66,8 @@ def encode_labels(y, label_encoding):
 
         if y.ndim != 1:
             raise ValueError(f"y should be a 1d array, got a dask array of shape {y.shape} instead.")
-        classes, counts = dask.compute(*da.unique(y, return_counts=True))
+        with cluster_errors("the classes of y"):
+            classes, counts = dask.compute(*da.unique(y, return_counts=True))
     else:
         check_classification_targets(y)
         classes, counts = np.unique(y, return_counts=True)

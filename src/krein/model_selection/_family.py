@@ -38,7 +38,7 @@ from numbers import Integral, Real
 from typing import Any, Literal, Self
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import delayed
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import (
     BaseEstimator,
@@ -58,6 +58,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
 from .._base import check_kernel_memory
+from .._cluster import cluster_parallel
 from .._parameters import store_parameters
 from .._typing import RandomStateLike
 from .._validation import check_precomputed_test_kernel, check_square_kernel
@@ -392,7 +393,8 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
     def _parallel(self, tasks):
         """Run the fold tasks on ``n_jobs`` (threads: the folds share the data), reporting each fold."""
         results = []
-        runner = Parallel(n_jobs=self.n_jobs, prefer="threads", return_as="generator")
+        what = f"{type(self).__name__}'s inner folds"
+        runner = cluster_parallel(what, n_jobs=self.n_jobs, prefer="threads", return_as="generator")
         started = time.perf_counter()
         for k, result in enumerate(runner(tasks), start=1):
             results.append(result)

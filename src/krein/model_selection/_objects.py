@@ -15,9 +15,10 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import delayed
 from joblib.parallel import get_active_backend
 
+from .._cluster import cluster_parallel
 from ..dissimilarity import METRICS, Metric, UserMetric, pairwise_distances
 
 __all__ = ["ObjectDistances", "take"]
@@ -130,16 +131,18 @@ class ObjectDistances:
             back = self._evaluate(pair[1:], pair[:1])[0, 0]
             if not math.isclose(forth, back, rel_tol=1e-9, abs_tol=1e-12):
                 raise ValueError(
-                    f"metric {self.spec.name!r} is not symmetric: d({name}[{i}], {name}[{j}]) = {forth!r} "
-                    "but "
-                    f"d({name}[{j}], {name}[{i}]) = {back!r}; the route needs a symmetric distance."
+                    f"metric {self.spec.name!r} is not symmetric: d({name}[{i}], {name}[{j}]) = "
+                    f"{float(forth)!r} but d({name}[{j}], {name}[{i}]) = {float(back)!r}; the route needs a "
+                    "symmetric distance."
                 )
 
     def _evaluate(self, A, B=None, n_jobs=None):
         try:
             return pairwise_distances(A, B, self.metric, n_jobs=n_jobs or self.n_jobs, **self.params)
         except ValueError as error:  # a non-finite or negative value of the metric, named
-            raise ValueError(f"metric {self.spec.name!r}: {error}") from None
+            message = str(error)
+            named = message.startswith(f"metric {self.spec.name!r}")  # said once, not twice
+            raise ValueError(message if named else f"metric {self.spec.name!r}: {message}") from None
         except Exception as error:  # a user's function that raises: its error, named
             if not isinstance(self.spec, UserMetric):
                 raise
@@ -174,7 +177,9 @@ class ObjectDistances:
         distributed = on_a_cluster()
         threads = None if distributed else self.n_jobs
         tasks = (delayed(self._evaluate)(take(A, range(s, min(n_a, s + chunk))), B, threads) for s in starts)
-        runner = Parallel(n_jobs=None if distributed else 1, return_as="generator")
+        runner = cluster_parallel(
+            f"the distances of {what}", n_jobs=None if distributed else 1, return_as="generator"
+        )
         started = last = last_chunk = time.perf_counter()
         for start, values in zip(starts, runner(tasks), strict=True):
             stop = min(n_a, start + chunk)

@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._cluster import cluster_errors
 from .._memory import MemoryBudget
 from .._validation import check_square_kernel
 from ..kernels import Kernel, kernel_blocks
@@ -218,7 +219,8 @@ class KernelColumns:
         indices = np.asarray(indices)
         if self.distributed:
             order = np.argsort(indices)
-            rows = np.asarray(self.X[indices[order]].compute(), dtype=np.float64)
+            with cluster_errors("the landmark rows"):
+                rows = np.asarray(self.X[indices[order]].compute(), dtype=np.float64)
             check_finite_chunk(rows, "X")
             return rows[np.argsort(order)]
         return self.X[indices]
@@ -334,5 +336,6 @@ class KernelColumns:
             )
             for xb, yb in zip(x_blocks, y_blocks, strict=True)
         ]
-        (result,) = dask.compute(dask.delayed(_combine_all)(parts))
+        with cluster_errors("a streamed pass over the kernel columns"):
+            (result,) = dask.compute(dask.delayed(_combine_all)(parts))
         return result

@@ -39,6 +39,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import check_random_state
 
+from .._cluster import cluster_errors
 from .._memory import CACHE_BUDGET, MemoryBudget
 from .._typing import LandmarkMethod, LandmarkRank, RandomStateLike
 from .._validation import check_centring_samples
@@ -118,6 +119,7 @@ class NystroemRepresentation(SpectralRepresentation):
         n_probes: int = 0,
         deferred_error: tuple[NDArray[np.float64], np.random.RandomState] | None = None,
         working_memory: float | None = None,
+        centred_split: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None,
     ) -> None:
         self._W = W
         self._columns, self._landmark_indices = columns, landmark_indices
@@ -128,6 +130,7 @@ class NystroemRepresentation(SpectralRepresentation):
         self._approximation_error, self._n_probes = approximation_error, n_probes
         self._deferred_error = deferred_error  # (K_ZZ, generator) of an estimate the fit did not make
         self._working_memory = working_memory
+        self._centred_split = centred_split
         super().__init__(
             values,
             None,
@@ -166,12 +169,17 @@ class NystroemRepresentation(SpectralRepresentation):
 
     @property
     def landmark_signature(self) -> NDArray[np.float64]:
-        """Signs ``S`` of the kept eigenvalues of ``K_ZZ``."""
+        """Signs ``S`` of the kept eigenvalues of ``K_ZZ`` (of the centred ``K̃_ZZ`` when centred)."""
+        if self._centred_split is not None:
+            return self._centred_split[1]
         return self.landmark_factor.signature
 
     @property
     def landmark_coordinates(self) -> NDArray[np.float64]:
-        """``C = S W`` (r₀×r): the landmark coordinates ``z = C u`` of eigen-coordinates ``u``."""
+        """``C`` (r₀×r): the landmark coordinates ``z = C u`` of eigen-coordinates ``u``; ``C = S W``, or,
+        centred, ``|Λ_c|^{-1/2} V_cᵀ Ũ_Z`` (:func:`centred_landmark_split`)."""
+        if self._centred_split is not None:
+            return self._centred_split[0]
         return self.landmark_signature[:, None] * self._W
 
     @property
@@ -252,8 +260,10 @@ class NystroemRepresentation(SpectralRepresentation):
         weights = self.extension @ coef
         shift = 0.0 if self.column_means is None else -(self.column_means @ weights)
         outputs = self.evaluate(self._columns.X, weights, shift, working_memory=self._working_memory)
-        # a dask array for dask X (evaluate is annotated with its NumPy return)
-        return outputs.compute() if self._columns.distributed else outputs  # type: ignore[attr-defined]
+        if not self._columns.distributed:
+            return outputs
+        with cluster_errors("the training outputs"):
+            return outputs.compute()  # type: ignore[attr-defined]  # a dask array for dask X
 
     def project(self, y: ArrayLike) -> NDArray[np.float64]:
         """Eigen-coordinates ``Ũᵀ y`` of a training target vector (or matrix)."""
@@ -298,7 +308,8 @@ class NystroemRepresentation(SpectralRepresentation):
         """``K_XZᵀ y − k̄ 1ᵀ y`` from the raw moment ``K_XZᵀ y`` of targets ``y``."""
         if self.column_means is not None:
             sums = y.sum(axis=0)
-            sums = sums.compute() if hasattr(sums, "dask") else np.asarray(sums, dtype=np.float64)
+            with cluster_errors("the target sums"):
+                sums = sums.compute() if hasattr(sums, "dask") else np.asarray(sums, dtype=np.float64)
             moment = moment - np.multiply.outer(self.column_means, sums)
         return moment
 
@@ -340,7 +351,8 @@ def reduce_rows(columns, Z, weights, shift, function, data, working_memory=None)
         task(columns.kernel, block, Z, weights, shift, function, data[a:b], working_memory, True)
         for block, a, b in zip(X.to_delayed().ravel(), bounds[:-1], bounds[1:], strict=True)
     ]
-    (result,) = dask.compute(dask.delayed(_sum_parts)(parts))
+    with cluster_errors("a streamed pass over the kernel columns"):
+        (result,) = dask.compute(dask.delayed(_sum_parts)(parts))
     return result
 
 
@@ -509,6 +521,7 @@ def one_shot(
     signs = _orientation(K_ZZ - moments.mean if center else K_ZZ, extension)
     ascending = np.argsort(values, kind="stable")  # the representation's one order
     values, W, extension = values[ascending], (W * signs)[:, ascending], (extension * signs)[:, ascending]
+    centred_split = centred_landmark_split((K_ZZ - moments.mean) @ extension, values) if center else None
     if sample is not None:
         estimate = _estimate(values, extension, moments, K_ZZ, K_ZV, sample, center)
     representation = NystroemRepresentation(
@@ -524,12 +537,40 @@ def one_shot(
         targets=y if y is None or hasattr(y, "dask") else np.asarray(y, dtype=np.float64),
         **estimate,
         working_memory=working_memory,
+        centred_split=centred_split,
     )
     if y is not None:
         moment = representation._centred_moment(moments.moment, representation._targets)
         representation._landmark_moment = moment  # Σ yᵢ kᵢ of the targets, for landmark_moment
         representation._projection = W.T @ (R.T @ moment)
     return representation, full_rank
+
+
+def centred_landmark_split(landmark_vectors, values):
+    """``(C, S)``: the landmark split of the centred kernel, in the coordinates ``z = C u``.
+
+    The paper's landmark split (Oglic & Gärtner 2019, Sec. 2.4) divides the span of the landmark
+    functions ``k(·, zⱼ)`` by the eigenvectors of their Kreĭn Gram matrix ``K_ZZ``. The centred model
+    learns with the centred kernel, whose landmark functions ``k_c(·, zⱼ)`` have the Gram matrix
+    ``K̃_ZZ = Ũ_Z diag(σ) Ũ_Zᵀ`` (the centred approximation on the landmarks, ``Ũ_Z = (K_ZZ − 1k̄ᵀ) E``,
+    ``landmark_vectors``); splitting it by ``K_ZZ``'s eigenvectors instead (the uncentred split, what
+    the centred model did before) is a different model even with every point a landmark. With
+    ``K̃_ZZ = V Λ Vᵀ`` a function ``f = Σ βⱼ k_c(·, zⱼ)`` has ``z = |Λ|^{1/2} Vᵀ β`` and ``‖f±‖² =
+    ‖z±‖²``; ``f = Ũ u`` on the training points gives ``z = |Λ|^{-1/2} Vᵀ Ũ_Z u`` (``C``), and ``S =
+    sign Λ``. The kernel is unchanged (``Φ S Φᵀ = H K̃ H`` for features ``Φ`` of full rank); with every
+    point a landmark ``K̃_ZZ = H K H`` and the split is the exact centred model's. Computed from a thin
+    QR of ``Ũ_Z`` (m×r): ``O(m r²)``.
+    """
+    import scipy.linalg
+
+    Q, R = np.linalg.qr(landmark_vectors)
+    middle = (R * values) @ R.T
+    eigenvalues, Y = scipy.linalg.eigh(0.5 * (middle + middle.T), check_finite=False)
+    order = np.argsort(-np.abs(eigenvalues), kind="stable")
+    eigenvalues, Y = eigenvalues[order], Y[:, order]
+    keep = np.abs(eigenvalues) > np.sqrt(np.finfo(float).eps) * np.abs(eigenvalues[0])
+    eigenvalues, Y = eigenvalues[keep], Y[:, keep]
+    return (Y.T @ R) / np.sqrt(np.abs(eigenvalues))[:, None], np.sign(eigenvalues)
 
 
 def _estimate(values, extension, moments, K_ZZ, K_ZV, sample, center):
