@@ -61,6 +61,11 @@ AUTO_EXACT_MAX_SAMPLES = 2000
 AUTO_LANDMARKS = 500
 
 
+#: Entries of a fold's kernel columns copied at a time (8 MiB): the fold's representation holds its
+#: n × r coordinates, not another copy of its n × m columns.
+FOLD_BLOCK_ENTRIES = 1 << 20
+
+
 @dataclass
 class LandmarkKernel:
     """One kernel choice on the landmark block: its ``label``, the distance ``transformer`` fitted on the
@@ -100,11 +105,19 @@ def nystroem_fold(kernel: LandmarkKernel, rows: np.ndarray) -> SpectralRepresent
     scale ``s`` = mean |diag K̃| (:class:`KernelNormalizer`'s). Test rows map to ``Ũ(x) = (k_x − c̄) E``
     (:meth:`~krein.representation.SpectralRepresentation.coordinates` of raw kernel rows).
     """
-    columns = kernel.columns[rows]
-    means = columns.mean(axis=0)
-    L = (columns - means) @ kernel.factor.right
+    R = kernel.factor.right
+    blocks = np.array_split(rows, max(1, -(-rows.size * R.shape[0] // FOLD_BLOCK_ENTRIES)))
+    means = sum(kernel.columns[block].sum(axis=0) for block in blocks) / rows.size
+    L = np.empty((rows.size, R.shape[1]))  # in row blocks: no copy of the fold's n × m columns
+    start = 0
+    for block in blocks:
+        L[start : start + block.size] = (kernel.columns[block] - means) @ R
+        start += block.size
     values, W = eigen_from_gram(L.T @ L, kernel.factor.signature)
-    vectors = L @ W
+    step = max(1, FOLD_BLOCK_ENTRIES // max(R.shape[1], 1))
+    for start in range(0, rows.size, step):  # Ũ = L W, formed in L's memory block by block
+        L[start : start + step, : W.shape[1]] = L[start : start + step] @ W
+    vectors = L[:, : W.shape[1]]
     scale = float(np.mean(np.abs(np.square(vectors) @ values)))
     if not (scale > 0 and np.isfinite(scale)):
         raise ValueError("The training kernel is constant: after centring it is zero, nothing to learn.")

@@ -31,6 +31,10 @@ from ._result import SolverResult
 __all__ = ["squared_hinge_newton", "squared_hinge_validation_gradient", "streamed_squared_hinge_newton"]
 
 
+#: Entries of the active rows copied at a time when forming the normal equations (8 MiB).
+ROWS_SYSTEM_ENTRIES = 1 << 20
+
+
 def _line_search(a, c, wRd, dRd, n):
     """Root in ``t ≥ 0`` of ``g(t) = −Σᵢ max(0, aᵢ − t cᵢ) cᵢ + n (wRd + t dRd)`` (monotone, piecewise
     linear), with ``aᵢ = 1 − yᵢ oᵢ`` and ``cᵢ = yᵢ δᵢ`` along the direction ``d``."""
@@ -111,9 +115,25 @@ def squared_hinge_newton(
     >>> result.x, result.fun, result.intercept
     (array([0.5]), 1.0, 0.0)
     """
-    n = features.shape[0]
-    design = np.hstack([features, np.ones((n, 1))]) if fit_intercept else features
     last = {} if workspace is None else workspace  # the previous active set and its normal equations
+
+    def rows_system(index):
+        # (Φ̂ᵀΦ̂, Φ̂ᵀy) over the rows ``index`` with Φ̂ = [Φ, 1] (the ones column implicit: no n × r copy),
+        # in blocks of rows so that no copy of the active rows exceeds a few MiB
+        r = features.shape[1]
+        gram, moment = np.zeros((r, r)), np.zeros(r)
+        sums, y_sum = np.zeros(r), 0.0
+        for block in np.array_split(index, max(1, -(-index.size * r // ROWS_SYSTEM_ENTRIES))):
+            F, t = features[block], y[block]
+            gram += F.T @ F
+            moment += F.T @ t
+            sums += F.sum(axis=0)
+            y_sum += float(t.sum())
+        if not fit_intercept:
+            return gram, moment
+        full = np.empty((r + 1, r + 1))
+        full[:r, :r], full[:r, r], full[r, :r], full[r, r] = gram, sums, sums, index.size
+        return full, np.append(moment, y_sum)
 
     def normal_equations(active):
         # Near the solution few points enter or leave the active set: the previous system updated by
@@ -123,19 +143,22 @@ def squared_hinge_newton(
         if previous is not None:
             entering, leaving = active & ~previous, previous & ~active
             if np.count_nonzero(entering) + np.count_nonzero(leaving) < np.count_nonzero(active):
-                E, L = design[entering], design[leaving]
-                gram = last["gram"] + (E.T @ E - L.T @ L)
-                moment = last["moment"] + (E.T @ y[entering] - L.T @ y[leaving])
+                added, removed = rows_system(np.flatnonzero(entering)), rows_system(np.flatnonzero(leaving))
+                gram = last["gram"] + (added[0] - removed[0])
+                moment = last["moment"] + (added[1] - removed[1])
                 last.update(active=active, gram=gram, moment=moment)
                 return gram.copy(), moment
-        D = design[active]
-        last.update(active=active, gram=D.T @ D, moment=D.T @ y[active])
-        return last["gram"].copy(), last["moment"]
+        gram, moment = rows_system(np.flatnonzero(active))
+        last.update(active=active, gram=gram, moment=moment)
+        return gram.copy(), moment
+
+    def outputs_along(direction):
+        return features @ direction[:-1] + direction[-1] if fit_intercept else features @ direction
 
     initial = None if start is None else (np.append(start[0], start[1]) if fit_intercept else start[0])
     return _finite_newton(
         normal_equations,
-        lambda direction: design @ direction,
+        outputs_along,
         y,
         penalties,
         fit_intercept,
