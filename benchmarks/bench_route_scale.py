@@ -115,6 +115,38 @@ def report(result):
     return "\n".join(lines)
 
 
+def scale_table(results):
+    """The guide's table of the large runs (one row per stored JSON), 80 columns at most."""
+    lines = [
+        f"{'n':>7} {'length':>6} {'m':>4} {'fit (s)':>8} {'DTW (s)':>8} {'fit/DTW':>7} {'evals':>10} {'n·m+m²':>10} {'MB':>5}"
+    ]
+    for result in results:
+        r = result["cbf"]
+        lines.append(
+            f"{r['n_train']:>7} {r['length']:>6} {r['landmarks']:>4} {r['low_rank_fit_s']:>8.0f} "
+            f"{r['block_s']:>8.0f} {r['fit_over_block']:>7.2f} {r['n_distance_evaluations']:>10} "
+            f"{r['n_m_plus_m2']:>10} {r['low_rank_peak_mb_beyond_data']:>5.0f}"
+        )
+    lines.append("fit: KreinClassifierCV(metric='dtw', n_components=m, n_jobs=2); DTW: its n × m")
+    lines.append("distances, timed in the fit; evals: distance evaluations; MB: peak memory")
+    lines.append("beyond the data (maximum resident set size)")
+    return "\n".join(lines)
+
+
+GUIDE_START, GUIDE_END = "<!-- route scale table", "<!-- end route scale table -->"
+
+
+def write_guide(path, results):
+    guide = path.read_text()
+    head, rest = guide.split(GUIDE_START, 1)
+    marker_line, rest = rest.split("\n", 1)
+    _, tail = rest.split(GUIDE_END, 1)
+    text = f"{head}{GUIDE_START}{marker_line}\n```text\n{scale_table(results)}\n```\n{GUIDE_END}{tail}"
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(text)
+    tmp.replace(path)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="the scaled-down sizes the tests run")
@@ -126,7 +158,15 @@ def main(argv=None):
     parser.add_argument("--exact-cost", type=int, default=2000, help="n of the exact-route cost (0: skip)")
     parser.add_argument("--n-jobs", type=int, help="threads of the route (distances and folds)")
     parser.add_argument("--out", type=Path, help="write the results as JSON")
+    parser.add_argument("--guide", type=Path, help="with --tables: write their table into this guide")
+    parser.add_argument("--tables", type=Path, nargs="*", help="only tabulate these stored runs (JSON)")
     args = parser.parse_args(argv)
+    if args.tables:
+        results = [json.loads(path.read_text()) for path in args.tables]
+        print(scale_table(results))
+        if args.guide:
+            write_guide(args.guide, results)
+        return results
     if args.quick:
         args.n_train, args.n_test, args.length, args.landmarks = 150, 90, 32, 30
         args.exact_max, args.exact_cost = 150, 100

@@ -22,3 +22,22 @@ def test_the_quick_benchmark_runs_and_its_numbers_hold(tmp_path, capsys):
     assert result["exact_cost"]["ratio"] > 1
     assert (tmp_path / "scale.json").exists()
     assert "low-rank fit / its n × m DTW block" in capsys.readouterr().out
+
+
+def test_the_guide_table_is_the_committed_runs():
+    import json
+
+    spec = importlib.util.spec_from_file_location("bench_route_scale", SCRIPT)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    runs = sorted((SCRIPT.parent.parent / "docs" / "results" / "route-scale").glob("n*.json"))
+    results = [json.loads(path.read_text()) for path in runs]
+    results.sort(key=lambda r: r["cbf"]["n_train"])
+    guide = (SCRIPT.parent.parent / "docs" / "guide.md").read_text()
+    block = guide[guide.index(bench.GUIDE_START) : guide.index(bench.GUIDE_END)]
+    assert bench.scale_table(results) in block
+    assert max(len(line) for line in bench.scale_table(results).splitlines()) <= 80
+    for r in results:  # what the issue asks of the route at scale
+        cbf = r["cbf"]
+        assert cbf["n_distance_evaluations"] <= cbf["n_m_plus_m2"]
+        assert cbf["fit_over_block"] == cbf["low_rank_fit_s"] / cbf["block_s"]
