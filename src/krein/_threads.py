@@ -1,13 +1,50 @@
-"""Thread counts and BLAS thread limits shared by krein's own parallel loops."""
+"""krein's thread policy, in one place.
 
+krein owns its threads: a user who sets no environment variable gets the same speed as one who runs
+with ``OPENBLAS_NUM_THREADS=1``. Two rules decide how many threads BLAS (OpenBLAS, MKL, ...) runs on:
+
+1. **Size.** Linear algebra on fewer than :data:`SMALL_PROBLEM_ROWS` rows (a kernel block, a fold's
+   fit, the eigendecomposition of a few thousand rows) runs BLAS on one thread
+   (:func:`blas_for_rows`); a larger one keeps the limit in force (all the cores, or the user's
+   limit). Measured on 2 cores (``benchmarks/bench_threads.py --part sizes``): ``scipy.linalg.eigh``
+   with two threads is slower than with one up to n = 2000 (0.41× the speed at n = 500 and 1000),
+   and a threaded BLAS on matrices of a few hundred rows spins its idle thread, which takes a core
+   from whatever else runs (``krein reproduce --quick``: 316 CPU-seconds for 170 s of wall time).
+2. **krein's own parallel loops** (inner folds, candidates, distance tiles, kernel row chunks) run
+   BLAS on one thread while they run on several workers (:func:`parallel_loop`): the workers use
+   the cores, a threaded BLAS inside each would only oversubscribe them.
+
+Neither rule ever raises a limit: both only lower BLAS to one thread for the time of a section, and
+restore what was in force when the outermost section opened, so an enclosing
+``threadpoolctl.threadpool_limits(k)`` of the user is kept (and a section under a limit of one
+changes nothing). A user's explicit ``n_jobs`` sets the workers of krein's loops;
+:func:`n_threads` (the CPUs of the process, at most ``OMP_NUM_THREADS``) is what ``n_jobs=-1`` and
+krein's kernel evaluation use.
+"""
+
+import functools
 import os
 import threading
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from functools import cache
 
 from threadpoolctl import ThreadpoolController
 
-__all__ = ["n_threads", "single_threaded_blas"]
+__all__ = [
+    "SMALL_PROBLEM_ROWS",
+    "blas_for_rows",
+    "blas_threads",
+    "n_threads",
+    "parallel_loop",
+    "single_threaded_blas",
+    "sized_blas",
+]
+
+#: Linear algebra on fewer rows than this runs BLAS on one thread (rule 1 of the module docstring).
+#: ``scipy.linalg.eigh`` on 2 cores, one against two BLAS threads (best of alternating runs,
+#: ``benchmarks/bench_threads.py --part sizes``): n = 500: 0.021 s against 0.050 s; n = 1000: 0.17 s
+#: against 0.41 s; two threads pay off from n ≈ 2000 on.
+SMALL_PROBLEM_ROWS = 2000
 
 
 def n_threads():
@@ -26,7 +63,20 @@ def n_threads():
 
 @cache
 def _controller():
-    return ThreadpoolController()  # inspects the loaded BLAS libraries once per process
+    """The BLAS libraries of the process, inspected once: NumPy's and SciPy's (each wheel ships its
+    own), loaded first so that a controller made before the first ``import scipy.linalg`` has both."""
+    import numpy  # noqa: F401
+    import scipy.linalg  # noqa: F401
+
+    return ThreadpoolController()
+
+
+def blas_threads():
+    """The BLAS thread limit in force now: the least ``num_threads`` of the loaded BLAS libraries
+    (what ``threadpoolctl.threadpool_info()`` reports, read live), None when none reports one."""
+    counts = [lib.num_threads for lib in _controller().select(user_api="blas").lib_controllers]
+    counts = [count for count in counts if count is not None]
+    return min(counts) if counts else None
 
 
 #: Process-wide state of :func:`single_threaded_blas`: how many sections are open (in any thread)
@@ -59,3 +109,51 @@ def single_threaded_blas():
             if _open_sections == 0:
                 _limiter.restore_original_limits()
                 _limiter = None
+
+
+def blas_for_rows(n_rows):
+    """Rule 1: a context with one BLAS thread for a problem of fewer than :data:`SMALL_PROBLEM_ROWS`
+    rows; for a larger one (or an unknown size, None or NaN) the limit in force, untouched."""
+    try:
+        small = n_rows is not None and int(n_rows) < SMALL_PROBLEM_ROWS
+    except (TypeError, ValueError):  # a lazy size (NaN): a large problem
+        small = False
+    return single_threaded_blas() if small else nullcontext()
+
+
+def parallel_loop(n_jobs):
+    """Rule 2: a context with one BLAS thread while a loop of krein runs on more than one worker.
+
+    ``n_jobs`` as joblib reads it: None is the ``n_jobs`` of an enclosing ``joblib.parallel_config``
+    (one worker without one), a negative value counts from the CPUs (−1: all of them).
+    """
+    if n_jobs is None:
+        from joblib.parallel import get_active_backend
+
+        n_jobs = get_active_backend()[1]
+    workers = 1 if n_jobs is None else int(n_jobs)
+    if workers < 0:
+        workers = max(1, n_threads() + 1 + workers)
+    return single_threaded_blas() if workers > 1 else nullcontext()
+
+
+def _rows(X):
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape) > 0:
+        return shape[0]
+    try:
+        return len(X)
+    except TypeError:
+        return None
+
+
+def sized_blas(fit):
+    """Decorate a ``fit(self, X, ...)`` (or any method whose first argument is the data) with rule 1,
+    sized by the rows of ``X``."""
+
+    @functools.wraps(fit)
+    def wrapper(self, X, *args, **kwargs):
+        with blas_for_rows(_rows(X)):
+            return fit(self, X, *args, **kwargs)
+
+    return wrapper

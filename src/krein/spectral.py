@@ -26,6 +26,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._threads import blas_for_rows, sized_blas
 from ._validation import check_precomputed_test_kernel, check_square_kernel, reject_sparse
 
 __all__ = [
@@ -154,10 +155,11 @@ def eigendecompose(K: ArrayLike, *, name: str = "K", overwrite: bool = False) ->
 
 
 def _eigh(K, overwrite):
-    try:
-        values, vectors = scipy.linalg.eigh(K, driver="evd", overwrite_a=overwrite, check_finite=False)
-    except np.linalg.LinAlgError:  # pragma: no cover - LAPACK convergence failure is rare
-        values, vectors = scipy.linalg.eigh(K, driver="evr", check_finite=False)
+    with blas_for_rows(K.shape[0]):  # one BLAS thread for a small matrix (krein._threads)
+        try:
+            values, vectors = scipy.linalg.eigh(K, driver="evd", overwrite_a=overwrite, check_finite=False)
+        except np.linalg.LinAlgError:  # pragma: no cover - LAPACK convergence failure is rare
+            values, vectors = scipy.linalg.eigh(K, driver="evr", check_finite=False)
     return Eigendecomposition(values, vectors)
 
 
@@ -168,7 +170,8 @@ def _eigenvalues(K_or_eigenvalues, name):
         if not np.all(np.isfinite(array)):
             raise ValueError(f"{name} contains NaN or infinity.")
         return array
-    return scipy.linalg.eigvalsh(check_square_kernel(array, name), check_finite=False)
+    with blas_for_rows(array.shape[0]):
+        return scipy.linalg.eigvalsh(check_square_kernel(array, name), check_finite=False)
 
 
 def indefiniteness(K_or_eigenvalues: ArrayLike) -> float:
@@ -302,6 +305,7 @@ class SpectrumTransformer(TransformerMixin, BaseEstimator):
         tags.input_tags.pairwise = True
         return tags
 
+    @sized_blas
     def fit(self, X: ArrayLike, y: object = None) -> Self:
         """Eigendecompose the training kernel ``X`` (shape ``(n, n)``)."""
         self._validate_params()

@@ -12,6 +12,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._parameters import store_parameters
+from .._threads import sized_blas
 from .._validation import check_precomputed_test_kernel
 
 __all__ = [
@@ -230,6 +231,7 @@ class DoubleCentering(DistanceTransformer):
         self._n_features_out = D.shape[0]
         return D2, D
 
+    @sized_blas
     def fit(self, D: ArrayLike, y: object = None) -> Self:
         """Store the centring statistics of the training dissimilarities D (n × n)."""
         self._fit_squares(D)

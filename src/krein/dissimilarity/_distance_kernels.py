@@ -20,6 +20,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from .._parameters import store_parameters
+from .._threads import sized_blas
 from ._centering import (
     DistanceTransformer,
     check_test_distances,
@@ -115,6 +116,7 @@ class GaussianOfDistance(DistanceTransformer):
         with np.errstate(over="ignore", under="ignore"):
             return np.exp(-np.square(D / self.length_scale_))
 
+    @sized_blas
     def fit(self, D: ArrayLike, y: object = None) -> Self:
         """Fix γ from the n × n training distances ``D``."""
         self._fit(D)

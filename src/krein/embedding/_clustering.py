@@ -17,6 +17,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._base import KernelEstimatorMixin
 from .._parameters import store_parameters
+from .._threads import sized_blas
 from .._typing import LandmarkMethod, RandomStateLike
 from .._validation import check_precomputed_test_kernel
 from ..kernels import Kernel
@@ -264,6 +265,7 @@ class KreinKMeans(KernelEstimatorMixin, ClusterMixin, BaseEstimator):
     ) -> None:
         store_parameters(self, locals())
 
+    @sized_blas
     def fit(self, X: ArrayLike, y: object = None) -> Self:
         """Cluster the training data (points, or the n×n kernel when precomputed)."""
         self._validate_params()
@@ -403,6 +405,7 @@ class KreinSpectralClustering(KernelEstimatorMixin, ClusterMixin, BaseEstimator)
         norms = np.linalg.norm(Y, axis=1, keepdims=True)
         return Y / np.where(norms > 0, norms, 1.0)
 
+    @sized_blas
     def fit(self, X: ArrayLike, y: object = None) -> Self:
         """Embed the training data and cluster the coordinates."""
         self._validate_params()

@@ -15,6 +15,7 @@ from sklearn.utils.validation import _check_feature_names_in, check_is_fitted, v
 
 from .._base import KernelEstimatorMixin, is_precomputed
 from .._parameters import store_parameters
+from .._threads import sized_blas
 from .._typing import LandmarkMethod, RandomStateLike
 from .._validation import check_centring_samples
 from ..dissimilarity import DoubleCentering
@@ -176,6 +177,7 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
         return tags
 
     # ------------------------------------------------------------------ fitting
+    @sized_blas
     def fit(self, X: ArrayLike, y: object = None) -> Self:
         """Embed the training data ``X`` (points, an n×n kernel or an n×n dissimilarity matrix)."""
         self.fit_transform(X)

@@ -21,6 +21,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from .._base import fit_path_clones
 from .._parameters import store_parameters
 from .._penalties import PENALTY_CONSTRAINT, kernel_scale, penalty
+from .._threads import sized_blas
 from .._typing import FloatOrAuto, LandmarkMethod, LandmarkRank, RandomStateLike
 from ..kernels import Kernel
 from ..representation import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
@@ -103,6 +104,7 @@ class _KreinLeastSquares(HypergradientMixin, SpectralEstimatorMixin, BaseEstimat
         self.dual_coef_ = alpha[:, 0] if single else alpha.T
         self.intercept_ = float(intercept[0]) if single else intercept
 
+    @sized_blas
     def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Fit the model.
 
@@ -120,6 +122,7 @@ class _KreinLeastSquares(HypergradientMixin, SpectralEstimatorMixin, BaseEstimat
         self._set_solution(self._fit_problem(X, y))
         return self
 
+    @sized_blas
     def fit_path(self, X: ArrayLike, y: ArrayLike, params: Iterable[Mapping[str, Any]]) -> list[Self]:
         """Fit one model per parameter setting, sharing one eigendecomposition of the kernel.
 

@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._base import KernelEstimatorMixin, check_kernel_memory, decision_to_labels, one_vs_rest_targets
 from .._parameters import store_parameters
+from .._threads import sized_blas
 from .._typing import RandomStateLike
 from .._validation import check_precomputed_test_kernel, check_square_kernel
 from ..kernels import Kernel, make_kernel
@@ -41,6 +42,7 @@ class _SimilarityFeaturesModel(KernelEstimatorMixin, BaseEstimator):
     ) -> None:
         store_parameters(self, locals())
 
+    @sized_blas
     def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Fit ``w`` (one ridge problem per target or one-vs-rest task) on the similarity features of ``X``
         (or the n×n kernel)."""

@@ -20,6 +20,7 @@ from .._base import one_vs_rest_targets
 from .._parameters import store_parameters
 from .._penalties import PENALTY_CONSTRAINT, kernel_scale, penalty
 from .._scaling import SAFE_RANGE, power_of_two_unit
+from .._threads import sized_blas
 from .._typing import FloatOrAuto, LandmarkMethod, LandmarkRank, RandomStateLike
 from ..kernels import Kernel
 from ..optimize import DCObjective, concave_convex_procedure
@@ -428,6 +429,7 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
             return -np.ones(n)
         return rng.uniform(0.0, 1.0, size=n)
 
+    @sized_blas
     def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Fit the model on training data ``X`` (or an n×n kernel) and labels ``y``."""
         self._validate_params()

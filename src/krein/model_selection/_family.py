@@ -60,6 +60,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d,
 
 from .._base import check_kernel_memory
 from .._parameters import store_parameters
+from .._threads import parallel_loop, sized_blas
 from .._typing import RandomStateLike
 from .._validation import check_precomputed_test_kernel, check_square_kernel
 from ..dissimilarity import DoubleCentering, GaussianOfDistance
@@ -280,6 +281,7 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
 
     # -- fit ------------------------------------------------------------------------------------
 
+    @sized_blas
     def fit(self, X: Any, y: ArrayLike) -> Self:
         """Choose the kernel, method and penalty by inner cross-validation, then refit on (X, y).
 
@@ -348,10 +350,12 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
         results = []
         runner = Parallel(n_jobs=self.n_jobs, prefer="threads", return_as="generator")
         started = time.perf_counter()
-        for k, result in enumerate(runner(tasks), start=1):
-            results.append(result)
-            if self.verbose:
-                print(f"{type(self).__name__}: inner task {k} done ({time.perf_counter() - started:.1f} s)")
+        with parallel_loop(self.n_jobs):  # one BLAS thread while the folds run on several
+            for k, result in enumerate(runner(tasks), start=1):
+                results.append(result)
+                if self.verbose:
+                    elapsed = time.perf_counter() - started
+                    print(f"{type(self).__name__}: inner task {k} done ({elapsed:.1f} s)")
         return results
 
     def _search_exact(self, X, y, kernels, families, folds):

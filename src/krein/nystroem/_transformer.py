@@ -13,6 +13,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from .._parameters import store_parameters
+from .._threads import sized_blas
 from .._typing import LandmarkMethod, LandmarkRank, RandomStateLike
 from ..kernels import Kernel
 from ..representation import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
@@ -139,6 +140,7 @@ class IndefiniteNystroem(
     ) -> None:
         store_parameters(self, locals())
 
+    @sized_blas
     def fit(self, X: ArrayLike, y: object = None) -> Self:
         """Choose landmarks and compute the feature map from the training data ``X``."""
         self._validate_params()

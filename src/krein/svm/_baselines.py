@@ -31,6 +31,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._base import KernelEstimatorMixin, decision_to_labels, one_vs_rest_targets
 from .._parameters import store_parameters
 from .._penalties import PENALTY_CONSTRAINT, kernel_scale, penalty
+from .._threads import sized_blas
 from .._typing import FloatOrAuto
 from .._validation import LIBSVM_MAX_KERNEL, class_sample_weight
 from ..kernels import Kernel
@@ -57,6 +58,7 @@ class _OneVsRestKernelSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         "tol": [Interval(Real, 0, None, closed="neither")],
     }
 
+    @sized_blas
     def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         self._validate_params()
         K, y = self._fit_kernel(X, y)

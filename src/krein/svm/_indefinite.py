@@ -25,6 +25,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._base import KernelEstimatorMixin, decision_to_labels, fit_path_clones, one_vs_rest_targets
 from .._parameters import store_parameters
 from .._scaling import target_statistics
+from .._threads import parallel_loop, sized_blas
 from .._typing import FloatOrAuto
 from .._validation import class_sample_weight
 from ..kernels import Kernel
@@ -63,6 +64,7 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
                 "gradient of (7) to smooth. Use smoothing=0, or solver='projected_gradient' or 'accpm'."
             )
 
+    @sized_blas
     def fit_path(self, X: ArrayLike, y: ArrayLike, params: Iterable[Mapping[str, Any]]) -> list[Self]:
         """Fit one model per setting of the path parameters, sharing one eigendecomposition and warm
         starts.
@@ -152,10 +154,11 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
         spectrum, tasks = prepared
         problems = [self._problem(spectrum, task) for task in tasks]
         n_jobs = 1 if len(tasks) == 1 else self.n_jobs  # several tasks: IndefiniteSVC only
-        results = Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(self._solve)(problem, None if starts is None else starts[i])
-            for i, problem in enumerate(problems)
-        )
+        with parallel_loop(n_jobs):
+            results = Parallel(n_jobs=n_jobs, prefer="threads")(
+                delayed(self._solve)(problem, None if starts is None else starts[i])
+                for i, problem in enumerate(problems)
+            )
         for result in results:  # warned here: a worker thread's warning would not point at the caller
             if result["warning"] is not None:
                 warnings.warn(result["warning"], ConvergenceWarning, stacklevel=3)
@@ -447,6 +450,7 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
 
     _path_parameters = frozenset({"C", "rho"})
 
+    @sized_blas
     def fit(self, X: ArrayLike, y: ArrayLike, penalty_weights: ArrayLike | None = None) -> Self:
         """Fit on ``X`` (samples, or the n×n kernel if precomputed) and labels ``y``.
 
@@ -571,6 +575,7 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
 
     _path_parameters = frozenset({"C", "epsilon", "rho"})
 
+    @sized_blas
     def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         self._validate_params()
         self._fit_prepared(self._prepare(X, y), None)
@@ -692,6 +697,7 @@ class IndefiniteOneClassSVM(OutlierMixin, _ProxyKernelEstimator):
 
     _path_parameters = frozenset({"nu", "rho"})
 
+    @sized_blas
     def fit(self, X: ArrayLike, y: object = None) -> Self:
         self._validate_params()
         self._fit_prepared(self._prepare(X, y), None)

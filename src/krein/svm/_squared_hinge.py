@@ -49,6 +49,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from .._base import LAMBDA_BOUNDS, fit_path_clones, one_vs_rest_targets
 from .._parameters import store_parameters
 from .._penalties import PENALTY_CONSTRAINT, kernel_scale, penalty, start_value
+from .._threads import sized_blas
 from .._typing import FloatOrAuto, LandmarkMethod, LandmarkRank, RandomStateLike
 from ..kernels import Kernel
 from ..optimize import squared_hinge_newton, squared_hinge_validation_gradient, streamed_squared_hinge_newton
@@ -189,6 +190,7 @@ class KreinSquaredHingeSVC(SpectralEstimatorMixin, ClassifierMixin, BaseEstimato
     ) -> None:
         store_parameters(self, locals())
 
+    @sized_blas
     def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Fit one squared-hinge problem per one-vs-rest task.
 
@@ -201,6 +203,7 @@ class KreinSquaredHingeSVC(SpectralEstimatorMixin, ClassifierMixin, BaseEstimato
         self._fit_prepared(self._prepare(X, y), None)
         return self
 
+    @sized_blas
     def fit_path(self, X: ArrayLike, y: ArrayLike, params: Iterable[Mapping[str, Any]]) -> list[Self]:
         """Fit one model per setting of ``lambda_plus`` and ``lambda_minus``, sharing one spectral
         representation of the kernel and warm starts.
