@@ -4,12 +4,13 @@ krein owns its threads: a user who sets no environment variable gets the same sp
 with ``OPENBLAS_NUM_THREADS=1``. Two rules decide how many threads BLAS (OpenBLAS, MKL, ...) runs on:
 
 1. **Size.** Linear algebra on fewer than :data:`SMALL_PROBLEM_ROWS` rows (a kernel block, a fold's
-   fit, the eigendecomposition of a few thousand rows) runs BLAS on one thread
+   fit, an eigendecomposition of up to a couple of thousand rows) runs BLAS on one thread
    (:func:`blas_for_rows`); a larger one keeps the limit in force (all the cores, or the user's
-   limit). Measured on 2 cores (``benchmarks/bench_threads.py --part sizes``): ``scipy.linalg.eigh``
-   with two threads is slower than with one up to n = 2000 (0.41× the speed at n = 500 and 1000),
-   and a threaded BLAS on matrices of a few hundred rows spins its idle thread, which takes a core
-   from whatever else runs (``krein reproduce --quick``: 316 CPU-seconds for 170 s of wall time).
+   limit). Measured on this project's machine, 2 shared cores (``benchmarks/bench_threads.py
+   --part sizes``, the constant's comment): two BLAS threads never made ``scipy.linalg.eigh`` faster
+   up to n = 4000 and a GEMM only above n = 2000, and a threaded BLAS on matrices of a few hundred rows
+   spins its idle thread, which takes a core from whatever else runs (``krein reproduce --quick``
+   before this policy: 316 CPU-seconds for 170 s of wall time, 97 s with ``OPENBLAS_NUM_THREADS=1``).
 2. **krein's own parallel loops** (inner folds, candidates, distance tiles, kernel row chunks) run
    BLAS on one thread while they run on several workers (:func:`parallel_loop`): the workers use
    the cores, a threaded BLAS inside each would only oversubscribe them.
@@ -41,9 +42,10 @@ __all__ = [
 ]
 
 #: Linear algebra on fewer rows than this runs BLAS on one thread (rule 1 of the module docstring).
-#: ``scipy.linalg.eigh`` on 2 cores, one against two BLAS threads (best of alternating runs,
-#: ``benchmarks/bench_threads.py --part sizes``): n = 500: 0.021 s against 0.050 s; n = 1000: 0.17 s
-#: against 0.41 s; two threads pay off from n ≈ 2000 on.
+#: Best time (s) with one / two BLAS threads on 2 shared cores (``bench_threads.py --part sizes``, load
+#: 3–11): ``eigh`` n = 500: 0.081 / 0.23, 1000: 0.26 / 1.5, 2000: 1.7 / 5.1, 4000: 12.7 / 29.3; GEMM
+#: ``A @ A`` n = 1000: 0.12 / 0.13, 2000: 0.36 / 0.40, 4000: 3.2 / 2.6. Below 2000 rows two threads
+#: gain nothing; from there on a GEMM gains, so a large problem gets the cores.
 SMALL_PROBLEM_ROWS = 2000
 
 
