@@ -46,6 +46,14 @@ class _FakeBlas:
 
     def __init__(self, count):
         self.count = count
+        self.lib_controllers = [self]
+
+    @property
+    def num_threads(self):
+        return self.count
+
+    def select(self, user_api):
+        return self
 
     def limit(self, limits, user_api):
         blas, saved = self, self.count
@@ -256,3 +264,16 @@ def test_distance_tiles_on_several_threads_run_on_one_blas_thread(two_blas_threa
     pairwise_tiles(tile, 8, 8, symmetric=False, tile=2, n_jobs=2)
     assert set(seen) == {1}
     assert _blas_threads() == {2}
+
+
+def test_a_section_under_a_limit_of_one_sets_nothing(monkeypatch):
+    """The first section reads the limit in force: at one already (the user's), it neither sets nor
+    restores anything."""
+    from krein import _threads
+
+    blas = _FakeBlas(1)
+    monkeypatch.setattr(blas, "limit", lambda limits, user_api: pytest.fail("set a limit of one again"))
+    monkeypatch.setattr(_threads, "_controller", lambda: blas)
+    with _threads.single_threaded_blas(), _threads.blas_for_rows(10):
+        assert blas.count == 1
+    assert blas.count == 1 and _threads._limiter is None

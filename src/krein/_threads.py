@@ -96,11 +96,13 @@ def single_threaded_blas():
     to open saves the counts and sets them to one, the last to close restores the saved counts.
     Nested sections, and sections of several threads that overlap in any order, therefore leave BLAS
     exactly as the first found it (a section that restored on its own exit could hand another
-    thread's single-threaded setting back as the "original" one).
+    thread's single-threaded setting back as the "original" one). The first section reads the limit in
+    force (:func:`blas_threads`) and sets nothing when it is one already (a user's
+    ``threadpool_limits(1)``).
     """
     global _open_sections, _limiter
     with _lock:
-        if _open_sections == 0:
+        if _open_sections == 0 and blas_threads() != 1:
             _limiter = _controller().limit(limits=1, user_api="blas")
         _open_sections += 1
     try:
@@ -108,7 +110,7 @@ def single_threaded_blas():
     finally:
         with _lock:
             _open_sections -= 1
-            if _open_sections == 0:
+            if _open_sections == 0 and _limiter is not None:
                 _limiter.restore_original_limits()
                 _limiter = None
 
