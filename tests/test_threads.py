@@ -277,3 +277,15 @@ def test_a_section_under_a_limit_of_one_sets_nothing(monkeypatch):
     with _threads.single_threaded_blas(), _threads.blas_for_rows(10):
         assert blas.count == 1
     assert blas.count == 1 and _threads._limiter is None
+
+
+def test_a_fit_under_the_policy_still_warns_at_the_users_line():
+    """The policy is a ``with`` block inside ``fit``, not a decorator: no frame between the user's call
+    and the fit, so the ``stacklevel`` of its warnings still names the user's line."""
+    from krein.least_squares import KreinRidgeClassifier
+
+    X = np.random.default_rng(0).standard_normal((30, 3))
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.warns(UserWarning) as record:
+        KreinRidgeClassifier(kernel="rbf", n_components=50).fit(X, y)
+    assert {warning.filename for warning in record} == {__file__}

@@ -23,7 +23,6 @@ changes nothing). A user's explicit ``n_jobs`` sets the workers of krein's loops
 krein's kernel evaluation use.
 """
 
-import functools
 import os
 import threading
 from contextlib import contextmanager, nullcontext
@@ -33,12 +32,12 @@ from threadpoolctl import ThreadpoolController
 
 __all__ = [
     "SMALL_PROBLEM_ROWS",
+    "blas_for_data",
     "blas_for_rows",
     "blas_threads",
     "n_threads",
     "parallel_loop",
     "single_threaded_blas",
-    "sized_blas",
 ]
 
 #: Linear algebra on fewer rows than this runs BLAS on one thread (rule 1 of the module docstring).
@@ -151,13 +150,9 @@ def _rows(X):
         return None
 
 
-def sized_blas(fit):
-    """Decorate a ``fit(self, X, ...)`` (or any method whose first argument is the data) with rule 1,
-    sized by the rows of ``X``."""
-
-    @functools.wraps(fit)
-    def wrapper(self, X, *args, **kwargs):
-        with blas_for_rows(_rows(X)):
-            return fit(self, X, *args, **kwargs)
-
-    return wrapper
+def blas_for_data(X):
+    """:func:`blas_for_rows` sized by the rows of the data ``X`` (an array, a kernel matrix, a list of
+    objects; a lazy dask array of unknown size counts as large). Every public ``fit`` and ``fit_path``
+    opens it around its body, a ``with`` block rather than a decorator, which would add a frame between
+    the user's call and the ``stacklevel`` of the fit's warnings."""
+    return blas_for_rows(_rows(X))

@@ -26,7 +26,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._threads import blas_for_rows, sized_blas
+from ._threads import blas_for_data, blas_for_rows
 from ._validation import check_precomputed_test_kernel, check_square_kernel, reject_sparse
 
 __all__ = [
@@ -305,19 +305,19 @@ class SpectrumTransformer(TransformerMixin, BaseEstimator):
         tags.input_tags.pairwise = True
         return tags
 
-    @sized_blas
     def fit(self, X: ArrayLike, y: object = None) -> Self:
         """Eigendecompose the training kernel ``X`` (shape ``(n, n)``)."""
-        self._validate_params()
-        X = validate_data(self, X, reset=True)
-        values, vectors = eigendecompose(X, name="X")
-        self.eigenvalues_, self.eigenvectors_ = values, vectors
-        self.shift_ = float(max(0.0, -values[0])) if self.method == "shift" else 0.0
-        self.transformed_eigenvalues_ = self._spectral_map(values)
-        if not np.any(values):
-            raise ValueError("X is the zero matrix: there is no spectrum to transform.")
-        self.indefiniteness_ = indefiniteness(values)
-        return self
+        with blas_for_data(X):  # one BLAS thread for a small problem (krein._threads)
+            self._validate_params()
+            X = validate_data(self, X, reset=True)
+            values, vectors = eigendecompose(X, name="X")
+            self.eigenvalues_, self.eigenvectors_ = values, vectors
+            self.shift_ = float(max(0.0, -values[0])) if self.method == "shift" else 0.0
+            self.transformed_eigenvalues_ = self._spectral_map(values)
+            if not np.any(values):
+                raise ValueError("X is the zero matrix: there is no spectrum to transform.")
+            self.indefiniteness_ = indefiniteness(values)
+            return self
 
     def _spectral_map(self, values):
         method = self.method

@@ -31,7 +31,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._base import check_kernel_memory, decision_to_labels, is_precomputed, one_vs_rest_targets
 from .._parameters import store_parameters
 from .._scaling import target_statistics
-from .._threads import blas_for_rows, sized_blas
+from .._threads import blas_for_data, blas_for_rows
 from .._validation import LIBSVM_MAX_KERNEL, check_kernel_magnitude, check_square_kernel, check_test_kernel
 from ..kernels import Gaussian, Kernel, make_kernel
 from ..optimize import project_onto_ball_orthant
@@ -401,29 +401,29 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
             )
         return solver
 
-    @sized_blas
     def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Learn the weights μ and the dual coefficients α on training data (X, y)."""
-        self._validate_params()
-        solver = self._canonical_solver()
-        stack, y = self._fit_stack(X, y, y_numeric=True)
-        y = np.asarray(y, dtype=np.float64)
-        combination = KernelCombination(stack, self.degree)
-        mu0, mu_init = self._weight_vectors(combination.n_kernels)
-        regularized = solver in ("rpgd", "riia")
-        unit, beta = self._target_unit(y, self.beta if regularized else 0.0)
-        objective = RidgeObjective(combination, y / unit, self.alpha, beta)
-        with blas_for_rows(len(y)):
-            if solver in ("pgd", "rpgd"):
-                step = 1.0 if self.learning_rate is None else self.learning_rate
-                result = self._pgd(objective, mu0, mu_init, regularized, step)
-            elif solver in ("iia", "riia"):
-                result = self._interpolated(objective, solver, mu0, mu_init)
-            else:
-                result = self._trust_region(objective, mu0, mu_init)
-        self.dual_coef_ = result.state.alpha * unit
-        self._store_result(result, unit)
-        return self
+        with blas_for_data(X):  # one BLAS thread for a small problem (krein._threads)
+            self._validate_params()
+            solver = self._canonical_solver()
+            stack, y = self._fit_stack(X, y, y_numeric=True)
+            y = np.asarray(y, dtype=np.float64)
+            combination = KernelCombination(stack, self.degree)
+            mu0, mu_init = self._weight_vectors(combination.n_kernels)
+            regularized = solver in ("rpgd", "riia")
+            unit, beta = self._target_unit(y, self.beta if regularized else 0.0)
+            objective = RidgeObjective(combination, y / unit, self.alpha, beta)
+            with blas_for_rows(len(y)):
+                if solver in ("pgd", "rpgd"):
+                    step = 1.0 if self.learning_rate is None else self.learning_rate
+                    result = self._pgd(objective, mu0, mu_init, regularized, step)
+                elif solver in ("iia", "riia"):
+                    result = self._interpolated(objective, solver, mu0, mu_init)
+                else:
+                    result = self._trust_region(objective, mu0, mu_init)
+            self.dual_coef_ = result.state.alpha * unit
+            self._store_result(result, unit)
+            return self
 
     @staticmethod
     def _target_unit(y, beta):
@@ -580,24 +580,24 @@ class KernelLearningSVC(_KernelCombinationMixin, ClassifierMixin, BaseEstimator)
     ) -> None:
         store_parameters(self, locals())
 
-    @sized_blas
     def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Learn μ and the SVM duals on training data (X, y)."""
-        self._validate_params()
-        stack, y = self._fit_stack(X, y)
-        check_kernel_magnitude(stack, LIBSVM_MAX_KERNEL, "X")
-        self.classes_, Y = one_vs_rest_targets(y)
-        combination = KernelCombination(stack, self.degree)
-        mu0, mu_init = self._weight_vectors(combination.n_kernels)
-        regularized = self.solver == "rpgd"
-        objective = SVMObjective(combination, Y, self.alpha, self.beta if regularized else 0.0)
-        step = 1.0 if self.learning_rate is None else self.learning_rate
-        with blas_for_rows(len(Y)):
-            result = self._pgd(objective, mu0, mu_init, regularized, step)
-        self.dual_coef_ = result.state.dual_coef.T
-        self.intercept_ = result.state.intercept
-        self._store_result(result)
-        return self
+        with blas_for_data(X):  # one BLAS thread for a small problem (krein._threads)
+            self._validate_params()
+            stack, y = self._fit_stack(X, y)
+            check_kernel_magnitude(stack, LIBSVM_MAX_KERNEL, "X")
+            self.classes_, Y = one_vs_rest_targets(y)
+            combination = KernelCombination(stack, self.degree)
+            mu0, mu_init = self._weight_vectors(combination.n_kernels)
+            regularized = self.solver == "rpgd"
+            objective = SVMObjective(combination, Y, self.alpha, self.beta if regularized else 0.0)
+            step = 1.0 if self.learning_rate is None else self.learning_rate
+            with blas_for_rows(len(Y)):
+                result = self._pgd(objective, mu0, mu_init, regularized, step)
+            self.dual_coef_ = result.state.dual_coef.T
+            self.intercept_ = result.state.intercept
+            self._store_result(result)
+            return self
 
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """``Σ_i y_iα_i K_μ(x, x_i) + b`` per one-vs-rest task (a vector for binary problems)."""

@@ -60,7 +60,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d,
 
 from .._base import check_kernel_memory
 from .._parameters import store_parameters
-from .._threads import parallel_loop, sized_blas
+from .._threads import blas_for_rows, parallel_loop
 from .._typing import RandomStateLike
 from .._validation import check_precomputed_test_kernel, check_square_kernel
 from ..dissimilarity import DoubleCentering, GaussianOfDistance
@@ -281,7 +281,6 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
 
     # -- fit ------------------------------------------------------------------------------------
 
-    @sized_blas
     def fit(self, X: Any, y: ArrayLike) -> Self:
         """Choose the kernel, method and penalty by inner cross-validation, then refit on (X, y).
 
@@ -329,7 +328,8 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
         self.n_components_ = m
         if m is None:
             self.landmark_indices_ = None
-            results = self._search_exact(X, y, kernels, families, folds)
+            with blas_for_rows(n_samples):  # the exact route: at most a few thousand rows
+                results = self._search_exact(X, y, kernels, families, folds)
         else:
             results, inputs = self._search_low_rank(X, y, kernels, families, folds, m)
         self._collect(results, families, folds)
@@ -339,7 +339,8 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
                 f"{self.cv_results_}"
             )
         if m is None:
-            self._refit(X, y, kernels, families)
+            with blas_for_rows(n_samples):
+                self._refit(X, y, kernels, families)
         else:
             self._refit_low_rank(X, y, kernels, families, inputs)
         self.n_distance_evaluations_ = 0 if self._distances is None else self._distances.n_evaluations

@@ -60,7 +60,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._base import check_kernel_memory
 from .._parameters import store_parameters
 from .._scaling import target_statistics
-from .._threads import parallel_loop, sized_blas
+from .._threads import parallel_loop
 from .._typing import RandomStateLike
 from .._validation import check_square_kernel
 
@@ -322,7 +322,6 @@ class HypergradientSearchCV(MetaEstimatorMixin, BaseEstimator):
         tags.regressor_tags = inner.regressor_tags
         return tags
 
-    @sized_blas
     def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Search the hyperparameters on inner folds of ``(X, y)``, then refit on all of it.
 

@@ -25,7 +25,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._base import KernelEstimatorMixin, decision_to_labels, fit_path_clones, one_vs_rest_targets
 from .._parameters import store_parameters
 from .._scaling import target_statistics
-from .._threads import parallel_loop, sized_blas
+from .._threads import blas_for_data, parallel_loop
 from .._typing import FloatOrAuto
 from .._validation import class_sample_weight
 from ..kernels import Kernel
@@ -64,7 +64,6 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
                 "gradient of (7) to smooth. Use smoothing=0, or solver='projected_gradient' or 'accpm'."
             )
 
-    @sized_blas
     def fit_path(self, X: ArrayLike, y: ArrayLike, params: Iterable[Mapping[str, Any]]) -> list[Self]:
         """Fit one model per setting of the path parameters, sharing one eigendecomposition and warm
         starts.
@@ -89,13 +88,14 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
             Clones of this estimator with the settings applied, in the order of ``params``; the
             estimator itself is left unchanged.
         """
-        return fit_path_clones(
-            self,
-            params,
-            self._path_parameters,
-            lambda base: base._prepare(X, y),
-            lambda model, prepared, starts: model._fit_prepared(prepared, starts),
-        )
+        with blas_for_data(X):  # one BLAS thread for a small problem (krein._threads)
+            return fit_path_clones(
+                self,
+                params,
+                self._path_parameters,
+                lambda base: base._prepare(X, y),
+                lambda model, prepared, starts: model._fit_prepared(prepared, starts),
+            )
 
     def _dual_unit(self, spectrum):
         """``t``: the dual variables of the normalized problem are ``β̂ = tβ`` (:meth:`_units`)."""
@@ -450,7 +450,6 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
 
     _path_parameters = frozenset({"C", "rho"})
 
-    @sized_blas
     def fit(self, X: ArrayLike, y: ArrayLike, penalty_weights: ArrayLike | None = None) -> Self:
         """Fit on ``X`` (samples, or the n×n kernel if precomputed) and labels ``y``.
 
@@ -462,9 +461,10 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
             Per-sample weights ``h`` of the componentwise penalty ``Σ hᵢhⱼ(Kᵢⱼ − K₀ᵢⱼ)²``
             (Theorem 3).
         """
-        self._validate_params()
-        self._fit_prepared(self._prepare(X, y, penalty_weights), None)
-        return self
+        with blas_for_data(X):  # one BLAS thread for a small problem (krein._threads)
+            self._validate_params()
+            self._fit_prepared(self._prepare(X, y, penalty_weights), None)
+            return self
 
     def _prepare(self, X, y, penalty_weights=None):
         K, y = self._fit_kernel(X, y)
@@ -575,11 +575,11 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
 
     _path_parameters = frozenset({"C", "epsilon", "rho"})
 
-    @sized_blas
     def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
-        self._validate_params()
-        self._fit_prepared(self._prepare(X, y), None)
-        return self
+        with blas_for_data(X):  # one BLAS thread for a small problem (krein._threads)
+            self._validate_params()
+            self._fit_prepared(self._prepare(X, y), None)
+            return self
 
     def _prepare(self, X, y):
         if y is None:
@@ -697,11 +697,11 @@ class IndefiniteOneClassSVM(OutlierMixin, _ProxyKernelEstimator):
 
     _path_parameters = frozenset({"nu", "rho"})
 
-    @sized_blas
     def fit(self, X: ArrayLike, y: object = None) -> Self:
-        self._validate_params()
-        self._fit_prepared(self._prepare(X, y), None)
-        return self
+        with blas_for_data(X):  # one BLAS thread for a small problem (krein._threads)
+            self._validate_params()
+            self._fit_prepared(self._prepare(X, y), None)
+            return self
 
     def _prepare(self, X, y=None):
         K, _ = self._fit_kernel(X)
