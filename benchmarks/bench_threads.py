@@ -21,7 +21,7 @@ Parts (``--part``, any of them; default ``sizes cv``):
     ``OPENBLAS_NUM_THREADS=1``: wall and CPU seconds of the child process. Minutes; run once.
     Target: wall time ratio ≤ 1.10.
 
-Usage: ``python benchmarks/bench_threads.py [--part sizes cv reproduce] [--repeat 3]``. Run it from a
+Usage: ``python benchmarks/bench_threads.py [--part sizes cv reproduce] [--repeat 3] [--cases none blas1 off]``\n(``--cases``: those of ``cv``; ``blas1`` is always run). Run it from a
 checkout (``PYTHONPATH=src`` is passed on to the children when set).
 """
 
@@ -163,8 +163,7 @@ def run_child(args, env):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def part_cv(repeat):
-    cases = ("none", "blas1", "off")
+def part_cv(repeat, cases=("none", "blas1", "off")):
     with tempfile.TemporaryDirectory(prefix="krein-bench-threads-") as folder:
         path = str(Path(folder) / "tasks.npz")
         subprocess.run([sys.executable, __file__, "--prepare", path], env=clean_environment(), check=True)
@@ -179,18 +178,22 @@ def part_cv(repeat):
                 if best[case] is None or total < sum(best[case].values()):
                     best[case] = seconds
     print("\nKreinClassifierCV fit seconds (5 outer training folds per task, best total of each case):")
-    print(f"{'task':<32} {'none':>7} {'blas1':>7} {'off':>7} {'none/blas1':>10} {'off/blas1':>9}")
-    for task in best["none"]:
-        t = {case: best[case][task] for case in cases}
-        print(
-            f"{task:<32} {t['none']:7.2f} {t['blas1']:7.2f} {t['off']:7.2f} "
-            f"{t['none'] / t['blas1']:10.2f} {t['off'] / t['blas1']:9.2f}"
-        )
-    total = {case: sum(best[case].values()) for case in cases}
+    others = [case for case in cases if case != "blas1"]
     print(
-        f"{'total':<32} {total['none']:7.2f} {total['blas1']:7.2f} {total['off']:7.2f} "
-        f"{total['none'] / total['blas1']:10.2f} {total['off'] / total['blas1']:9.2f}"
+        f"{'task':<32} "
+        + " ".join(f"{case:>7}" for case in cases)
+        + " "
+        + " ".join(f"{c + '/blas1':>11}" for c in others)
     )
+    rows = [(task, {case: best[case][task] for case in cases}) for task in best["blas1"]]
+    rows.append(("total", {case: sum(best[case].values()) for case in cases}))
+    for task, t in rows:
+        print(
+            f"{task:<32} "
+            + " ".join(f"{t[case]:7.2f}" for case in cases)
+            + " "
+            + " ".join(f"{t[case] / t['blas1']:11.2f}" for case in others)
+        )
     print("target: none / blas1 ≤ 1.10")
 
 
@@ -223,6 +226,13 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", nargs="+", choices=["sizes", "cv", "reproduce"], default=["sizes", "cv"])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--cases",
+        nargs="+",
+        choices=["none", "blas1", "off"],
+        default=["none", "blas1", "off"],
+        help="of --part cv",
+    )
     parser.add_argument("--prepare", help=argparse.SUPPRESS)
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -235,7 +245,7 @@ def main():
     if "sizes" in args.part:
         part_sizes(args.repeat)
     if "cv" in args.part:
-        part_cv(args.repeat)
+        part_cv(args.repeat, tuple(dict.fromkeys([*args.cases, "blas1"])))
     if "reproduce" in args.part:
         part_reproduce()
 
