@@ -26,6 +26,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._threads import blas_for_data, blas_for_rows
 from ._validation import check_precomputed_test_kernel, check_square_kernel, reject_sparse
 
 __all__ = [
@@ -156,10 +157,11 @@ def eigendecompose(K: ArrayLike, *, name: str = "K", overwrite: bool = False) ->
 
 
 def _eigh(K, overwrite):
-    try:
-        values, vectors = scipy.linalg.eigh(K, driver="evd", overwrite_a=overwrite, check_finite=False)
-    except np.linalg.LinAlgError:  # pragma: no cover - LAPACK convergence failure is rare
-        values, vectors = scipy.linalg.eigh(K, driver="evr", check_finite=False)
+    with blas_for_rows(K.shape[0]):  # one BLAS thread for a small matrix (krein._threads)
+        try:
+            values, vectors = scipy.linalg.eigh(K, driver="evd", overwrite_a=overwrite, check_finite=False)
+        except np.linalg.LinAlgError:  # pragma: no cover - LAPACK convergence failure is rare
+            values, vectors = scipy.linalg.eigh(K, driver="evr", check_finite=False)
     return Eigendecomposition(values, vectors)
 
 
@@ -170,7 +172,8 @@ def _eigenvalues(K_or_eigenvalues, name):
         if not np.all(np.isfinite(array)):
             raise ValueError(f"{name} contains NaN or infinity.")
         return array
-    return scipy.linalg.eigvalsh(check_square_kernel(array, name), check_finite=False)
+    with blas_for_rows(array.shape[0]):
+        return scipy.linalg.eigvalsh(check_square_kernel(array, name), check_finite=False)
 
 
 def indefiniteness(K_or_eigenvalues: ArrayLike) -> float:
@@ -306,16 +309,17 @@ class SpectrumTransformer(TransformerMixin, BaseEstimator):
 
     def fit(self, X: ArrayLike, y: object = None) -> Self:
         """Eigendecompose the training kernel ``X`` (shape ``(n, n)``)."""
-        self._validate_params()
-        X = validate_data(self, X, reset=True)
-        values, vectors = eigendecompose(X, name="X")
-        self.eigenvalues_, self.eigenvectors_ = values, vectors
-        self.shift_ = float(max(0.0, -values[0])) if self.method == "shift" else 0.0
-        self.transformed_eigenvalues_ = self._spectral_map(values)
-        if not np.any(values):
-            raise ValueError("X is the zero matrix: there is no spectrum to transform.")
-        self.indefiniteness_ = indefiniteness(values)
-        return self
+        with blas_for_data(X):  # one BLAS thread for a small problem (krein._threads)
+            self._validate_params()
+            X = validate_data(self, X, reset=True)
+            values, vectors = eigendecompose(X, name="X")
+            self.eigenvalues_, self.eigenvectors_ = values, vectors
+            self.shift_ = float(max(0.0, -values[0])) if self.method == "shift" else 0.0
+            self.transformed_eigenvalues_ = self._spectral_map(values)
+            if not np.any(values):
+                raise ValueError("X is the zero matrix: there is no spectrum to transform.")
+            self.indefiniteness_ = indefiniteness(values)
+            return self
 
     def _spectral_map(self, values):
         method = self.method

@@ -24,7 +24,7 @@ from scipy.sparse import issparse
 
 from .._memory import MemoryBudget
 from .._scaling import power_of_two_unit
-from .._threads import n_threads
+from .._threads import n_threads, parallel_loop
 
 TileFunc = Callable[[int, int, int, int, bool], np.ndarray]
 
@@ -141,10 +141,11 @@ def pairwise_tiles(
         blocks = Parallel(n_jobs=n_workers, prefer="threads", return_as="generator")(
             delayed(func)(*t) for t in tasks
         )
-    for (r0, r1, c0, c1, _diag), block in zip(tasks, blocks, strict=True):
-        out[r0:r1, c0:c1] = block
-        if symmetric and c0 != r0:
-            out[c0:c1, r0:r1] = block.T
+    with parallel_loop(n_workers):  # one BLAS thread while the tiles run on several threads
+        for (r0, r1, c0, c1, _diag), block in zip(tasks, blocks, strict=True):
+            out[r0:r1, c0:c1] = block
+            if symmetric and c0 != r0:
+                out[c0:c1, r0:r1] = block.T
     return out
 
 

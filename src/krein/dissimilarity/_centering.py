@@ -12,6 +12,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._parameters import store_parameters
+from .._threads import blas_for_data
 from .._validation import check_precomputed_test_kernel
 
 __all__ = [
@@ -232,8 +233,9 @@ class DoubleCentering(DistanceTransformer):
 
     def fit(self, D: ArrayLike, y: object = None) -> Self:
         """Store the centring statistics of the training dissimilarities D (n × n)."""
-        self._fit_squares(D)
-        return self
+        with blas_for_data(D):  # one BLAS thread for a small problem (krein._threads)
+            self._fit_squares(D)
+            return self
 
     def fit_transform(self, D: ArrayLike, y: object = None) -> NDArray[np.float64]:
         """Fit and return the training kernel K = −½ H (D ∘ D) H (exactly symmetric)."""

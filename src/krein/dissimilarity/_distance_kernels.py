@@ -20,6 +20,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from .._parameters import store_parameters
+from .._threads import blas_for_data
 from ._centering import (
     DistanceTransformer,
     check_test_distances,
@@ -117,8 +118,9 @@ class GaussianOfDistance(DistanceTransformer):
 
     def fit(self, D: ArrayLike, y: object = None) -> Self:
         """Fix γ from the n × n training distances ``D``."""
-        self._fit(D)
-        return self
+        with blas_for_data(D):  # one BLAS thread for a small problem (krein._threads)
+            self._fit(D)
+            return self
 
     def fit_transform(self, D: ArrayLike, y: object = None) -> NDArray[np.float64]:
         """Fit and return the training kernel ``exp(−γ D∘D)`` (exactly symmetric, unit diagonal)."""

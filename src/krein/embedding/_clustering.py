@@ -17,6 +17,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._base import KernelEstimatorMixin
 from .._parameters import store_parameters
+from .._threads import blas_for_data
 from .._typing import LandmarkMethod, RandomStateLike
 from .._validation import check_precomputed_test_kernel
 from ..kernels import Kernel
@@ -266,41 +267,42 @@ class KreinKMeans(KernelEstimatorMixin, ClusterMixin, BaseEstimator):
 
     def fit(self, X: ArrayLike, y: object = None) -> Self:
         """Cluster the training data (points, or the n×n kernel when precomputed)."""
-        self._validate_params()
-        K, _ = self._fit_kernel(X)
-        k = self.n_clusters
-        _check_n_clusters(k, K.shape[0])
-        rng = check_random_state(self.random_state)
-        tol = self.tol * float(np.max(np.abs(K)))
-        best: tuple[float, NDArray[np.intp], int, bool] | None = None
-        for _ in range(self.n_init):
-            labels = _kmeanspp_labels(K, k, rng)
-            if self.algorithm == "hartigan":
-                labels, n_iter, unfinished = _hartigan(K, labels, k, self.max_iter, tol)
-            else:
-                labels, n_iter, unfinished = _lloyd(K, labels, k, self.max_iter)
-            objective = krein_kmeans_objective(K, labels)
-            if best is None or objective < best[0]:
-                best = (objective, labels, n_iter, unfinished)
-        assert best is not None  # n_init ≥ 1
-        self.inertia_, labels, self.n_iter_, unfinished = best
-        if unfinished:
-            reason = (
-                "the iteration cycles (the Kreĭn-space mean is not a minimizer); use algorithm='hartigan'"
-                if self.algorithm == "lloyd"
-                else f"max_iter={self.max_iter} passes were not enough; increase max_iter"
+        with blas_for_data(X):  # one BLAS thread for a small problem (krein._threads)
+            self._validate_params()
+            K, _ = self._fit_kernel(X)
+            k = self.n_clusters
+            _check_n_clusters(k, K.shape[0])
+            rng = check_random_state(self.random_state)
+            tol = self.tol * float(np.max(np.abs(K)))
+            best: tuple[float, NDArray[np.intp], int, bool] | None = None
+            for _ in range(self.n_init):
+                labels = _kmeanspp_labels(K, k, rng)
+                if self.algorithm == "hartigan":
+                    labels, n_iter, unfinished = _hartigan(K, labels, k, self.max_iter, tol)
+                else:
+                    labels, n_iter, unfinished = _lloyd(K, labels, k, self.max_iter)
+                objective = krein_kmeans_objective(K, labels)
+                if best is None or objective < best[0]:
+                    best = (objective, labels, n_iter, unfinished)
+            assert best is not None  # n_init ≥ 1
+            self.inertia_, labels, self.n_iter_, unfinished = best
+            if unfinished:
+                reason = (
+                    "the iteration cycles (the Kreĭn-space mean is not a minimizer); use algorithm='hartigan'"
+                    if self.algorithm == "lloyd"
+                    else f"max_iter={self.max_iter} passes were not enough; increase max_iter"
+                )
+                warnings.warn(f"KreinKMeans did not converge: {reason}.", ConvergenceWarning, stacklevel=2)
+            S, counts, T = _cluster_statistics(K, labels, k)
+            self.labels_ = labels
+            points = None if self.kernel_ == "precomputed" else self.X_fit_
+            self.representation_ = DeferredRepresentation(
+                K, name="the training kernel", kernel=self.kernel_, points=points
             )
-            warnings.warn(f"KreinKMeans did not converge: {reason}.", ConvergenceWarning, stacklevel=2)
-        S, counts, T = _cluster_statistics(K, labels, k)
-        self.labels_ = labels
-        points = None if self.kernel_ == "precomputed" else self.X_fit_
-        self.representation_ = DeferredRepresentation(
-            K, name="the training kernel", kernel=self.kernel_, points=points
-        )
-        self._weights = np.zeros((labels.size, k))
-        self._weights[np.arange(labels.size), labels] = 1.0 / counts[labels]
-        self._mean_norms = T / counts**2
-        return self
+            self._weights = np.zeros((labels.size, k))
+            self._weights[np.arange(labels.size), labels] = 1.0 / counts[labels]
+            self._mean_norms = T / counts**2
+            return self
 
     def predict(self, X: ArrayLike) -> NDArray[np.integer]:
         """The cluster whose Kreĭn-space mean is nearest: ``argmin_c −2 k(x, X_c)/n_c + T_c/n_c²``.
@@ -406,32 +408,35 @@ class KreinSpectralClustering(KernelEstimatorMixin, ClusterMixin, BaseEstimator)
 
     def fit(self, X: ArrayLike, y: object = None) -> Self:
         """Embed the training data and cluster the coordinates."""
-        self._validate_params()
-        rng = check_random_state(self.random_state)
-        data = validate_data(self, X, reset=True, dtype=np.float64)
-        n_landmarks = self.n_components
-        if n_landmarks is not None:  # clamped here, so that the warning names this estimator's argument
-            n_landmarks = clamp_n_components(n_landmarks, data.shape[0], stacklevel=2)
-        rank = self.n_clusters if self.rank is None else self.rank
-        if self.rank is not None:  # clamped here, so that the warning names this estimator's argument
-            rank = clamp_n_components(
-                rank, data.shape[0], name="rank", using="n_samples coordinates", stacklevel=2
+        with blas_for_data(X):  # one BLAS thread for a small problem (krein._threads)
+            self._validate_params()
+            rng = check_random_state(self.random_state)
+            data = validate_data(self, X, reset=True, dtype=np.float64)
+            n_landmarks = self.n_components
+            if n_landmarks is not None:  # clamped here, so that the warning names this estimator's argument
+                n_landmarks = clamp_n_components(n_landmarks, data.shape[0], stacklevel=2)
+            rank = self.n_clusters if self.rank is None else self.rank
+            if self.rank is not None:  # clamped here, so that the warning names this estimator's argument
+                rank = clamp_n_components(
+                    rank, data.shape[0], name="rank", using="n_samples coordinates", stacklevel=2
+                )
+            self.pca_ = KreinPCA(
+                self.kernel,
+                n_components=rank,
+                center=self.center,
+                n_landmarks=n_landmarks,
+                landmarks=self.landmarks,
+                random_state=rng,
             )
-        self.pca_ = KreinPCA(
-            self.kernel,
-            n_components=rank,
-            center=self.center,
-            n_landmarks=n_landmarks,
-            landmarks=self.landmarks,
-            random_state=rng,
-        )
-        Y = self.pca_.fit_transform(data)
-        _check_n_clusters(self.n_clusters, Y.shape[0])
-        self.kernel_ = self.pca_.kernel_
-        self.kmeans_ = KMeans(self.n_clusters, n_init=self.n_init, random_state=rng).fit(self._coordinates(Y))
-        self.labels_ = self.kmeans_.labels_
-        self.representation_ = self.pca_.representation_
-        return self
+            Y = self.pca_.fit_transform(data)
+            _check_n_clusters(self.n_clusters, Y.shape[0])
+            self.kernel_ = self.pca_.kernel_
+            self.kmeans_ = KMeans(self.n_clusters, n_init=self.n_init, random_state=rng).fit(
+                self._coordinates(Y)
+            )
+            self.labels_ = self.kmeans_.labels_
+            self.representation_ = self.pca_.representation_
+            return self
 
     def predict(self, X: ArrayLike) -> NDArray[np.integer]:
         """The cluster of new points, from their out-of-sample coordinates."""

@@ -15,6 +15,7 @@ from sklearn.utils.validation import _check_feature_names_in, check_is_fitted, v
 
 from .._base import KernelEstimatorMixin, is_precomputed
 from .._parameters import store_parameters
+from .._threads import blas_for_data
 from .._typing import LandmarkMethod, RandomStateLike
 from .._validation import check_centring_samples
 from ..dissimilarity import DoubleCentering
@@ -178,8 +179,9 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
     # ------------------------------------------------------------------ fitting
     def fit(self, X: ArrayLike, y: object = None) -> Self:
         """Embed the training data ``X`` (points, an n×n kernel or an n×n dissimilarity matrix)."""
-        self.fit_transform(X)
-        return self
+        with blas_for_data(X):  # one BLAS thread for a small problem (krein._threads)
+            self.fit_transform(X)
+            return self
 
     def fit_transform(self, X: ArrayLike, y: object = None) -> NDArray[np.float64]:
         """Fit and return the training coordinates ``embedding_``."""

@@ -44,6 +44,7 @@ import numpy as np
 from scipy import stats
 
 from .._interrupt import uninterrupted
+from .._threads import blas_for_rows
 
 __all__ = [
     "Experiment",
@@ -629,13 +630,15 @@ class RunContext:
         """Per-fold test scores and fit times of ``estimator`` (``sklearn.model_selection``).
 
         Precomputed-kernel estimators and pipelines are split correctly through their ``pairwise``
-        tag. Returns ``(scores, fit_seconds)`` as arrays.
+        tag. Returns ``(scores, fit_seconds)`` as arrays. BLAS runs on one thread when the data are
+        small (fits, predictions and scores alike: :func:`krein._threads.blas_for_rows`).
         """
         from sklearn.model_selection import cross_validate
 
-        result = cross_validate(
-            estimator, X, y, cv=cv, scoring=scoring, n_jobs=self.n_jobs, error_score="raise"
-        )
+        with blas_for_rows(len(y)):
+            result = cross_validate(
+                estimator, X, y, cv=cv, scoring=scoring, n_jobs=self.n_jobs, error_score="raise"
+            )
         return result["test_score"], result["fit_time"]
 
     def _stamp(self):

@@ -18,7 +18,6 @@ from __future__ import annotations
 import numbers
 import warnings
 from collections.abc import Sequence
-from contextlib import nullcontext
 from typing import Literal, Self
 
 import numpy as np
@@ -32,7 +31,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._base import check_kernel_memory, decision_to_labels, is_precomputed, one_vs_rest_targets
 from .._parameters import store_parameters
 from .._scaling import target_statistics
-from .._threads import single_threaded_blas
+from .._threads import blas_for_data, blas_for_rows
 from .._validation import LIBSVM_MAX_KERNEL, check_kernel_magnitude, check_square_kernel, check_test_kernel
 from ..kernels import Gaussian, Kernel, make_kernel
 from ..optimize import project_onto_ball_orthant
@@ -41,10 +40,6 @@ from ._objectives import RidgeObjective, SVMObjective
 from ._solvers import interpolated_iteration, projected_gradient, riemannian_trust_region
 
 __all__ = ["KernelLearningRidge", "KernelLearningSVC"]
-
-#: Below this many samples the iterations run single-threaded BLAS: factorizations of such small
-#: matrices gain nothing from threads, and a busy machine makes threaded BLAS 10–100× slower.
-SINGLE_THREAD_BELOW = 1000
 
 #: Multiples of the data's distance scale used as bandwidths of the default base kernels.
 DEFAULT_BANDWIDTH_FACTORS = (0.5, 1.0, 2.0, 4.0)
@@ -55,11 +50,6 @@ def default_kernels(X):
     scale = np.sqrt(X.shape[1] * float(np.mean(np.var(X, axis=0))))
     scale = scale if np.isfinite(scale) and scale > 0 else 1.0
     return [Gaussian(eta=factor * scale) for factor in DEFAULT_BANDWIDTH_FACTORS]
-
-
-def _blas_threads(n_samples):
-    """Single-threaded BLAS below ``SINGLE_THREAD_BELOW`` samples."""
-    return single_threaded_blas() if n_samples < SINGLE_THREAD_BELOW else nullcontext()
 
 
 def _probably_indefinite(K):
@@ -109,7 +99,7 @@ class _KernelCombinationMixin:
             for k in range(stack.shape[0]):
                 stack[k] = check_square_kernel(stack[k], f"X[:, :, {k}]")
             self.kernels_ = "precomputed"
-            with _blas_threads(stack.shape[1]):
+            with blas_for_rows(stack.shape[1]):
                 mask = [_probably_indefinite(K) for K in stack]
             indefinite = [f"X[:, :, {k}]" for k in range(stack.shape[0]) if mask[k]]
         else:
@@ -413,26 +403,27 @@ class KernelLearningRidge(_KernelCombinationMixin, RegressorMixin, BaseEstimator
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Learn the weights μ and the dual coefficients α on training data (X, y)."""
-        self._validate_params()
-        solver = self._canonical_solver()
-        stack, y = self._fit_stack(X, y, y_numeric=True)
-        y = np.asarray(y, dtype=np.float64)
-        combination = KernelCombination(stack, self.degree)
-        mu0, mu_init = self._weight_vectors(combination.n_kernels)
-        regularized = solver in ("rpgd", "riia")
-        unit, beta = self._target_unit(y, self.beta if regularized else 0.0)
-        objective = RidgeObjective(combination, y / unit, self.alpha, beta)
-        with _blas_threads(len(y)):
-            if solver in ("pgd", "rpgd"):
-                step = 1.0 if self.learning_rate is None else self.learning_rate
-                result = self._pgd(objective, mu0, mu_init, regularized, step)
-            elif solver in ("iia", "riia"):
-                result = self._interpolated(objective, solver, mu0, mu_init)
-            else:
-                result = self._trust_region(objective, mu0, mu_init)
-        self.dual_coef_ = result.state.alpha * unit
-        self._store_result(result, unit)
-        return self
+        with blas_for_data(X):  # one BLAS thread for a small problem (krein._threads)
+            self._validate_params()
+            solver = self._canonical_solver()
+            stack, y = self._fit_stack(X, y, y_numeric=True)
+            y = np.asarray(y, dtype=np.float64)
+            combination = KernelCombination(stack, self.degree)
+            mu0, mu_init = self._weight_vectors(combination.n_kernels)
+            regularized = solver in ("rpgd", "riia")
+            unit, beta = self._target_unit(y, self.beta if regularized else 0.0)
+            objective = RidgeObjective(combination, y / unit, self.alpha, beta)
+            with blas_for_rows(len(y)):
+                if solver in ("pgd", "rpgd"):
+                    step = 1.0 if self.learning_rate is None else self.learning_rate
+                    result = self._pgd(objective, mu0, mu_init, regularized, step)
+                elif solver in ("iia", "riia"):
+                    result = self._interpolated(objective, solver, mu0, mu_init)
+                else:
+                    result = self._trust_region(objective, mu0, mu_init)
+            self.dual_coef_ = result.state.alpha * unit
+            self._store_result(result, unit)
+            return self
 
     @staticmethod
     def _target_unit(y, beta):
@@ -591,21 +582,22 @@ class KernelLearningSVC(_KernelCombinationMixin, ClassifierMixin, BaseEstimator)
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Learn μ and the SVM duals on training data (X, y)."""
-        self._validate_params()
-        stack, y = self._fit_stack(X, y)
-        check_kernel_magnitude(stack, LIBSVM_MAX_KERNEL, "X")
-        self.classes_, Y = one_vs_rest_targets(y)
-        combination = KernelCombination(stack, self.degree)
-        mu0, mu_init = self._weight_vectors(combination.n_kernels)
-        regularized = self.solver == "rpgd"
-        objective = SVMObjective(combination, Y, self.alpha, self.beta if regularized else 0.0)
-        step = 1.0 if self.learning_rate is None else self.learning_rate
-        with _blas_threads(len(Y)):
-            result = self._pgd(objective, mu0, mu_init, regularized, step)
-        self.dual_coef_ = result.state.dual_coef.T
-        self.intercept_ = result.state.intercept
-        self._store_result(result)
-        return self
+        with blas_for_data(X):  # one BLAS thread for a small problem (krein._threads)
+            self._validate_params()
+            stack, y = self._fit_stack(X, y)
+            check_kernel_magnitude(stack, LIBSVM_MAX_KERNEL, "X")
+            self.classes_, Y = one_vs_rest_targets(y)
+            combination = KernelCombination(stack, self.degree)
+            mu0, mu_init = self._weight_vectors(combination.n_kernels)
+            regularized = self.solver == "rpgd"
+            objective = SVMObjective(combination, Y, self.alpha, self.beta if regularized else 0.0)
+            step = 1.0 if self.learning_rate is None else self.learning_rate
+            with blas_for_rows(len(Y)):
+                result = self._pgd(objective, mu0, mu_init, regularized, step)
+            self.dual_coef_ = result.state.dual_coef.T
+            self.intercept_ = result.state.intercept
+            self._store_result(result)
+            return self
 
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """``Σ_i y_iα_i K_μ(x, x_i) + b`` per one-vs-rest task (a vector for binary problems)."""

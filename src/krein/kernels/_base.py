@@ -23,7 +23,7 @@ from sklearn.utils import check_array
 
 from .._memory import CACHE_BUDGET
 from .._parameters import parameter_names
-from .._threads import n_threads, single_threaded_blas
+from .._threads import n_threads, parallel_loop
 
 __all__ = ["Hyperparameter", "Kernel"]
 
@@ -417,7 +417,7 @@ class Kernel:
             return
         rows = CACHE_BUDGET.rows(m, high=-(-n // threads))  # a thread's chunk stays in cache
         starts = range(0, n, rows)
-        with single_threaded_blas():
+        with parallel_loop(threads):
             with ThreadPoolExecutor(max_workers=threads) as pool:
                 jobs = [pool.submit(self._fill, out[s : s + rows], X[s : s + rows], Y) for s in starts]
                 for job in jobs:

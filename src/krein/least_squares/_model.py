@@ -21,6 +21,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from .._base import fit_path_clones
 from .._parameters import store_parameters
 from .._penalties import PENALTY_CONSTRAINT, kernel_scale, penalty
+from .._threads import blas_for_data
 from .._typing import FloatOrAuto, LandmarkMethod, LandmarkRank, RandomStateLike
 from ..kernels import Kernel
 from ..representation import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
@@ -117,8 +118,9 @@ class _KreinLeastSquares(HypergradientMixin, SpectralEstimatorMixin, BaseEstimat
         -------
         self
         """
-        self._set_solution(self._fit_problem(X, y))
-        return self
+        with blas_for_data(X):  # one BLAS thread for a small problem (krein._threads)
+            self._set_solution(self._fit_problem(X, y))
+            return self
 
     def fit_path(self, X: ArrayLike, y: ArrayLike, params: Iterable[Mapping[str, Any]]) -> list[Self]:
         """Fit one model per parameter setting, sharing one eigendecomposition of the kernel.
@@ -138,13 +140,14 @@ class _KreinLeastSquares(HypergradientMixin, SpectralEstimatorMixin, BaseEstimat
             share ``representation_`` (read-only). This estimator itself is left as it was (fitted
             or not).
         """
-        return fit_path_clones(
-            self,
-            params,
-            {"lambda_plus", "lambda_minus", "radius", "regularization"},
-            lambda base: base._fit_problem(X, y),
-            lambda model, problem, _: model._set_solution(problem),
-        )
+        with blas_for_data(X):  # one BLAS thread for a small problem (krein._threads)
+            return fit_path_clones(
+                self,
+                params,
+                {"lambda_plus", "lambda_minus", "radius", "regularization"},
+                lambda base: base._fit_problem(X, y),
+                lambda model, problem, _: model._set_solution(problem),
+            )
 
 
 class _VarianceConstrained(_KreinLeastSquares):

@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._base import KernelEstimatorMixin, check_kernel_memory, decision_to_labels, one_vs_rest_targets
 from .._parameters import store_parameters
+from .._threads import blas_for_data
 from .._typing import RandomStateLike
 from .._validation import check_precomputed_test_kernel, check_square_kernel
 from ..kernels import Kernel, make_kernel
@@ -44,40 +45,41 @@ class _SimilarityFeaturesModel(KernelEstimatorMixin, BaseEstimator):
     def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Fit ``w`` (one ridge problem per target or one-vs-rest task) on the similarity features of ``X``
         (or the n×n kernel)."""
-        self._validate_params()
-        data, y = validate_data(self, X, y, reset=True, dtype=np.float64, **self._validate_y)
-        Y = self._targets(y)
-        self.kernel_ = make_kernel(self.kernel)
-        n = data.shape[0]
-        m = n if self.n_components is None else clamp_n_components(self.n_components, n, stacklevel=3)
-        self.prototype_indices_ = np.arange(n) if m == n else uniform_landmarks(n, m, self.random_state)
-        if self.kernel_ == "precomputed":
-            F = check_square_kernel(data, "X")[:, self.prototype_indices_]
-        else:
-            check_kernel_memory(n, self, copies=2, n_columns=self.prototype_indices_.size)
-            self.X_fit_ = data[self.prototype_indices_]
-            F = self.kernel_(data, self.X_fit_)
-        feature_means, target_means = F.mean(axis=0), Y.mean(axis=0)
-        F = F - feature_means
-        system = F.T @ F
-        if not np.all(np.isfinite(system)):
-            raise ValueError(
-                f"X gives kernel values too large for the normal equations (max |K| = "
-                f"{np.max(np.abs(F)):.3g}): FᵀF overflows. Rescale the kernel."
-            )
-        system[np.diag_indices_from(system)] += n * self.alpha
-        try:
-            self.coef_ = scipy.linalg.solve(
-                system, F.T @ (Y - target_means), assume_a="pos", check_finite=False
-            )
-        except np.linalg.LinAlgError as error:
-            raise ValueError(
-                f"The normal equations of the similarity features are numerically singular ({error}): "
-                f"alpha={self.alpha!r} is negligible against the kernel values of X (max |K| = "
-                f"{np.max(np.abs(F)):.3g}). Rescale the kernel or increase alpha."
-            ) from error
-        self.intercept_ = target_means - feature_means @ self.coef_
-        return self
+        with blas_for_data(X):  # one BLAS thread for a small problem (krein._threads)
+            self._validate_params()
+            data, y = validate_data(self, X, y, reset=True, dtype=np.float64, **self._validate_y)
+            Y = self._targets(y)
+            self.kernel_ = make_kernel(self.kernel)
+            n = data.shape[0]
+            m = n if self.n_components is None else clamp_n_components(self.n_components, n, stacklevel=3)
+            self.prototype_indices_ = np.arange(n) if m == n else uniform_landmarks(n, m, self.random_state)
+            if self.kernel_ == "precomputed":
+                F = check_square_kernel(data, "X")[:, self.prototype_indices_]
+            else:
+                check_kernel_memory(n, self, copies=2, n_columns=self.prototype_indices_.size)
+                self.X_fit_ = data[self.prototype_indices_]
+                F = self.kernel_(data, self.X_fit_)
+            feature_means, target_means = F.mean(axis=0), Y.mean(axis=0)
+            F = F - feature_means
+            system = F.T @ F
+            if not np.all(np.isfinite(system)):
+                raise ValueError(
+                    f"X gives kernel values too large for the normal equations (max |K| = "
+                    f"{np.max(np.abs(F)):.3g}): FᵀF overflows. Rescale the kernel."
+                )
+            system[np.diag_indices_from(system)] += n * self.alpha
+            try:
+                self.coef_ = scipy.linalg.solve(
+                    system, F.T @ (Y - target_means), assume_a="pos", check_finite=False
+                )
+            except np.linalg.LinAlgError as error:
+                raise ValueError(
+                    f"The normal equations of the similarity features are numerically singular ({error}): "
+                    f"alpha={self.alpha!r} is negligible against the kernel values of X (max |K| = "
+                    f"{np.max(np.abs(F)):.3g}). Rescale the kernel or increase alpha."
+                ) from error
+            self.intercept_ = target_means - feature_means @ self.coef_
+            return self
 
     def _evaluate(self, X):
         """``K(X, P) w + b``."""

@@ -20,6 +20,7 @@ from .._base import one_vs_rest_targets
 from .._parameters import store_parameters
 from .._penalties import PENALTY_CONSTRAINT, kernel_scale, penalty
 from .._scaling import SAFE_RANGE, power_of_two_unit
+from .._threads import blas_for_data
 from .._typing import FloatOrAuto, LandmarkMethod, LandmarkRank, RandomStateLike
 from ..kernels import Kernel
 from ..optimize import DCObjective, concave_convex_procedure
@@ -430,89 +431,94 @@ class IndefiniteLogisticRegression(SpectralEstimatorMixin, ClassifierMixin, Base
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Fit the model on training data ``X`` (or an n×n kernel) and labels ``y``."""
-        self._validate_params()
-        rng = check_random_state(self.random_state)
-        data, y = self._training_data(X, y)
-        if y is None:
-            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
-        # ±1 targets per task; the Nyström pass accumulates their projections Ũᵀ Y
-        self.classes_, Y = one_vs_rest_targets(y.compute() if is_dask_array(y) else y)
-        spectrum = self._fit_representation(data, targets=Y, random_state=rng)
-        # Ũᵀ Y gives objective (6) and its gradient at α = 0 without a pass over the data
-        projections = spectrum.project(Y) if self.init == "zeros" else None
-        values = spectrum.values
-        self.eigenvalues_ = np.sort(values)
-        smallest, largest = self.eigenvalues_[0], self.eigenvalues_[-1]
-        if self.tau is None:
-            self.tau_ = self.max_outer_iter * max(-float(smallest), 0.0)
-        else:
-            self.tau_ = float(self.tau)
-        if smallest < 0 and self.tau_ == 0:
-            raise ValueError(
-                "tau must be positive for an indefinite kernel (the training kernel has the eigenvalue "
-                f"{smallest:.3g}): with tau = 0 the CCCP subproblems are not strongly convex."
+        with blas_for_data(X):  # one BLAS thread for a small problem (krein._threads)
+            self._validate_params()
+            rng = check_random_state(self.random_state)
+            data, y = self._training_data(X, y)
+            if y is None:
+                raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
+            # ±1 targets per task; the Nyström pass accumulates their projections Ũᵀ Y
+            self.classes_, Y = one_vs_rest_targets(y.compute() if is_dask_array(y) else y)
+            spectrum = self._fit_representation(data, targets=Y, random_state=rng)
+            # Ũᵀ Y gives objective (6) and its gradient at α = 0 without a pass over the data
+            projections = spectrum.project(Y) if self.init == "zeros" else None
+            values = spectrum.values
+            self.eigenvalues_ = np.sort(values)
+            smallest, largest = self.eigenvalues_[0], self.eigenvalues_[-1]
+            if self.tau is None:
+                self.tau_ = self.max_outer_iter * max(-float(smallest), 0.0)
+            else:
+                self.tau_ = float(self.tau)
+            if smallest < 0 and self.tau_ == 0:
+                raise ValueError(
+                    "tau must be positive for an indefinite kernel (the training kernel has the eigenvalue "
+                    f"{smallest:.3g}): with tau = 0 the CCCP subproblems are not strongly convex."
+                )
+            positive_share = float(np.sum(np.maximum(values, 0.0)) / np.sum(np.abs(values)))
+            if positive_share < _VANISHING_POSITIVE_SHARE:
+                warnings.warn(
+                    "The positive part K₊ of the positive decomposition K = K₊ − K₋ vanishes: the training "
+                    f"kernel's largest eigenvalue is {largest:.3g} and its positive share Σμ⁺/Σ|μ| is "
+                    f"{positive_share:.3g}, so K₊ is only the shift τI and objective (6) decreases without "
+                    "bound along every eigendirection; the fit is wherever max_outer_iter iterations stop. "
+                    "Check the kernel's sign (a dissimilarity passed as a similarity?).",
+                    UserWarning,
+                    stacklevel=2,
+                )
+            self.alpha_ = penalty(
+                self.alpha, AUTO_ALPHA_TIMES_N / Y.shape[0], kernel_scale(values, Y.shape[0])
             )
-        positive_share = float(np.sum(np.maximum(values, 0.0)) / np.sum(np.abs(values)))
-        if positive_share < _VANISHING_POSITIVE_SHARE:
-            warnings.warn(
-                "The positive part K₊ of the positive decomposition K = K₊ − K₋ vanishes: the training "
-                f"kernel's largest eigenvalue is {largest:.3g} and its positive share Σμ⁺/Σ|μ| is "
-                f"{positive_share:.3g}, so K₊ is only the shift τI and objective (6) decreases without "
-                "bound along every eigendirection; the fit is wherever max_outer_iter iterations stop. "
-                "Check the kernel's sign (a dissimilarity passed as a similarity?).",
-                UserWarning,
-                stacklevel=2,
+            unit = power_of_two_unit(np.max(np.abs(values), initial=0.0), *SAFE_RANGE)  # 1 inside 2^±100
+            lam, tau = (
+                self._in_kernel_units(name, value, unit)
+                for name, value in (("alpha", self.alpha_), ("tau", self.tau_))
             )
-        self.alpha_ = penalty(self.alpha, AUTO_ALPHA_TIMES_N / Y.shape[0], kernel_scale(values, Y.shape[0]))
-        unit = power_of_two_unit(np.max(np.abs(values), initial=0.0), *SAFE_RANGE)  # 1 inside 2^±100
-        lam, tau = (
-            self._in_kernel_units(name, value, unit)
-            for name, value in (("alpha", self.alpha_), ("tau", self.tau_))
-        )
-        inner = "sgd" if self.solver == "ccicp-sgd" else "gd"
-        if inner == "sgd" and self.n_components is None:  # SGD gathers rows of V: store them contiguous
-            spectrum.vectors = np.ascontiguousarray(spectrum.vectors)
-        learning_rate = self.learning_rate
-        if learning_rate is None:
-            learning_rate = DEFAULT_LEARNING_RATE[self.step]
-        eigen_coef, intercepts, histories, n_iter, n_inner = [], [], [], [], []
-        for task in range(Y.shape[1]):
-            projection = None if projections is None else projections[:, task]
-            problem = _LogisticDC(spectrum, Y[:, task], lam, tau, projection, unit, self.fit_intercept)
-            start = np.zeros(values.size)  # u Vᵀα⁽⁰⁾, one pass over the data unless α⁽⁰⁾ = 0
-            if self.init != "zeros":
-                start = unit * spectrum.reduce_rows(start, _rows_of, self._initial_alpha(Y.shape[0], rng))[1]
-            if self.fit_intercept:
-                start = np.append(start, 0.0)
-            result = concave_convex_procedure(
-                problem,
-                start,
-                inner=inner,
-                step=self.step,
-                inexact_tol=self._inexact_tol(),
-                max_outer_iter=self.max_outer_iter,
-                max_inner_iter=self.max_inner_iter,
-                tol=self.tol,
-                learning_rate=learning_rate,
-                decay=self.decay,
-                batch_size=self.batch_size,
-                random_state=rng,
-                callback=self._progress_printer(task, problem),
-            )
-            coef, intercept = problem.split(result.x)
-            eigen_coef.append(coef)
-            intercepts.append(intercept)
-            histories.append(result.history)
-            n_iter.append(result.n_iter)
-            n_inner.append(result.n_inner_iter)
-        self._warn_above_zero_model(histories)
-        self._eigen_coef = np.column_stack(eigen_coef) / unit
-        self.dual_coef_ = spectrum.dual_coef(self._eigen_coef).T
-        self.intercept_ = spectrum.offset(self.dual_coef_.T) + np.asarray(intercepts)
-        self.objective_history_ = histories
-        self.n_iter_ = np.asarray(n_iter)
-        self.n_inner_iter_ = np.asarray(n_inner)
-        return self
+            inner = "sgd" if self.solver == "ccicp-sgd" else "gd"
+            if inner == "sgd" and self.n_components is None:  # SGD gathers rows of V: store them contiguous
+                spectrum.vectors = np.ascontiguousarray(spectrum.vectors)
+            learning_rate = self.learning_rate
+            if learning_rate is None:
+                learning_rate = DEFAULT_LEARNING_RATE[self.step]
+            eigen_coef, intercepts, histories, n_iter, n_inner = [], [], [], [], []
+            for task in range(Y.shape[1]):
+                projection = None if projections is None else projections[:, task]
+                problem = _LogisticDC(spectrum, Y[:, task], lam, tau, projection, unit, self.fit_intercept)
+                start = np.zeros(values.size)  # u Vᵀα⁽⁰⁾, one pass over the data unless α⁽⁰⁾ = 0
+                if self.init != "zeros":
+                    start = (
+                        unit * spectrum.reduce_rows(start, _rows_of, self._initial_alpha(Y.shape[0], rng))[1]
+                    )
+                if self.fit_intercept:
+                    start = np.append(start, 0.0)
+                result = concave_convex_procedure(
+                    problem,
+                    start,
+                    inner=inner,
+                    step=self.step,
+                    inexact_tol=self._inexact_tol(),
+                    max_outer_iter=self.max_outer_iter,
+                    max_inner_iter=self.max_inner_iter,
+                    tol=self.tol,
+                    learning_rate=learning_rate,
+                    decay=self.decay,
+                    batch_size=self.batch_size,
+                    random_state=rng,
+                    callback=self._progress_printer(task, problem),
+                )
+                coef, intercept = problem.split(result.x)
+                eigen_coef.append(coef)
+                intercepts.append(intercept)
+                histories.append(result.history)
+                n_iter.append(result.n_iter)
+                n_inner.append(result.n_inner_iter)
+            self._warn_above_zero_model(histories)
+            self._eigen_coef = np.column_stack(eigen_coef) / unit
+            self.dual_coef_ = spectrum.dual_coef(self._eigen_coef).T
+            self.intercept_ = spectrum.offset(self.dual_coef_.T) + np.asarray(intercepts)
+            self.objective_history_ = histories
+            self.n_iter_ = np.asarray(n_iter)
+            self.n_inner_iter_ = np.asarray(n_inner)
+            return self
 
     @staticmethod
     def _in_kernel_units(name, value, unit):

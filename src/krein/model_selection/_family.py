@@ -60,6 +60,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d,
 from .._base import check_kernel_memory
 from .._cluster import cluster_parallel
 from .._parameters import store_parameters
+from .._threads import blas_for_rows, parallel_loop
 from .._typing import RandomStateLike
 from .._validation import check_precomputed_test_kernel, check_square_kernel
 from ..dissimilarity import DoubleCentering, GaussianOfDistance
@@ -373,7 +374,8 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
         self.n_components_ = m
         if m is None:
             self.landmark_indices_ = None
-            results = self._search_exact(X, y, kernels, families, folds)
+            with blas_for_rows(n_samples):  # the exact route: at most a few thousand rows
+                results = self._search_exact(X, y, kernels, families, folds)
         else:
             results, inputs = self._search_low_rank(X, y, kernels, families, folds, m)
         self._collect(results, families, folds, y)
@@ -383,7 +385,8 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
                 f"{self.cv_results_}"
             )
         if m is None:
-            self._refit(X, y, kernels, families)
+            with blas_for_rows(n_samples):
+                self._refit(X, y, kernels, families)
         else:
             self._refit_low_rank(X, y, kernels, families, inputs)
         self.n_distance_evaluations_ = sum(source.n_evaluations for _, source in self._sources or [])
@@ -396,10 +399,12 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
         what = f"{type(self).__name__}'s inner folds"
         runner = cluster_parallel(what, n_jobs=self.n_jobs, prefer="threads", return_as="generator")
         started = time.perf_counter()
-        for k, result in enumerate(runner(tasks), start=1):
-            results.append(result)
-            if self.verbose:
-                print(f"{type(self).__name__}: inner task {k} done ({time.perf_counter() - started:.1f} s)")
+        with parallel_loop(self.n_jobs):  # one BLAS thread while the folds run on several
+            for k, result in enumerate(runner(tasks), start=1):
+                results.append(result)
+                if self.verbose:
+                    elapsed = time.perf_counter() - started
+                    print(f"{type(self).__name__}: inner task {k} done ({elapsed:.1f} s)")
         return results
 
     def _search_exact(self, X, y, kernels, families, folds):

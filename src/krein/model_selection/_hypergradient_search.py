@@ -60,6 +60,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._base import check_kernel_memory
 from .._parameters import store_parameters
 from .._scaling import target_statistics
+from .._threads import parallel_loop
 from .._typing import RandomStateLike
 from .._validation import check_square_kernel
 
@@ -357,10 +358,11 @@ class HypergradientSearchCV(MetaEstimatorMixin, BaseEstimator):
         estimator.set_params(**_in_units(estimator, estimator.get_params(), 1.0 / scale))
         folds = [_fold_data(X, y_search, train, val, pairwise) for train, val in cv.split(X, y)]
         seeds = check_random_state(self.random_state).randint(np.iinfo(np.int32).max, size=self.n_restarts)
-        restarts = Parallel(n_jobs=self.n_jobs)(
-            delayed(_restart)(estimator, X, y_search, folds, seed, self.restart_iter, self.tol)
-            for seed in seeds
-        )
+        with parallel_loop(self.n_jobs):
+            restarts = Parallel(n_jobs=self.n_jobs)(
+                delayed(_restart)(estimator, X, y_search, folds, seed, self.restart_iter, self.tol)
+                for seed in seeds
+            )
 
         def in_units_of_y(loss):
             with np.errstate(over="ignore"):

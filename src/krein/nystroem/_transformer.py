@@ -13,6 +13,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from .._parameters import store_parameters
+from .._threads import blas_for_data
 from .._typing import LandmarkMethod, LandmarkRank, RandomStateLike
 from ..kernels import Kernel
 from ..representation import SPECTRAL_PARAMETERS, SpectralEstimatorMixin
@@ -141,40 +142,41 @@ class IndefiniteNystroem(
 
     def fit(self, X: ArrayLike, y: object = None) -> Self:
         """Choose landmarks and compute the feature map from the training data ``X``."""
-        self._validate_params()
-        producer = {
-            "rank": self.rank,
-            "sketch_size": self.sketch_size,
-            "rcond": self.rcond,
-            "warn_poor": True,
-            "error_controlled": True,
-        }
-        representation = self._fit_representation(self._training_data(X)[0], producer=producer)
-        if self.rank is not None and representation.values.size < self.rank:
-            warnings.warn(
-                f"rank={self.rank} exceeds the {representation.values.size} eigenpairs the Nyström "
-                f"approximation resolves with n_components={self.n_components} landmarks; using "
-                f"rank={representation.values.size}.",
-                UserWarning,
-                stacklevel=2,
-            )
-        indices = self.landmark_indices_
-        if self.rank is None and self.landmark_rank == "full":
-            factor = representation.landmark_factor
-            self.normalization_ = factor.right
-            self.signature_ = factor.signature
-            self.eigenvalues_ = factor.values
-        else:
-            # output columns by decreasing |λ|, as KernelPCA's; the representation's order is ascending
-            order = np.argsort(-np.abs(representation.values), kind="stable")
-            values = representation.values[order]
-            self.normalization_ = representation.extension[:, order] * np.sqrt(np.abs(values))
-            self.signature_ = np.sign(values)
-            self.eigenvalues_ = values
-        self.approximation_error_ = representation.approximation_error
-        self.component_indices_ = indices
-        self.components_ = representation.points
-        return self
+        with blas_for_data(X):  # one BLAS thread for a small problem (krein._threads)
+            self._validate_params()
+            producer = {
+                "rank": self.rank,
+                "sketch_size": self.sketch_size,
+                "rcond": self.rcond,
+                "warn_poor": True,
+                "error_controlled": True,
+            }
+            representation = self._fit_representation(self._training_data(X)[0], producer=producer)
+            if self.rank is not None and representation.values.size < self.rank:
+                warnings.warn(
+                    f"rank={self.rank} exceeds the {representation.values.size} eigenpairs the Nyström "
+                    f"approximation resolves with n_components={self.n_components} landmarks; using "
+                    f"rank={representation.values.size}.",
+                    UserWarning,
+                    stacklevel=2,
+                )
+            indices = self.landmark_indices_
+            if self.rank is None and self.landmark_rank == "full":
+                factor = representation.landmark_factor
+                self.normalization_ = factor.right
+                self.signature_ = factor.signature
+                self.eigenvalues_ = factor.values
+            else:
+                # output columns by decreasing |λ|, as KernelPCA's; the representation's order is ascending
+                order = np.argsort(-np.abs(representation.values), kind="stable")
+                values = representation.values[order]
+                self.normalization_ = representation.extension[:, order] * np.sqrt(np.abs(values))
+                self.signature_ = np.sign(values)
+                self.eigenvalues_ = values
+            self.approximation_error_ = representation.approximation_error
+            self.component_indices_ = indices
+            self.components_ = representation.points
+            return self
 
     @property
     def _n_features_out(self):

@@ -33,7 +33,7 @@ import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike, NDArray
 
-from .._threads import single_threaded_blas
+from .._threads import blas_for_rows
 from ..spectral import eigendecompose
 
 __all__ = [
@@ -46,17 +46,13 @@ __all__ = [
 
 #: Eigenpairs of K̃ with |λ| below this fraction of max|λ| are not resolved by the Gram-based SVD.
 EIGENVALUE_RTOL = float(np.sqrt(np.finfo(float).eps))
-#: m×m eigenproblems up to this size are solved with one BLAS thread: single-threaded they take well
-#: under a second, and on a machine whose cores are busy a threaded ``syevd`` spun for 50× as long
-#: (m = 500, two threads, load 7 on 2 cores: 9.1 s against 0.18 s), a third of the streamed fit.
-SINGLE_THREADED_EIGENPROBLEM = 2000
 
 
 def _small_eigh(matrix):
-    """``scipy.linalg.eigh(matrix, driver="evd")``, with one BLAS thread when the matrix is small."""
-    if matrix.shape[0] > SINGLE_THREADED_EIGENPROBLEM:
-        return scipy.linalg.eigh(matrix, driver="evd", check_finite=False)
-    with single_threaded_blas():
+    """``scipy.linalg.eigh(matrix, driver="evd")``, with one BLAS thread when the matrix is small
+    (:func:`krein._threads.blas_for_rows`: on a machine whose cores are busy a threaded ``syevd`` spun
+    for 50× as long, m = 500, two threads, load 7 on 2 cores: 9.1 s against 0.18 s)."""
+    with blas_for_rows(matrix.shape[0]):
         return scipy.linalg.eigh(matrix, driver="evd", check_finite=False)
 
 
@@ -124,11 +120,7 @@ def landmark_factor(
     K_ZZ = np.asarray(K_ZZ)
     block = K_ZZ if basis is None else basis.T @ K_ZZ @ basis
     block = 0.5 * (block + block.T)
-    if np.shape(block)[0] > SINGLE_THREADED_EIGENPROBLEM:
-        values, vectors = eigendecompose(block, name="K_ZZ")
-    else:
-        with single_threaded_blas():
-            values, vectors = eigendecompose(block, name="K_ZZ")
+    values, vectors = eigendecompose(block, name="K_ZZ")  # one BLAS thread when small (its own rule)
     if rcond is None:
         rcond = values.size * np.finfo(float).eps
     scale = np.max(np.abs(values), initial=0.0)

@@ -31,6 +31,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._base import KernelEstimatorMixin, decision_to_labels, one_vs_rest_targets
 from .._parameters import store_parameters
 from .._penalties import PENALTY_CONSTRAINT, kernel_scale, penalty
+from .._threads import blas_for_data
 from .._typing import FloatOrAuto
 from .._validation import LIBSVM_MAX_KERNEL, class_sample_weight
 from ..kernels import Kernel
@@ -58,16 +59,17 @@ class _OneVsRestKernelSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
     }
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
-        self._validate_params()
-        K, y = self._fit_kernel(X, y)
-        self.classes_, Y = one_vs_rest_targets(y)
-        self.n_iter_ = 0
-        self._prepare(K)
-        upper = self._cost() * class_sample_weight(self.class_weight, y)
-        results = [self._fit_task(K, labels, upper) for labels in Y.T]
-        self.dual_coef_ = np.array([c for c, _ in results])
-        self.intercept_ = np.array([b for _, b in results])
-        return self
+        with blas_for_data(X):  # one BLAS thread for a small problem (krein._threads)
+            self._validate_params()
+            K, y = self._fit_kernel(X, y)
+            self.classes_, Y = one_vs_rest_targets(y)
+            self.n_iter_ = 0
+            self._prepare(K)
+            upper = self._cost() * class_sample_weight(self.class_weight, y)
+            results = [self._fit_task(K, labels, upper) for labels in Y.T]
+            self.dual_coef_ = np.array([c for c, _ in results])
+            self.intercept_ = np.array([b for _, b in results])
+            return self
 
     def _cost(self):
         """The SVM cost C of the fit."""

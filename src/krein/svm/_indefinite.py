@@ -25,6 +25,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._base import KernelEstimatorMixin, decision_to_labels, fit_path_clones, one_vs_rest_targets
 from .._parameters import store_parameters
 from .._scaling import target_statistics
+from .._threads import blas_for_data, parallel_loop
 from .._typing import FloatOrAuto
 from .._validation import class_sample_weight
 from ..kernels import Kernel
@@ -87,13 +88,14 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
             Clones of this estimator with the settings applied, in the order of ``params``; the
             estimator itself is left unchanged.
         """
-        return fit_path_clones(
-            self,
-            params,
-            self._path_parameters,
-            lambda base: base._prepare(X, y),
-            lambda model, prepared, starts: model._fit_prepared(prepared, starts),
-        )
+        with blas_for_data(X):  # one BLAS thread for a small problem (krein._threads)
+            return fit_path_clones(
+                self,
+                params,
+                self._path_parameters,
+                lambda base: base._prepare(X, y),
+                lambda model, prepared, starts: model._fit_prepared(prepared, starts),
+            )
 
     def _dual_unit(self, spectrum):
         """``t``: the dual variables of the normalized problem are ``β̂ = tβ`` (:meth:`_units`)."""
@@ -152,10 +154,11 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
         spectrum, tasks = prepared
         problems = [self._problem(spectrum, task) for task in tasks]
         n_jobs = 1 if len(tasks) == 1 else self.n_jobs  # several tasks: IndefiniteSVC only
-        results = Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(self._solve)(problem, None if starts is None else starts[i])
-            for i, problem in enumerate(problems)
-        )
+        with parallel_loop(n_jobs):
+            results = Parallel(n_jobs=n_jobs, prefer="threads")(
+                delayed(self._solve)(problem, None if starts is None else starts[i])
+                for i, problem in enumerate(problems)
+            )
         for result in results:  # warned here: a worker thread's warning would not point at the caller
             if result["warning"] is not None:
                 warnings.warn(result["warning"], ConvergenceWarning, stacklevel=3)
@@ -458,9 +461,10 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
             Per-sample weights ``h`` of the componentwise penalty ``Σ hᵢhⱼ(Kᵢⱼ − K₀ᵢⱼ)²``
             (Theorem 3).
         """
-        self._validate_params()
-        self._fit_prepared(self._prepare(X, y, penalty_weights), None)
-        return self
+        with blas_for_data(X):  # one BLAS thread for a small problem (krein._threads)
+            self._validate_params()
+            self._fit_prepared(self._prepare(X, y, penalty_weights), None)
+            return self
 
     def _prepare(self, X, y, penalty_weights=None):
         K, y = self._fit_kernel(X, y)
@@ -572,9 +576,10 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
     _path_parameters = frozenset({"C", "epsilon", "rho"})
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
-        self._validate_params()
-        self._fit_prepared(self._prepare(X, y), None)
-        return self
+        with blas_for_data(X):  # one BLAS thread for a small problem (krein._threads)
+            self._validate_params()
+            self._fit_prepared(self._prepare(X, y), None)
+            return self
 
     def _prepare(self, X, y):
         if y is None:
@@ -693,9 +698,10 @@ class IndefiniteOneClassSVM(OutlierMixin, _ProxyKernelEstimator):
     _path_parameters = frozenset({"nu", "rho"})
 
     def fit(self, X: ArrayLike, y: object = None) -> Self:
-        self._validate_params()
-        self._fit_prepared(self._prepare(X, y), None)
-        return self
+        with blas_for_data(X):  # one BLAS thread for a small problem (krein._threads)
+            self._validate_params()
+            self._fit_prepared(self._prepare(X, y), None)
+            return self
 
     def _prepare(self, X, y=None):
         K, _ = self._fit_kernel(X)

@@ -49,6 +49,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from .._base import LAMBDA_BOUNDS, fit_path_clones, one_vs_rest_targets
 from .._parameters import store_parameters
 from .._penalties import PENALTY_CONSTRAINT, kernel_scale, penalty, start_value
+from .._threads import blas_for_data
 from .._typing import FloatOrAuto, LandmarkMethod, LandmarkRank, RandomStateLike
 from ..kernels import Kernel
 from ..optimize import squared_hinge_newton, squared_hinge_validation_gradient, streamed_squared_hinge_newton
@@ -197,9 +198,10 @@ class KreinSquaredHingeSVC(SpectralEstimatorMixin, ClassifierMixin, BaseEstimato
         X : array-like of shape (n, d), or (n, n) if precomputed
         y : array-like of shape (n,)
         """
-        self._validate_params()
-        self._fit_prepared(self._prepare(X, y), None)
-        return self
+        with blas_for_data(X):  # one BLAS thread for a small problem (krein._threads)
+            self._validate_params()
+            self._fit_prepared(self._prepare(X, y), None)
+            return self
 
     def fit_path(self, X: ArrayLike, y: ArrayLike, params: Iterable[Mapping[str, Any]]) -> list[Self]:
         """Fit one model per setting of ``lambda_plus`` and ``lambda_minus``, sharing one spectral
@@ -222,13 +224,14 @@ class KreinSquaredHingeSVC(SpectralEstimatorMixin, ClassifierMixin, BaseEstimato
             Clones of this estimator with the settings applied, in the order of ``params``; the
             estimator itself is left as it was (fitted or not).
         """
-        return fit_path_clones(
-            self,
-            params,
-            {"lambda_plus", "lambda_minus"},
-            lambda base: base._prepare(X, y),
-            lambda model, prepared, previous: model._fit_prepared(prepared, previous),
-        )
+        with blas_for_data(X):  # one BLAS thread for a small problem (krein._threads)
+            return fit_path_clones(
+                self,
+                params,
+                {"lambda_plus", "lambda_minus"},
+                lambda base: base._prepare(X, y),
+                lambda model, prepared, previous: model._fit_prepared(prepared, previous),
+            )
 
     def _prepare(self, X, y):
         """The spectral representation and the ±1 targets of the one-vs-rest tasks (λ± do not change
