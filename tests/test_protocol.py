@@ -97,15 +97,18 @@ def test_run_cells_recomputes_a_torn_cell(tmp_path):
     ctx = _context(tmp_path, resume=True)
     assert _run_toy(ctx, calls) == first
     assert calls == [("a", 2)]
-    assert "a--2.json is not a valid cell" in ctx.console.file.getvalue().replace("\n", "")
+    assert "a--2.json: not a valid cell (torn" in ctx.console.file.getvalue().replace("\n", "")
     assert json.loads(torn.read_text())["value"] == first["a", 2]
 
 
-def test_run_cells_refuses_the_other_form_and_shared_keys(tmp_path):
+def test_run_cells_recomputes_the_other_form_and_refuses_shared_keys(tmp_path):
     _run_toy(_context(tmp_path, quick=True), [])
     assert len(list((tmp_path / "cells").iterdir())) == 2  # quick: task a, two splits
-    with pytest.raises(ValueError, match="quick=True; this run has seed=0, quick=False"):
-        _run_toy(_context(tmp_path, resume=True), [])
+    # cells of the quick form are foreign to a full run: reported and recomputed, never read back
+    ctx = _context(tmp_path, resume=True)
+    calls = []
+    _run_toy(ctx, calls)
+    assert len(calls) == 8 and "a--0.json: a foreign cell: quick True" in ctx.console.file.getvalue()
     with pytest.raises(ValueError, match="share a key"):
         run_cells(_context(tmp_path), [(1,), (2,)], lambda i: i, key=lambda i: "same", description="x")
 
