@@ -104,11 +104,18 @@ def _reporting_backend(active, what):
     )
 
 
+def on_a_cluster() -> bool:
+    """Whether joblib's active backend is dask's (``joblib.parallel_config(backend="dask")`` with a
+    ``dask.distributed`` client): then krein's parallel tasks run on the cluster's workers."""
+    active, _ = get_active_backend()
+    return type(active).__name__ == "DaskDistributedBackend"
+
+
 def cluster_parallel(what, **parallel_kwargs):
     """``joblib.Parallel(**parallel_kwargs)``; under joblib's dask backend one whose batches lost with a
     worker raise :class:`ClusterError` (naming the cluster and ``what``) instead of waiting for ever."""
-    active, _ = get_active_backend()
-    if type(active).__name__ != "DaskDistributedBackend":
+    if not on_a_cluster():
         return Parallel(**parallel_kwargs)
+    active, _ = get_active_backend()
     parallel_kwargs.pop("prefer", None)
     return Parallel(backend=_reporting_backend(active, what), **parallel_kwargs)

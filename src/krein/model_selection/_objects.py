@@ -16,9 +16,8 @@ from typing import Any
 
 import numpy as np
 from joblib import delayed
-from joblib.parallel import get_active_backend
 
-from .._cluster import cluster_parallel
+from .._cluster import cluster_parallel, on_a_cluster
 from ..dissimilarity import METRICS, Metric, UserMetric, pairwise_distances
 
 __all__ = ["ObjectDistances", "take"]
@@ -27,13 +26,6 @@ __all__ = ["ObjectDistances", "take"]
 CHUNK_PAIRS = 200_000
 #: Pairs of a user's function evaluated in both orders before any long work (its symmetry is assumed).
 SYMMETRY_PROBES = 5
-
-
-def on_a_cluster() -> bool:
-    """Whether joblib's active backend is dask's (``joblib.parallel_config(backend="dask")`` with a
-    ``dask.distributed`` client): then the route's tasks run on the cluster's workers."""
-    backend, _ = get_active_backend()
-    return type(backend).__name__ == "DaskDistributedBackend"
 
 
 def metric_label(metric: str | Callable, params: dict | None = None) -> str:
