@@ -146,7 +146,8 @@ def test_a_tie_with_nearest_neighbours_keeps_them():
 def test_auto_cv_repeats_five_fold_on_small_sets():
     assert auto_cv(np.arange(60) % 2).get_n_splits() == 25
     assert auto_cv(np.arange(1000) % 3).get_n_splits() == 10
-    assert auto_cv(np.linspace(0, 1, 5000), classifier=False).get_n_splits() == 5
+    assert auto_cv(np.arange(1001) % 3).get_n_splits() == 3 * 2  # 3 folds above 1000 samples
+    assert auto_cv(np.linspace(0, 1, 5000), classifier=False).get_n_splits() == 3
     assert auto_cv(np.array([0, 0, 0, 1, 1, 1, 1, 1])).get_n_splits() == 3 * 5  # 3 folds: 3 of class 0
     X, y = _problem(n=60, seed=11)
     K = GaussianOfDistance().fit_transform(_distance(X, X))

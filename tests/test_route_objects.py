@@ -8,12 +8,18 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.neighbors import KNeighborsClassifier
 
 from krein.datasets import make_cylinder_bell_funnel
-from krein.dissimilarity import GaussianOfDistance, dtw_distances, pairwise_distances
+from krein.dissimilarity import DoubleCentering, GaussianOfDistance, dtw_distances, pairwise_distances
 from krein.least_squares import KreinRidgeClassifier, VarianceConstrainedKreinClassifier
 from krein.model_selection import KreinClassifierCV, KreinRegressorCV
 from krein.model_selection._candidates import KernelChoice, KernelNormalizer
 from krein.model_selection._folds import evaluate_neighbors_fold
-from krein.model_selection._low_rank import fit_least_squares, landmark_kernel, nystroem_fold
+from krein.model_selection._low_rank import (
+    TREATMENTS,
+    fit_least_squares,
+    fit_linear_svm,
+    landmark_kernel,
+    nystroem_fold,
+)
 from krein.model_selection._selection import SearchResults, select_with_baseline
 
 
@@ -66,7 +72,7 @@ def test_a_fold_with_every_object_a_landmark_is_the_exact_normalized_kernel():
         assert_allclose(np.sort(representation.values), np.sort(exact), atol=1e-8)
         # test rows: the coordinates reproduce the normalized test-versus-train kernel
         others = np.arange(1, 40, 2)
-        U = representation.coordinates(kernel.columns[others])
+        U = representation.coordinates(kernel.rows(others))
         approx = U @ (representation.values[:, None] * representation.vectors.T)
         normalizer = KernelNormalizer().fit(transformer.transform(D)[np.ix_(rows, rows)])
         K_test = normalizer.transform(transformer.transform(D)[np.ix_(others, rows)])
@@ -87,11 +93,48 @@ def test_the_low_rank_least_squares_with_every_object_a_landmark_are_the_exact_e
     K = choice.make().fit(D).transform(D)
     K_train = normalizer.fit_transform(K[np.ix_(train, train)])
     K_test = normalizer.transform(K[np.ix_(test, train)])
-    U = representation.coordinates(kernel.columns[test])
+    U = representation.coordinates(kernel.rows(test))
     estimator = VarianceConstrainedKreinClassifier if constrained else KreinRidgeClassifier
     for setting, model in zip(settings, models, strict=True):
         exact = estimator(kernel="precomputed", center=False, **setting).fit(K_train, y[train])
         assert_allclose(model.decision_function(U), exact.decision_function(K_test), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("spectrum", ["clip", "flip", "square"])
+def test_the_low_rank_svm_minimizes_the_squared_hinge_on_the_treated_features(spectrum):
+    # an independent solver (L-BFGS) on the explicit features Φ = Ũ g(λ) of the treated spectrum
+    from scipy.optimize import minimize
+
+    series, y = _series(60, seed=5)
+    D = dtw_distances(series)
+    landmarks = np.arange(0, 60, 2)
+    choice = KernelChoice("dc", lambda: DoubleCentering(scale="median"))
+    kernel = landmark_kernel(choice, D[:, landmarks], landmarks)
+    train, test = np.arange(0, 60, 4), np.setdiff1d(np.arange(60), np.arange(0, 60, 4))
+    train = np.union1d(train, np.arange(1, 60, 4))
+    representation = nystroem_fold(kernel, train)
+    assert (representation.values < 0).any()  # an indefinite kernel: clip drops a part
+    scaling = TREATMENTS[spectrum](representation.values)
+    features = representation.vectors[:, scaling > 0] * scaling[scaling > 0]
+    U = representation.coordinates(kernel.rows(test))
+    Phi_test = U[:, scaling > 0] * scaling[scaling > 0]
+    settings = [{"C": 0.1}, {"C": 10.0}]
+    classes = np.unique(y)
+    models = fit_linear_svm(representation, y[train], settings, classes, spectrum=spectrum)
+    for setting, model in zip(settings, models, strict=True):
+        for t, label in enumerate(classes):  # one-vs-rest: a problem per class
+            signs = np.where(y[train] == label, 1.0, -1.0)
+
+            def objective(p, C=setting["C"], signs=signs):
+                w, b = p[:-1], p[-1]
+                slack = np.maximum(0.0, 1.0 - signs * (features @ w + b))
+                gradient_w = w - 2.0 * C * features.T @ (signs * slack)
+                return 0.5 * w @ w + C * slack @ slack, np.append(gradient_w, -2.0 * C * signs @ slack)
+
+            start = np.zeros(features.shape[1] + 1)
+            options = {"gtol": 1e-12, "ftol": 1e-15, "maxiter": 10_000}
+            p = minimize(objective, start, jac=True, method="L-BFGS-B", options=options).x
+            assert_allclose(model.decision_function(U)[:, t], Phi_test @ p[:-1] + p[-1], atol=1e-5)
 
 
 def test_neighbours_on_the_held_out_landmarks_are_scikit_learns():

@@ -336,8 +336,16 @@ class SpectrumTransformer(TransformerMixin, BaseEstimator):
     def fit_transform(self, X: ArrayLike, y: object = None) -> NDArray[np.float64]:
         """Fit, then return the transformed training kernel ``U f(Λ) Uᵀ``."""
         self.fit(X, y)
-        U = self.eigenvectors_
-        return (U * self.transformed_eigenvalues_) @ U.T
+        values = self.transformed_eigenvalues_  # non-negative but for "none"
+        if self.method == "none":
+            U = self.eigenvectors_
+            return (U * values) @ U.T
+        # A Aᵀ with A = U f(Λ)^½ over the non-zero f(λ): a symmetric rank-k update (half a product's
+        # flops, fewer still for clip), exactly symmetric
+        kept = values > 0
+        A = self.eigenvectors_[:, kept] * np.sqrt(values[kept])
+        with blas_for_data(A):
+            return A @ A.T
 
     def transform(self, X: ArrayLike, diagonal: ArrayLike | None = None) -> NDArray[np.float64]:
         """Map test-versus-train kernel rows consistently with the training transform.

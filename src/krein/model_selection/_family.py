@@ -447,7 +447,7 @@ class _KreinFamilyCV(MetaEstimatorMixin, BaseEstimator):
             others = np.setdiff1d(np.arange(n), landmarks)
             inputs = np.empty((n, m))
             inputs[landmarks] = source.square(take(X, landmarks), what="the landmarks")
-            inputs[others] = source.block(take(X, others), take(X, landmarks), what="the objects")
+            source.block(take(X, others), take(X, landmarks), what="the objects", out=inputs, rows=others)
         elif self.__sklearn_tags__().input_tags.pairwise:  # a precomputed matrix: its landmark columns
             inputs = X[:, landmarks]
         else:  # data points: the kernel objects evaluate K(X, Z)

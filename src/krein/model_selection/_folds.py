@@ -162,7 +162,7 @@ def evaluate_low_rank_fold(kernel, families, landmarks, y, train, test, scorer, 
     with warnings.catch_warnings(), config_context(assume_finite=True, skip_parameter_validation=True):
         warnings.simplefilter("ignore", ConvergenceWarning)
         representation = nystroem_fold(kernel, train)
-        U = representation.coordinates(kernel.columns[test])
+        U = representation.coordinates(kernel.rows(test))
         for family in families:
             if family.low_rank is None:
                 continue

@@ -61,21 +61,31 @@ AUTO_EXACT_MAX_SAMPLES = 2000
 AUTO_LANDMARKS = 500
 
 
-#: Entries of a fold's kernel columns copied at a time (8 MiB): the fold's representation holds its
-#: n × r coordinates, not another copy of its n × m columns.
+#: Entries of a fold's kernel columns formed at a time (8 MiB): the fold's representation holds its
+#: n × r coordinates, not a copy of its n × m columns.
 FOLD_BLOCK_ENTRIES = 1 << 20
 
 
 @dataclass
 class LandmarkKernel:
     """One kernel choice on the landmark block: its ``label``, the distance ``transformer`` fitted on the
-    landmarks' distances, the kernel columns ``columns = K(X, Z)`` (n × m) and the signed factor of
-    the pseudo-inverse of ``K_ZZ`` (:func:`krein.representation.landmark_factor`)."""
+    landmarks' distances, the route's ``inputs`` (the n × m distances to the landmarks, or the data
+    points of a kernel object) and the signed factor of the pseudo-inverse of ``K_ZZ``
+    (:func:`krein.representation.landmark_factor`).
+
+    The kernel columns ``K(X, Z)`` are not stored: :meth:`rows` forms those of a block of objects from
+    their inputs when a fold needs them (the transformers act row by row), so that the route holds one
+    n × m block, its inputs, however many kernels it searches."""
 
     label: str
     transformer: object  # None: the inputs are the kernel's columns (a precomputed similarity)
-    columns: np.ndarray
+    inputs: np.ndarray
     factor: LandmarkFactor
+
+    def rows(self, index: np.ndarray) -> np.ndarray:
+        """The kernel columns ``K(x, Z)`` of the objects at ``index`` (rows of the inputs)."""
+        block = self.inputs[index]
+        return block if self.transformer is None else self.transformer.transform(block)
 
 
 def landmark_kernel(choice, inputs: np.ndarray, landmarks: np.ndarray) -> LandmarkKernel:
@@ -92,8 +102,7 @@ def landmark_kernel(choice, inputs: np.ndarray, landmarks: np.ndarray) -> Landma
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # duplicate landmarks: dropped by the pseudo-inverse
         factor = landmark_factor(K_ZZ, null_vector=null_vector)
-    columns = inputs if transformer is None else transformer.transform(inputs)
-    return LandmarkKernel(choice.label, transformer, columns, factor)
+    return LandmarkKernel(choice.label, transformer, inputs, factor)
 
 
 def nystroem_fold(kernel: LandmarkKernel, rows: np.ndarray) -> SpectralRepresentation:
@@ -104,21 +113,30 @@ def nystroem_fold(kernel: LandmarkKernel, rows: np.ndarray) -> SpectralRepresent
     (:func:`~krein.representation._approximation.eigen_from_gram`); the eigenvalues are divided by the
     scale ``s`` = mean |diag K̃| (:class:`KernelNormalizer`'s). Test rows map to ``Ũ(x) = (k_x − c̄) E``
     (:meth:`~krein.representation.SpectralRepresentation.coordinates` of raw kernel rows).
+
+    The eigenpairs come positive first, then negative (each by decreasing ``|λ|``), so that the
+    coordinates of the positive part are a block of columns (:func:`fit_linear_svm` reads them without
+    a copy). The kernel columns are formed block by block (:meth:`LandmarkKernel.rows`, about
+    :data:`FOLD_BLOCK_ENTRIES` entries each) and the fold holds only its n × r coordinates.
     """
     R = kernel.factor.right
     blocks = np.array_split(rows, max(1, -(-rows.size * R.shape[0] // FOLD_BLOCK_ENTRIES)))
-    means = sum(kernel.columns[block].sum(axis=0) for block in blocks) / rows.size
+    means = sum(kernel.rows(block).sum(axis=0) for block in blocks) / rows.size
     L = np.empty((rows.size, R.shape[1]))  # in row blocks: no copy of the fold's n × m columns
     start = 0
     for block in blocks:
-        L[start : start + block.size] = (kernel.columns[block] - means) @ R
+        L[start : start + block.size] = (kernel.rows(block) - means) @ R
         start += block.size
     values, W = eigen_from_gram(L.T @ L, kernel.factor.signature)
+    order = np.argsort(values < 0, kind="stable")  # positive first, each sign by decreasing |λ|
+    values, W = values[order], W[:, order]
     step = max(1, FOLD_BLOCK_ENTRIES // max(R.shape[1], 1))
+    diagonal_sum = 0.0
     for start in range(0, rows.size, step):  # Ũ = L W, formed in L's memory block by block
         L[start : start + step, : W.shape[1]] = L[start : start + step] @ W
+        diagonal_sum += float(np.sum(np.abs(np.square(L[start : start + step, : W.shape[1]]) @ values)))
     vectors = L[:, : W.shape[1]]
-    scale = float(np.mean(np.abs(np.square(vectors) @ values)))
+    scale = diagonal_sum / rows.size
     if not (scale > 0 and np.isfinite(scale)):
         raise ValueError("The training kernel is constant: after centring it is zero, nothing to learn.")
     return SpectralRepresentation(
@@ -194,17 +212,22 @@ def fit_linear_svm(representation, y, settings, classes, *, spectrum):
     ``½‖w‖² + C Σᵢ max(0, 1 − yᵢ(Φᵢw + b))²`` with an unpenalized intercept, one-vs-rest, by the finite
     Newton method (:func:`krein.optimize.squared_hinge_newton`, ``ρ = 1/(2Cn)``), warm-started from the
     previous ``C``; for a regressor the squared ε-insensitive SVR (ε = 0.1 on standardized targets,
-    scikit-learn's ``LinearSVR``)."""
+    scikit-learn's ``LinearSVR``).
+
+    The classifier is solved on the coordinates ``Ũ`` themselves, not on a scaled copy: with
+    ``v = g(λ) ∘ w`` the penalty ``ρ‖w‖²`` is ``Σⱼ (ρ / g(λⱼ)²) vⱼ²`` and ``Φw = Ũv``, the same
+    problem (a diagonal change of variables, which leaves Newton's iterates and the Cholesky factor's
+    accuracy unchanged), so a fold of n rows holds no second n × r array."""
     if spectrum not in TREATMENTS:
         raise ValueError(f"the {spectrum} treatment has no low-rank form (a full-rank shift of the kernel)")
     scaling = TREATMENTS[spectrum](representation.values)
     keep = scaling > 0
     if not keep.any():
         raise ValueError(f"the {spectrum} treatment leaves no eigenvalue: the kernel has no positive part")
-    features = representation.vectors[:, keep] * scaling[keep]
-    n, r = features.shape
+    n = representation.vectors.shape[0]
     models = []
     if classes is None:
+        features = representation.vectors[:, keep] * scaling[keep]
         for setting in settings:
             model = LinearSVR(
                 C=setting["C"], epsilon=0.1, loss="squared_epsilon_insensitive", dual=False, max_iter=2000
@@ -214,19 +237,22 @@ def fit_linear_svm(representation, y, settings, classes, *, spectrum):
                 model.fit(features, y)
             models.append(CoordinateModel(scaling[keep], keep, model=model, classes=classes))
         return models
+    k = np.count_nonzero(keep)  # nystroem_fold orders the positive part first: a view, not a copy
+    coordinates = representation.vectors[:, :k] if keep[:k].all() else representation.vectors[:, keep]
+    unit = np.ones(k)
     Y, _ = encode_labels(y, "plain")
     starts = [None] * Y.shape[1]
     workspaces = [{} for _ in range(Y.shape[1])]  # each task's normal equations, carried along the path
     for setting in settings:
-        penalties = np.full(r, 1.0 / (2.0 * setting["C"] * n))
+        penalties = 1.0 / (2.0 * setting["C"] * n * np.square(scaling[keep]))
         solutions = [
-            squared_hinge_newton(features, Y[:, t], penalties, start=starts[t], workspace=workspaces[t])
+            squared_hinge_newton(coordinates, Y[:, t], penalties, start=starts[t], workspace=workspaces[t])
             for t in range(Y.shape[1])
         ]
         starts = [(solution.x, solution.intercept) for solution in solutions]
         coef = np.column_stack([solution.x for solution in solutions])
         intercept = np.array([solution.intercept for solution in solutions])
-        models.append(CoordinateModel(scaling[keep], keep, coef=coef, intercept=intercept, classes=classes))
+        models.append(CoordinateModel(unit, keep, coef=coef, intercept=intercept, classes=classes))
     return models
 
 
@@ -264,7 +290,7 @@ class LowRankModel:
     @classmethod
     def fit(cls, kernel, family, params, y, classes, scaler=None):
         """Fit ``family`` with ``params`` on the one-shot eigendecomposition of all rows of ``kernel``."""
-        representation = nystroem_fold(kernel, np.arange(kernel.columns.shape[0]))
+        representation = nystroem_fold(kernel, np.arange(kernel.inputs.shape[0]))
         targets = y if scaler is None else scaler.transform(y)
         model = family.low_rank(representation, targets, [params], classes)[0]
         return cls(kernel.transformer, representation, model, scaler)

@@ -153,9 +153,13 @@ class ObjectDistances:
             print(f"{self.owner}: {n * (n - 1) // 2} distances in {time.perf_counter() - started:.1f} s")
         return D
 
-    def block(self, A: Any, B: Any, *, what: str = "objects") -> np.ndarray:
+    def block(
+        self, A: Any, B: Any, *, what: str = "objects", out: np.ndarray | None = None, rows: Any = None
+    ) -> np.ndarray:
         """The ``len(A) × len(B)`` distances, in row chunks; with ``verbose`` the progress (objects per
-        second, time left) is printed every few seconds.
+        second, time left) is printed every few seconds. With ``out`` (and ``rows``, one per object of
+        ``A``; default ``0, 1, …``) the distances of ``A[i]`` are written to ``out[rows[i]]`` and ``out``
+        is returned: a block of a larger array, with no second copy of it.
 
         Under joblib's dask backend (``joblib.parallel_config(backend="dask")`` with a
         ``dask.distributed`` client) the chunks are tasks on the cluster's workers (each on one
@@ -163,7 +167,9 @@ class ObjectDistances:
         the same either way: every chunk is the same call of the metric.
         """
         n_a, n_b = len(A), len(B)
-        out = np.empty((n_a, n_b))
+        if out is None:
+            out = np.empty((n_a, n_b))
+        rows = np.arange(n_a) if rows is None else np.asarray(rows)
         chunk = max(1, CHUNK_PAIRS // max(n_b, 1))
         starts = range(0, n_a, chunk)
         distributed = on_a_cluster()
@@ -175,7 +181,7 @@ class ObjectDistances:
         started = last = last_chunk = time.perf_counter()
         for start, values in zip(starts, runner(tasks), strict=True):
             stop = min(n_a, start + chunk)
-            out[start:stop] = values
+            out[rows[start:stop]] = values
             self.n_evaluations += (stop - start) * n_b
             now = time.perf_counter()
             self.seconds += now - last_chunk
