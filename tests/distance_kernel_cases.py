@@ -40,7 +40,7 @@ def _data():
     return series, strings, spd, y, labels
 
 
-def _cases():
+def cases():
     series, strings, spd, y, labels = _data()
     train, test = slice(0, 40), slice(40, 50)
     dtw = DistanceKernel("dtw", gamma=2.0)
@@ -132,7 +132,7 @@ def outputs():
     """``{configuration: its outputs as a list of floats}`` (warnings of the small problems silenced)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return {name: np.ravel(np.asarray(case(), dtype=float)).tolist() for name, case in _cases().items()}
+        return {name: np.ravel(np.asarray(case(), dtype=float)).tolist() for name, case in cases().items()}
 
 
 if __name__ == "__main__":
