@@ -10,8 +10,9 @@ import warnings
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
+from sklearn.exceptions import NotFittedError
 
-import krein.dissimilarity
+import krein.kernels._distance  # where DistanceKernel looks its distances up: counted here
 from krein.dissimilarity import DoubleCentering, pairwise_distances
 from krein.kernels import DistanceKernel, pack_objects, unpack_objects
 from krein.least_squares import KreinRidge, KreinRidgeClassifier
@@ -113,23 +114,24 @@ def test_low_rank_fit_with_all_landmarks_equals_the_precomputed_fit(transform, m
 
 def test_double_centring_of_euclidean_distances_is_the_linear_kernel_centred_at_the_references():
     """With the Euclidean distance, −½ (‖x − y‖² − μ(x) − μ(y) + μ̄) = (x − z̄)ᵀ(y − z̄), z̄ the mean of
-    the references (those of the first symmetric evaluation): on the references, between them and other
-    points on either side, between two other sets, on one other set, and on the diagonal."""
+    the references (those given to ``fit``): on the references, between them and other points on either
+    side, between two other sets, on one other set, and on the diagonal."""
     rng = np.random.default_rng(7)
     points = rng.normal(size=(60, 4)) + 5.0
     X = pack_objects(list(points))
     kernel = DistanceKernel("euclidean", transform="double_centering", gamma=1.0, relative=False)
     for call in (lambda: kernel(X[:5], X[5:10]), lambda: kernel.diag(X[:5])):
-        with pytest.raises(ValueError, match=r"evaluate K\(Z\) on the training objects \(or the landmarks\)"):
+        with pytest.raises(ValueError, match=r"centres through reference objects .* call kernel\.fit\(Z\)"):
             call()
     centred = points - points[:15].mean(axis=0)
     linear = centred @ centred.T
     Z, A, B = slice(0, 15), slice(15, 35), slice(35, 60)
+    assert kernel.fit(X[Z]) is kernel
     assert_allclose(kernel(X[Z]), linear[Z, Z], atol=1e-12)
     assert kernel.block_null_vector(X[Z]) is not None and kernel.block_null_vector(X[A]) is None
     for rows, columns in ((A, Z), (Z, B), (A, B), (Z, Z)):
         assert_allclose(kernel(X[rows], X[columns]), linear[rows, columns], atol=1e-12)
-    assert_allclose(kernel(X[A]), linear[A, A], atol=1e-12)  # a later K(X) keeps the references
+    assert_allclose(kernel(X[A]), linear[A, A], atol=1e-12)  # a symmetric block of other objects
     assert_allclose(kernel.diag(X[A]), np.diag(linear)[A], atol=1e-12)
     assert DistanceKernel("euclidean").block_null_vector(X[Z]) is None  # the Gaussian has none
 
@@ -155,7 +157,7 @@ def test_double_centred_low_rank_fit_is_landmark_mds(monkeypatch):
 
     with monkeypatch.context() as patch, warnings.catch_warnings():
         warnings.simplefilter("error")
-        patch.setattr(krein.dissimilarity, "pairwise_distances", counting)
+        patch.setattr(krein.kernels._distance, "pairwise_distances", counting)
         model = KreinRidgeClassifier(kernel=kernel, n_components=m, random_state=0).fit(X[:n], y)
     assert blocks[0] == (m, m, True)
     assert all(b == m and not sym for _, b, sym in blocks[1:]) and sum(a for a, _, _ in blocks[1:]) == n
@@ -192,7 +194,7 @@ def test_low_rank_fit_computes_only_the_landmark_distances(monkeypatch):
         blocks.append((len(A), len(A) if B is None else len(B), B is None))
         return pairwise_distances(A, B, **kwargs)
 
-    monkeypatch.setattr(krein.dissimilarity, "pairwise_distances", counting)
+    monkeypatch.setattr(krein.kernels._distance, "pairwise_distances", counting)
     model = KreinRidgeClassifier(kernel=DistanceKernel("dtw", gamma=2.0), n_components=m, random_state=0)
     model.fit(X, y)
     assert blocks[0] == (m, m, True)  # the landmarks' block comes first and fixes the scale
@@ -223,20 +225,25 @@ def test_distance_kernel_direct_calls_and_errors():
     assert_allclose(kernel(pack_objects(strings)), kernel(strings), rtol=0)
     assert_allclose(kernel.diag(strings), np.ones(6))
     relative = DistanceKernel("edit")
-    with pytest.raises(ValueError, match=r"takes its scale from the training block K\(X\)"):
-        relative(strings[:2], strings)
+    for call in (
+        lambda: relative(strings[:2], strings),
+        lambda: relative(strings),
+        lambda: relative.diag(strings),
+    ):
+        with pytest.raises(NotFittedError, match=r"scale from the distances .* call kernel\.fit\(Z\)"):
+            call()
     with pytest.raises(ValueError, match=r"transform must be one of \('gaussian', 'double_centering'\)"):
         DistanceKernel("edit", transform="laplace")(strings)
     with pytest.raises(ValueError, match="gamma must be a finite positive number"):
         DistanceKernel("edit", gamma=-1.0)(strings)
-    with pytest.raises(ValueError, match="median squared distance between the training objects is 0"):
-        DistanceKernel("edit")(["a", "a", "a", "a", "b"])
+    with pytest.raises(ValueError, match="median squared distance between the reference objects is 0"):
+        DistanceKernel("edit").fit(["a", "a", "a", "a", "b"])
     with pytest.raises(ValueError, match="X is empty"):
         KreinRidge(kernel=DistanceKernel("edit")).fit([], [])
     with pytest.raises(TypeError, match=r"X\[1\] is a dict: only strings and numeric arrays"):
         KreinRidge(kernel=DistanceKernel("edit")).fit(["a", {}], [1.0, 2.0])
     with pytest.raises(TypeError, match=r"unexpected parameter\(s\) \['window'\]"):
-        DistanceKernel("edit", metric_params={"window": 3})(strings)
+        DistanceKernel("edit", metric_params={"window": 3}).fit(strings)
 
 
 @pytest.mark.parametrize("n_components", [None, 30])

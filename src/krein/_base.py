@@ -190,9 +190,9 @@ def is_precomputed(kernel):
 class KernelEstimatorMixin:
     """Kernel handling for estimators with a ``kernel`` parameter (put it first in the bases).
 
-    After :meth:`_fit_kernel`, the estimator has ``kernel_`` (the resolved kernel object, or
-    ``"precomputed"``), ``n_features_in_`` and, for a kernel object, ``X_fit_`` (the training inputs
-    that test points are compared with).
+    After :meth:`_fit_kernel`, the estimator has ``kernel_`` (a copy of the kernel object, fitted to
+    the training inputs, or ``"precomputed"``), ``n_features_in_`` and, for a kernel object, ``X_fit_``
+    (the training inputs that test points are compared with).
     """
 
     #: Largest training-kernel magnitude the estimator's solver accepts (None: no limit).
@@ -223,7 +223,8 @@ class KernelEstimatorMixin:
         else:
             check_kernel_memory(X.shape[0], self)
             self.X_fit_ = X
-            K = check_square_kernel(self.kernel_(X), "the training kernel", symmetrize=False)
+            # the estimator's copy of the kernel, fitted to the training points (Kernel.fit_gram)
+            K = check_square_kernel(self.kernel_.fit_gram(X), "the training kernel", symmetrize=False)
         if self._max_kernel_magnitude is not None:
             check_kernel_magnitude(K, self._max_kernel_magnitude, "X")
         if not np.any(K):

@@ -270,6 +270,7 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
         )
         if not is_precomputed(self.kernel):
             self.X_fit_ = representation.points
+            self.kernel_ = representation.kernel  # the copy fitted to the first sample drawn
         return representation
 
     # ------------------------------------------------------------------ transforming

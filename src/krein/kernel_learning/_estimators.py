@@ -119,8 +119,8 @@ class _KernelCombinationMixin:
             check_kernel_memory(X.shape[0], self, copies=len(kernels) + 2)  # the stack and a combination
             stack = np.empty((len(kernels), X.shape[0], X.shape[0]))
             for k, kernel in enumerate(kernels):
-                stack[k] = check_square_kernel(
-                    kernel(X), f"the base kernel kernels[{k}] = {kernel!r}", symmetrize=False
+                stack[k] = check_square_kernel(  # each base kernel (a copy) fitted to the training points
+                    kernel.fit_gram(X), f"the base kernel kernels[{k}] = {kernel!r}", symmetrize=False
                 )
             mask = [not k.is_positive_definite for k in kernels]
             indefinite = [repr(k) for k in kernels if not k.is_positive_definite]

@@ -3,8 +3,9 @@
 The vectorial kernels of Appendix D of Oglic & Gärtner (2018) (GAUSS, RL-GAUSS, SIGMOID, RL-SIGMOID,
 DELTA-GAUSS, EPANECHNIKOV), the TL1 kernel of Liu et al. (2019), polynomial and linear kernels; sums,
 differences, elementwise products, scalings and powers of kernels; memory-bounded block evaluation;
-:class:`DistanceKernel`, the Gaussian of a structured distance (DTW, edit, SPD, ...) on objects packed
-into rows by :func:`pack_objects`.
+:class:`DistanceKernel`, the Gaussian or the double centring of a structured distance (DTW, edit, SPD,
+...; from :mod:`krein.dissimilarity`, the layer below) on objects packed into rows by
+:func:`pack_objects`, whose scale and reference objects are fixed by :meth:`Kernel.fit`.
 Estimators accept a :class:`Kernel`, one of the names in :data:`KERNEL_NAMES`, or ``"precomputed"``.
 """
 

@@ -123,6 +123,46 @@ class Kernel:
         """
         return None
 
+    # ------------------------------------------------------------------ fitting
+    def fit(self, Z: ArrayLike) -> Self:
+        """Fix the parameters that are statistics of data from the reference points ``Z``; returns self.
+
+        A kernel's value is a function of its constructor arguments and of what its last ``fit`` set,
+        never of the blocks evaluated before. Most kernels have no such parameter, and their fit only
+        fits their sub-kernels; a :class:`DistanceKernel` fixes its scale and its reference objects.
+        Estimators fit their own copy of the kernel to the training points of an exact model, or to the
+        first uniform sample of a low-rank one (the landmarks, or the sketch of the informed samplers),
+        through :meth:`fit_gram`, which gives that block as well.
+
+        Parameters
+        ----------
+        Z : array-like of shape (n_references, n_features), or a collection of objects
+            The reference points.
+
+        Returns
+        -------
+        self : Kernel
+        """
+        for _, child in self._children():
+            child.fit(Z)
+        return self
+
+    def fit_gram(self, Z: ArrayLike) -> NDArray[np.float64]:
+        """:meth:`fit` to ``Z`` and return ``K(Z)``, the block an estimator evaluates first.
+
+        Equal to ``kernel.fit(Z)(Z)``; a kernel that fits from the block's own values (a
+        :class:`DistanceKernel`'s distances) computes them once.
+
+        Parameters
+        ----------
+        Z : array-like of shape (n_references, n_features), or a collection of objects
+
+        Returns
+        -------
+        K : ndarray of shape (n_references, n_references)
+        """
+        return self.fit(Z)(Z)
+
     # ------------------------------------------------------------------ parameters
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         """Constructor arguments of this kernel (and, if ``deep``, of its sub-kernels)."""

@@ -6,18 +6,22 @@ through them packed one object per row by :func:`pack_objects`; :class:`Distance
 rows and evaluates its metric (:func:`krein.dissimilarity.pairwise_distances`) only on the pairs
 asked for: a low-rank fit with ``n_components=m`` computes the n × m distances to the landmarks and
 the m × m distances between them, never the n × n matrix. The distances become a kernel by their
-Gaussian or by their double centring through the landmarks (landmark MDS).
+Gaussian or by their double centring through the landmarks (landmark MDS), with the scale and the
+reference objects fixed by an explicit fit (:meth:`DistanceKernel.fit`). The distances come from
+:mod:`krein.dissimilarity`, the layer below this one (``docs/developer.md``).
 """
 
 from __future__ import annotations
 
 import numbers
 from collections.abc import Callable, Iterable
-from typing import Any, Literal, NoReturn, TypeGuard, cast, overload
+from typing import Any, Literal, NoReturn, Self, TypeGuard, cast, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from sklearn.exceptions import NotFittedError
 
+from ..dissimilarity import double_center, pairwise_distances
 from ._base import Kernel
 
 __all__ = ["DISTANCE_TRANSFORMS", "DistanceKernel", "pack_objects", "unpack_objects"]
@@ -124,33 +128,40 @@ class DistanceKernel(Kernel):
     * ``transform="gaussian"``: ``K = exp(−S) = exp(−γ D²)``; indefinite in general (DTW, edit,
       affine-invariant; positive definite for the Euclidean and log-Euclidean distances).
     * ``transform="double_centering"``: the double centring of ``S`` through the *reference objects*
-      ``z₁ … z_r`` of the first symmetric evaluation ``K(Z)`` (:func:`~krein.dissimilarity.double_center`)::
+      ``z₁ … z_r`` given to :meth:`fit` (:func:`~krein.dissimilarity.double_center`)::
 
           k(x, y) = −½ (S(x, y) − μ(x) − μ(y) + μ̄),  μ(x) = (1/r) Σₖ S(x, zₖ),  μ̄ = (1/r²) Σₖₗ S(zₖ, zₗ).
 
       On the references it is classical scaling, ``K(Z) = −½ J S_ZZ J`` (``J = I − 11ᵀ/r``), and a
       row of another object is centred with the references' column means of ``S``: the formula of
       :class:`~krein.dissimilarity.DoubleCentering` with the references as its training objects.
-      In an exact fit the references are the training objects (``K = −½ H S H``); in a low-rank fit
-      (``n_components=m``) they are the m landmarks, whose block is evaluated first, so that the fit
-      computes only the n × m distances to the landmarks and the m × m between them — landmark MDS
-      (de Silva & Tenenbaum 2004), whose coordinates are the Nyström features of this kernel (Platt
-      2005). ``K(X, Y)`` costs the distances ``D(X, Y)``, plus those of ``X`` and of ``Y`` to the
-      references unless they are the references themselves (with ``landmarks="leverage"`` or
-      ``"kmeans++"`` the first block is that of the uniform sketch these samplers start from, so the
-      references are the sketch and every landmark row pays its distances to it as well). The kernel
-      annihilates the constant vector on the references (:meth:`block_null_vector`), and is
-      indefinite unless D is Euclidean.
+      With the m landmarks of a low-rank fit (``n_components=m``) as references the fit computes only
+      the n × m distances to the landmarks and the m × m between them — landmark MDS (de Silva &
+      Tenenbaum 2004), whose coordinates are the Nyström features of this kernel (Platt 2005).
+      ``K(X, Y)`` costs the distances ``D(X, Y)``, plus those of ``X`` and of ``Y`` to the references
+      unless they are the references themselves. The kernel annihilates the constant vector on the
+      references (:meth:`block_null_vector`), and is indefinite unless D is Euclidean.
 
     With ``relative=True`` the scale is free of the distance's unit: γ = gamma / median(D²), the
-    median over the off-diagonal entries of the *training* block (``transform="double_centering"``
-    with ``gamma=1`` is ``DoubleCentering(scale="median")``).  A kernel object is a function K(X, Y),
-    so the scale (and the references) are fixed at fit time: the first symmetric evaluation ``K(X)``
-    — the n × n training block of an exact fit, or the landmarks' m × m block of a low-rank fit (the
-    first block every estimator evaluates) — resolves it and stores it in ``gamma_``; later
-    evaluations ``K(X, Y)`` (landmark columns, predictions) use it.  Estimators fit a fresh copy of
-    the kernel (``make_kernel``), so each fit resolves its own scale; ``relative=False`` uses γ =
-    ``gamma`` as given.
+    median over the off-diagonal entries of the reference objects' distances
+    (``transform="double_centering"`` with ``gamma=1`` is ``DoubleCentering(scale="median")``).
+
+    **Fitting.** The scale (``relative=True``) and the references (``transform="double_centering"``)
+    are statistics of data, so the kernel has a fit: :meth:`fit` fixes them from the reference objects
+    ``Z`` (``gamma_``, ``reference_``, ...), and :meth:`fit_gram` does so and returns ``K(Z)`` from the
+    one evaluation of the distances ``D(Z)`` it needs anyway. Evaluating the kernel never changes
+    it, so ``K(A, B)`` is the same whatever was evaluated before; before a fit it is a
+    :class:`~sklearn.exceptions.NotFittedError` naming ``fit``, except for the Gaussian with
+    ``relative=False``, a function of its arguments alone (γ = ``gamma``). Every estimator fits its own
+    copy of the kernel (the one given is left unfitted): to the training objects in an exact fit,
+    and in a low-rank fit to the first uniform sample it draws — the m landmarks
+    (``landmarks="uniform"``), or the uniform sketch that ``landmarks="leverage"`` and
+    ``"kmeans++"`` start from (double-centred, every landmark row then pays its distances to the
+    sketch as well). Why a fit of the kernel rather than a scale that each estimator computes and
+    passes in: the kernel's value is defined by these statistics (the double centring needs the
+    reference objects themselves and their mean squared distances, which no number passed in
+    carries), and the estimators, the Nyström producer and the model-selection route all hold the
+    kernel object, so one method serves them all.
 
     Estimators fitted with this kernel take the objects themselves (a list of series of different
     lengths, a list of strings, an array of SPD matrices): they pack them into rows
@@ -165,7 +176,8 @@ class DistanceKernel(Kernel):
     transform : {"gaussian", "double_centering"}, default="gaussian"
         ``exp(−γ D²)``, or the double centring of ``γ D²`` through the references (above).
     gamma : float, default=1.0
-        γ (``relative=False``) or γ times the median of the squared training distances.
+        γ (``relative=False``) or γ times the median of the squared distances between the reference
+        objects.
     relative : bool, default=True
     metric_params : dict or None
         Keywords of the metric (``{"window": 10}`` for DTW, ...).
@@ -175,7 +187,8 @@ class DistanceKernel(Kernel):
     Attributes
     ----------
     gamma_ : float
-        The γ in use, set by the first symmetric evaluation (``relative=True``) or equal to ``gamma``.
+        The γ in use, set by :meth:`fit`: ``gamma`` over the references' median squared distance
+        (``relative=True``), or ``gamma``.
     reference_ : ndarray of shape (r, width) or list
         ``transform="double_centering"``: the reference objects (packed rows, or the objects as given).
     reference_sq_means_ : ndarray of shape (r,)
@@ -195,8 +208,8 @@ class DistanceKernel(Kernel):
     >>> from krein.dissimilarity import DoubleCentering, pairwise_distances
     >>> from krein.kernels import DistanceKernel
     >>> words = ["kernel", "kernels", "krein", "space", "spaces", "pace", "pacer"]
-    >>> kernel = DistanceKernel("edit", transform="double_centering")
-    >>> K = kernel(words)  # the first symmetric block: these words are the references
+    >>> kernel = DistanceKernel("edit", transform="double_centering").fit(words)  # the references
+    >>> K = kernel(words)
     >>> centering = DoubleCentering(scale="median")
     >>> bool(np.allclose(K, centering.fit_transform(pairwise_distances(words, metric="edit"))))
     True
@@ -205,6 +218,8 @@ class DistanceKernel(Kernel):
     True
     >>> print(round(float(np.sum(K)), 10))  # K 1 = 0 on the references
     0.0
+    >>> bool(np.allclose(kernel(["space", "spaces"]), K[3:5, 3:5]))  # evaluating never refits
+    True
     """
 
     is_positive_definite = False
@@ -245,48 +260,108 @@ class DistanceKernel(Kernel):
             raise TypeError(f"metric_params must be a dict or None, got {type(self.metric_params).__name__}")
 
     def _distances(self, X, Y=None):
-        from ..dissimilarity import pairwise_distances
-
         a = unpack_objects(X, "X") if is_packed(X) else X
         b = None if Y is None else (unpack_objects(Y, "Y") if is_packed(Y) else Y)
         return pairwise_distances(a, b, metric=self.metric, n_jobs=self.n_jobs, **(self.metric_params or {}))
 
+    # ------------------------------------------------------------------ fitting
+    def fit(self, Z: ArrayLike) -> Self:
+        """Fix γ and, for the double centring, the reference objects from the objects ``Z``.
+
+        The Gaussian with ``relative=False`` learns nothing from ``Z`` (no distance is computed).
+
+        Parameters
+        ----------
+        Z : collection of objects, or their packed rows
+            The reference objects: the training objects, or the landmarks of a low-rank model.
+
+        Returns
+        -------
+        self : DistanceKernel
+        """
+        self._check_parameters()
+        if self.relative or self.transform == "double_centering":
+            self._fit_distances(Z, self._distances(Z))
+        else:
+            self.gamma_ = float(self.gamma)
+        return self
+
+    def fit_gram(self, Z: ArrayLike) -> NDArray[np.float64]:
+        """:meth:`fit` to the objects ``Z`` and return ``K(Z)``, from one evaluation of ``D(Z)``.
+
+        Parameters
+        ----------
+        Z : collection of objects, or their packed rows
+
+        Returns
+        -------
+        K : ndarray of shape (n_objects, n_objects)
+        """
+        self._check_parameters()
+        return self._kernel_of(Z, None, self._fit_distances(Z, self._distances(Z)))
+
+    def _fit_distances(self, Z, D):
+        """Set the fitted attributes from the distances ``D = D(Z)`` of the references ``Z``; returns
+        their scaled squares ``S`` (written over ``D``)."""
+        self.gamma_ = self._resolve_scale(D)
+        S = self._scaled_squares(D, self.gamma_)
+        if self.transform == "double_centering":
+            self.reference_ = Z
+            self.reference_sq_means_ = S.mean(axis=0)
+            self.grand_sq_mean_ = float(self.reference_sq_means_.mean())
+        return S
+
     def _resolve_scale(self, D):
-        """γ from the training block ``D`` (symmetric): gamma / median of its off-diagonal D²."""
+        """γ from the references' distances ``D`` (symmetric): gamma / median of its off-diagonal D²."""
         if not self.relative:
             return float(self.gamma)
         n = D.shape[0]
         if n < 2:
             raise ValueError(
-                "relative=True needs at least 2 training objects (the median of their distances)"
+                "relative=True needs at least 2 reference objects (the median of their distances)"
             )
         squared = D[~np.eye(n, dtype=bool)] ** 2
         median = float(np.median(squared))
         if not median > 0:
             raise ValueError(
-                "the median squared distance between the training objects is 0 (more than half of the "
+                "the median squared distance between the reference objects is 0 (more than half of the "
                 "pairs coincide): relative=True has no scale; pass relative=False and gamma"
             )
         return float(self.gamma) / median
 
-    def _gamma(self):
-        """The γ in use: ``gamma_``, or ``gamma`` when ``relative=False`` and nothing has fixed it yet."""
-        gamma = getattr(self, "gamma_", None)
-        if gamma is not None:
-            return gamma
-        if self.relative:
-            raise ValueError(
-                "DistanceKernel(relative=True) takes its scale from the training block K(X): "
-                "evaluate K(X) on the training objects first"
-            )
-        return float(self.gamma)
+    def _check_fitted(self):
+        """A :class:`~sklearn.exceptions.NotFittedError` naming :meth:`fit` where the kernel needs a
+        statistic of reference objects that no fit has given it."""
+        if self.transform == "double_centering" and getattr(self, "reference_", None) is None:
+            needs = "centres through reference objects (transform='double_centering')"
+        elif self.relative and getattr(self, "gamma_", None) is None:
+            needs = "takes its scale from the distances between reference objects (relative=True)"
+        else:
+            return
+        raise NotFittedError(
+            f"This DistanceKernel {needs} and is not fitted: call kernel.fit(Z) (or kernel.fit_gram(Z)) "
+            "with the training objects or the landmarks first. Estimators fit their own copy."
+        )
 
-    def _check_references(self):
-        if getattr(self, "reference_", None) is None:
-            raise ValueError(
-                "DistanceKernel(transform='double_centering') centres through the objects of its first "
-                "symmetric evaluation K(Z): evaluate K(Z) on the training objects (or the landmarks) first"
-            )
+    def _gamma(self):
+        """The γ in use: ``gamma_`` (fitted) when ``relative=True``, else ``gamma``."""
+        self._check_fitted()
+        return self.gamma_ if self.relative else float(self.gamma)
+
+    @staticmethod
+    def _scaled_squares(D, gamma):
+        """``S = γ D∘D``, written over ``D`` where this call owns it: at n × m = 10⁵ × 500 each copy
+        is 400 MB."""
+        S = np.square(D, out=D if D.flags.owndata and D.flags.writeable else None)
+        S *= gamma
+        return S
+
+    def _kernel_of(self, X, Y, S):
+        """``K(X, Y)`` of the transform from the scaled squares ``S = γ D(X, Y)²`` (``Y`` None: ``K(X)``),
+        written over ``S``."""
+        if self.transform == "gaussian":
+            return np.exp(np.negative(S, out=S), out=S)
+        return self._double_centred(X, Y, S)
 
     def _is_reference(self, X):
         """Whether ``X`` holds the reference objects (equal packed rows, or the very object given)."""
@@ -314,8 +389,6 @@ class DistanceKernel(Kernel):
         """``double_center`` of ``S = γ D(X, Y)²`` through the references (class docstring). The means
         of ``X`` against the references are the row means of ``S`` when ``Y`` holds the references (the
         landmark columns of a low-rank fit), and likewise for ``Y``."""
-        from ..dissimilarity import double_center
-
         if Y is None:
             return double_center(S, self.grand_sq_mean_, self._reference_means(X))
         x_reference, y_reference = self._is_reference(X), self._is_reference(Y)
@@ -344,28 +417,12 @@ class DistanceKernel(Kernel):
     def __call__(
         self, X: ArrayLike, Y: ArrayLike | None = None, eval_gradient: bool = False
     ) -> NDArray[np.float64]:
-        """K(X, Y) of the transform (class docstring); the first ``K(X)`` (Y None) fixes γ and, for the
-        double centring, the references."""
+        """K(X, Y) of the transform (class docstring), with the scale and references of :meth:`fit`."""
         if eval_gradient:
             raise ValueError("DistanceKernel has no tunable hyperparameter: eval_gradient is not available")
         self._check_parameters()
-        centring = self.transform == "double_centering"
-        first = Y is None and getattr(self, "gamma_", None) is None
-        if centring and not first:
-            self._check_references()
-        D = self._distances(X, Y)
-        if first:
-            self.gamma_ = self._resolve_scale(D)
-        # In place on this call's own distance block: at n × m = 10⁵ × 500 each copy is 400 MB.
-        S = np.square(D, out=D if D.flags.owndata and D.flags.writeable else None)
-        S *= self._gamma()
-        if not centring:
-            return np.exp(np.negative(S, out=S), out=S)
-        if first:
-            self.reference_ = X
-            self.reference_sq_means_ = S.mean(axis=0)
-            self.grand_sq_mean_ = float(self.reference_sq_means_.mean())
-        return self._double_centred(X, Y, S)
+        gamma = self._gamma()  # not fitted: the error before any distance
+        return self._kernel_of(X, Y, self._scaled_squares(self._distances(X, Y), gamma))
 
     # the hooks of Kernel's block evaluation (``kernel_blocks(..., reuse=True)``, ``_block``): the
     # rows are objects, not features, and the distance evaluation parallelizes itself
@@ -383,14 +440,18 @@ class DistanceKernel(Kernel):
         """k(x, x): ``exp(−S(x, x))`` (1 where d(x, x) = 0), or ``−½ (S(x, x) − 2μ(x) + μ̄)`` when
         double centred (``μ(x)`` from the distances of ``X`` to the references)."""
         self._check_parameters()
+        return self._diag(X)
+
+    def _diag(self, X):
+        """:meth:`diag` once the parameters are checked (the diagonal of a sum or product of kernels)."""
+        gamma = self._gamma()
         # X is a collection of objects (series, strings, SPD matrices), packed or not.
         objects = unpack_objects(X, "X") if is_packed(X) else list(cast(Iterable[Any], X))
         if isinstance(self.metric, str):  # every shipped distance vanishes on the diagonal
             d = np.zeros(len(objects))
         else:
             d = np.array([self._distances([x], [x])[0, 0] for x in objects])
-        S = self._gamma() * d**2 if np.any(d) else d
+        S = gamma * d**2 if np.any(d) else d
         if self.transform == "gaussian":
             return np.exp(-S)
-        self._check_references()
         return -0.5 * (S - 2.0 * self._reference_means(X) + self.grand_sq_mean_)

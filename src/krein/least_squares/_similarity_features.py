@@ -58,7 +58,7 @@ class _SimilarityFeaturesModel(KernelEstimatorMixin, BaseEstimator):
             else:
                 check_kernel_memory(n, self, copies=2, n_columns=self.prototype_indices_.size)
                 self.X_fit_ = data[self.prototype_indices_]
-                F = self.kernel_(data, self.X_fit_)
+                F = self.kernel_.fit(self.X_fit_)(data, self.X_fit_)  # fitted to the prototypes
             feature_means, target_means = F.mean(axis=0), Y.mean(axis=0)
             F = F - feature_means
             system = F.T @ F

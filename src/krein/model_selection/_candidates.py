@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.model_selection import ParameterGrid
 from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
 from sklearn.svm import SVC, SVR
@@ -102,7 +102,9 @@ class TargetScaler(TransformerMixin, BaseEstimator):
 
 
 class KernelRows(TransformerMixin, BaseEstimator):
-    """Points to kernel rows against the training points: ``K(X, X_fit)`` (``K(X)`` at fit)."""
+    """Points to kernel rows against the training points: ``K(X, X_fit)`` (``K(X)`` at fit), with
+    ``kernel_`` a copy of the kernel fitted to the training points (:meth:`~krein.kernels.Kernel.fit`;
+    on the low-rank route, the landmarks)."""
 
     def __init__(self, kernel=None):
         self.kernel = kernel
@@ -113,11 +115,12 @@ class KernelRows(TransformerMixin, BaseEstimator):
 
     def fit_transform(self, X, y=None):
         self.X_fit_ = np.asarray(X, dtype=np.float64)
-        return self.kernel(self.X_fit_)
+        self.kernel_ = clone(self.kernel)
+        return self.kernel_.fit_gram(self.X_fit_)
 
     def transform(self, X):
         check_is_fitted(self, "X_fit_")
-        return self.kernel(np.asarray(X, dtype=np.float64), self.X_fit_)
+        return self.kernel_(np.asarray(X, dtype=np.float64), self.X_fit_)
 
 
 class SelectDistance(TransformerMixin, BaseEstimator):

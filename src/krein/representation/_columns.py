@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from sklearn.base import clone
 
 from .._cluster import cluster_errors
 from .._memory import MemoryBudget
@@ -199,6 +200,10 @@ def _combine_all(parts):
 class KernelColumns:
     """Landmark columns of the kernel matrix of ``X``.
 
+    A kernel with parameters fitted to data (:meth:`~krein.kernels.Kernel.fit`: a ``DistanceKernel``'s
+    scale and references) is fitted by ``landmark_block(indices, fit=True)``, on a copy: ``kernel``
+    is then that fitted copy, and the kernel given is left as it was.
+
     Parameters
     ----------
     kernel : Kernel or "precomputed"
@@ -229,15 +234,24 @@ class KernelColumns:
         """What test points are compared with: the landmark rows of ``X``, or indices if precomputed."""
         return np.asarray(indices) if self.precomputed else self._rows(indices)
 
-    def landmark_block(self, indices: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64] | None]:
+    def landmark_block(
+        self, indices: ArrayLike, *, fit: bool = False
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64] | None]:
         """``K_ZZ`` (m×m, symmetrized) and the vector it annihilates by construction
-        (:meth:`~krein.kernels.Kernel.block_null_vector`; None when none is known or precomputed)."""
+        (:meth:`~krein.kernels.Kernel.block_null_vector`; None when none is known or precomputed).
+
+        With ``fit``, ``kernel`` becomes a copy fitted to these points (their block from the same
+        evaluation, :meth:`~krein.kernels.Kernel.fit_gram`): the kernel's reference points."""
         if isinstance(self.kernel, str):
             block, null_vector = self._rows(indices)[:, np.asarray(indices)], None
         else:
-            Z = self.points(indices)
-            block = self.kernel(Z)
-            null_vector = self.kernel.block_null_vector(Z)
+            Z, kernel = self.points(indices), self.kernel
+            if fit:
+                kernel = self.kernel = clone(kernel)
+                block = kernel.fit_gram(Z)
+            else:
+                block = kernel(Z)
+            null_vector = kernel.block_null_vector(Z)
         return 0.5 * (block + block.T), null_vector
 
     def block(self, rows: ArrayLike, indices: ArrayLike) -> NDArray[np.float64]:

@@ -100,7 +100,9 @@ class SpectralEstimatorMixin(KernelEstimatorMixin):
     After :meth:`_training_data` and :meth:`_fit_representation` the estimator has
     ``representation_``, ``kernel_``, ``n_features_in_``, ``landmark_indices_`` (None when exact) and,
     for a kernel object, ``X_fit_`` (the points ``P`` test points are compared with: the training
-    inputs, or the landmarks).
+    inputs, or the landmarks). ``kernel_`` is a copy of the kernel fitted
+    (:meth:`~krein.kernels.Kernel.fit`) to the training inputs, or, at low rank, to the first uniform
+    sample the producer draws (:func:`nystroem_representation`).
     """
 
     def _training_data(self, X, y=None, **validate):
@@ -157,6 +159,7 @@ class SpectralEstimatorMixin(KernelEstimatorMixin):
             )
             if not is_precomputed(self.kernel):
                 self.X_fit_ = representation.points
+                self.kernel_ = representation.kernel  # the copy fitted to the first sample drawn
         self.representation_ = representation
         return representation
 

@@ -58,7 +58,8 @@ def _sketch_features(columns, sketch_size, rank, rng, working_memory):
 
     The sketch is the default one-shot approximation (validated rank of its landmark block): with the
     plain Eq. (3) the sketch of an indefinite kernel can be worse than zero and its leverage scores
-    and distances are then noise.
+    and distances are then noise. It is the first sample drawn, so the kernel of ``columns`` is fitted
+    to it (:meth:`~krein.kernels.Kernel.fit`).
     """
     from ._nystroem import one_shot  # the producer imports the samplers
 
@@ -67,6 +68,7 @@ def _sketch_features(columns, sketch_size, rank, rng, working_memory):
         columns,
         sketch,
         rng,
+        fit_kernel=True,
         rank=rank,
         landmark_rank="validated",
         center=False,
@@ -203,7 +205,9 @@ def select_landmarks(
 ) -> NDArray[np.intp]:
     """Indices of ``n_components`` landmarks chosen by ``method`` (see the module docstring).
 
-    ``sketch_size`` defaults to ``n_components`` (capped at n).
+    ``sketch_size`` defaults to ``n_components`` (capped at n). The informed samplers fit the kernel
+    of ``columns`` (a copy, :meth:`~krein.representation.KernelColumns.landmark_block`) to their
+    uniform sketch.
     """
     if method not in LANDMARK_METHODS:
         raise ValueError(f"landmarks must be one of {LANDMARK_METHODS}, got {method!r}.")

@@ -379,6 +379,10 @@ def nystroem_representation(
     ----------
     kernel : Kernel or "precomputed"
         With "precomputed", ``X`` is the n×n training kernel and the landmark columns are ``X[:, idx]``.
+        A kernel with parameters fitted to data (:meth:`~krein.kernels.Kernel.fit`: a
+        ``DistanceKernel``'s scale and references) is fitted, on a copy (the representation's
+        ``kernel``; the one given is left as it was), to the first uniform sample drawn: the
+        landmarks, or the sketch of the informed samplers.
     X : ndarray or dask array of shape (n, d) (or (n, n) if precomputed)
         Validated training data. A dask array (chunked by rows) is reduced chunk by chunk where it
         lives; on a ``dask.distributed`` cluster when a client is active.
@@ -430,6 +434,9 @@ def nystroem_representation(
         raise ValueError(f"landmark_rank must be one of {LANDMARK_RANKS}, got {landmark_rank!r}.")
     rng = check_random_state(random_state)
     columns = KernelColumns(kernel, X)
+    # the kernel (a copy) is fitted to the first uniform sample drawn: the informed samplers' sketch
+    # (fitted by select_landmarks), else the landmarks themselves (Kernel.fit: a DistanceKernel's scale
+    # and references)
     indices = select_landmarks(
         columns,
         n_components,
@@ -443,6 +450,7 @@ def nystroem_representation(
         columns,
         indices,
         rng,
+        fit_kernel=landmarks == "uniform",
         y=y,
         rank=rank,
         rcond=rcond,
@@ -477,6 +485,7 @@ def one_shot(
     indices,
     rng,
     *,
+    fit_kernel=False,
     y=None,
     rank=None,
     rcond=None,
@@ -493,11 +502,12 @@ def one_shot(
     docstring) and the pass evaluates only the landmark columns. With ``landmark_rank="validated"``,
     ``rank=None``, no centring and probe columns, the one-shot eigendecomposition is truncated to the
     smallest rank of least estimated error when ``error_controlled`` (:func:`parsimonious_rank`).
-    Returns the representation and the number of eigenpairs of ``K_ZZ`` above the ``rcond`` cutoff
-    (before the validated truncation).
+    With ``fit_kernel`` the kernel of ``columns`` is first fitted to the landmarks
+    (:meth:`~krein.representation.KernelColumns.landmark_block`). Returns the representation and
+    the number of eigenpairs of ``K_ZZ`` above the ``rcond`` cutoff (before the validated truncation).
     """
     check_centring_samples(center, columns.n)
-    K_ZZ, null_vector = columns.landmark_block(indices)
+    K_ZZ, null_vector = columns.landmark_block(indices, fit=fit_kernel)
     _check_moment_range(K_ZZ, columns.n)
     factor = landmark_factor(K_ZZ, rcond=rcond, null_vector=null_vector)
     validated = landmark_rank == "validated"
