@@ -64,8 +64,21 @@ def exact_cost(n, seed=0):
     }
 
 
-def low_rank_against_exact(n_train, n_test, length, landmarks, exact_max, seed=0, verbose=1, n_jobs=None):
-    """Test errors and costs of the low-rank route, the exact route and 1-NN on the same split."""
+def _outputs(model, test):
+    """``(labels, decisions)`` of the refitted model on ``test``: its decision values, or its labels
+    where it has none (k-NN, whose test distances to every training object are computed once)."""
+    labels = model.predict(test)
+    if hasattr(model.best_estimator_, "decision_function"):
+        return labels, np.asarray(model.decision_function(test), dtype=float)
+    return labels, labels.astype(float)
+
+
+def low_rank_against_exact(
+    n_train, n_test, length, landmarks, exact_max, seed=0, verbose=1, n_jobs=None, cluster=False, one_nn=True
+):
+    """Test errors and costs of the low-rank route, the exact route and 1-NN on the same split; with
+    ``cluster`` the low-rank fit again on a two-worker ``LocalCluster`` and the largest difference of
+    its test decisions from the in-memory fit's."""
     X, y = make_cylinder_bell_funnel(n_train + n_test, length=length, random_state=seed)
     series = list(X)
     train, test = series[:n_train], series[n_train:]
@@ -85,7 +98,9 @@ def low_rank_against_exact(n_train, n_test, length, landmarks, exact_max, seed=0
     out["block_s"] = model.distance_seconds_  # the route's own n × m DTW evaluations, timed in the fit
     out["fit_over_block"] = out["low_rank_fit_s"] / out["block_s"]
     if n_test:
-        out["low_rank_error"] = float(np.mean(model.predict(test) != y_test))
+        labels, decisions = _outputs(model, test)
+        out["low_rank_error"] = float(np.mean(labels != y_test))
+    if n_test and one_nn:
         D_test = dtw_distances(test, train)
         out["one_nn_error"] = float(np.mean(y_train[np.argmin(D_test, axis=1)] != y_test))
         if n_train <= exact_max:
@@ -95,6 +110,23 @@ def low_rank_against_exact(n_train, n_test, length, landmarks, exact_max, seed=0
             out["exact_fit_s"] = time.perf_counter() - started
             out["exact_error"] = float(np.mean(exact.predict(D_test) != y_test))
             out["exact_choice"] = {k: str(v) for k, v in exact.best_params_.items()}
+    if n_test and cluster:
+        import joblib
+        from dask.distributed import Client, LocalCluster
+
+        started = time.perf_counter()
+        with (
+            LocalCluster(n_workers=2, threads_per_worker=1, processes=True) as local,
+            Client(local),
+            joblib.parallel_config(backend="dask"),
+        ):
+            on_cluster = KreinClassifierCV(
+                metric="dtw", n_components=landmarks, random_state=seed, verbose=verbose
+            )
+            on_cluster.fit(train, y_train)
+            out["cluster_fit_s"] = time.perf_counter() - started
+        out["cluster_choice"] = {k: str(v) for k, v in on_cluster.best_params_.items()}
+        out["cluster_max_difference"] = float(np.max(np.abs(decisions - _outputs(on_cluster, test)[1])))
     return out
 
 
@@ -113,7 +145,14 @@ def report(result):
         lines.append(f"{'low rank':<12} {r['low_rank_error']:>10.4f} {r['low_rank_fit_s']:>9.1f}")
         if "exact_error" in r:
             lines.append(f"{'exact':<12} {r['exact_error']:>10.4f} {r['exact_fit_s']:>9.1f}")
-        lines.append(f"{'1-NN DTW':<12} {r['one_nn_error']:>10.4f} {'':>9}")
+        if "one_nn_error" in r:
+            lines.append(f"{'1-NN DTW':<12} {r['one_nn_error']:>10.4f} {'':>9}")
+    if "cluster_max_difference" in r:
+        lines.append(
+            f"LocalCluster (2 workers): fit {r['cluster_fit_s']:.1f} s, same choice "
+            f"{r['cluster_choice'] == r['low_rank_choice']}, largest test decision difference "
+            f"{r['cluster_max_difference']:.2e}"
+        )
     lines.append(
         f"low-rank fit / its n × m DTW block: {r['low_rank_fit_s']:.1f} / {r['block_s']:.1f} s "
         f"= {r['fit_over_block']:.2f}"
@@ -167,6 +206,8 @@ def main(argv=None):
     parser.add_argument("--exact-max", type=int, default=10_000, help="run the exact route up to this n")
     parser.add_argument("--exact-cost", type=int, default=2000, help="n of the exact-route cost (0: skip)")
     parser.add_argument("--n-jobs", type=int, help="threads of the route (distances and folds)")
+    parser.add_argument("--cluster", action="store_true", help="fit again on a 2-worker LocalCluster")
+    parser.add_argument("--no-one-nn", action="store_true", help="skip 1-NN and the exact route (large n)")
     parser.add_argument("--out", type=Path, help="write the results as JSON")
     parser.add_argument("--guide", type=Path, help="with --tables: write their table into this guide")
     parser.add_argument("--tables", type=Path, nargs="*", help="only tabulate these stored runs (JSON)")
@@ -192,6 +233,8 @@ def main(argv=None):
             args.exact_max,
             verbose=int(not args.quick),
             n_jobs=args.n_jobs,
+            cluster=args.cluster,
+            one_nn=not args.no_one_nn,
         )
     print(report(result))
     if args.out:
