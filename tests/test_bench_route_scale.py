@@ -41,3 +41,14 @@ def test_the_guide_table_is_the_committed_runs():
         cbf = r["cbf"]
         assert cbf["n_distance_evaluations"] <= cbf["n_m_plus_m2"]
         assert cbf["fit_over_block"] == cbf["low_rank_fit_s"] / cbf["block_s"]
+
+
+def test_the_exact_route_costs_at_most_25_eigendecompositions_at_n_2000():
+    import json
+
+    run = json.loads((SCRIPT.parent.parent / "docs" / "results" / "route-scale" / "exact-cost.json").read_text())
+    cost = run["exact_cost"]
+    assert cost["n"] == 2000 and cost["ratio"] <= 25
+    assert cost["ratio"] == cost["fit_s"] / cost["eigh_s"]
+    guide = (SCRIPT.parent.parent / "docs" / "guide.md").read_text()
+    assert f"exact-cost.json -->{cost['ratio']:.1f}<!-- end exact cost -->" in guide

@@ -720,16 +720,16 @@ class KreinClassifierCV(ClassifierMixin, _KreinFamilyCV):
         Methods compared, from ``CLASSIFIER_METHODS``: ``"Kreĭn LS"``, ``"KREĬN (VC)"``, ``"SH-SVM"``,
         ``"IKLR"``, ``"IndefiniteSVC"``, ``"clip+SVC"``, ``"flip+SVC"``, ``"shift+SVC"``,
         ``"square+SVC"``, ``"k-NN"`` (distance input only). ``"auto"``: all of them, without the
-        proxy-kernel SVM above 2000 training samples or two classes (one proxy problem per
-        one-vs-rest task); ``"all"``: all of them.
+        proxy-kernel SVM above 1000 training samples or two classes (one proxy problem per
+        one-vs-rest task; at n = 2000 it took a third of the route's time); ``"all"``: all of them.
     scales : "auto" or list of float, default="auto"
         Relative kernel scales: ``γ`` multipliers of :class:`~krein.dissimilarity.GaussianOfDistance`
         (auto: 0.3, 1, 3, 10, plus the double-centred kernel), or factors of a kernel object's
         hyperparameters (auto: 0.5, 1, 2).
     cv : "auto", int, cross-validation generator or iterable, default="auto"
-        Inner folds. ``"auto"``: stratified 5-fold (fewer if a class has fewer than 5 members),
-        repeated ``min(5, ⌈2000/n⌉)`` times (:func:`auto_cv`); an integer: stratified k-fold, not
-        repeated.
+        Inner folds. ``"auto"``: stratified 5-fold (3-fold above 1000 samples, fewer if a class has
+        fewer members), repeated ``min(5, ⌈2000/n⌉)`` times (:func:`auto_cv`); an integer: stratified
+        k-fold, not repeated.
     baseline_margin : float, default=1.0
         Corrected standard errors by which a candidate's mean paired gain over the best k-NN must
         exceed zero for it to replace k-NN (distance input only); 0: the best mean score wins.
@@ -826,7 +826,7 @@ class KreinRegressorCV(RegressorMixin, _KreinFamilyCV):
     kernel, metric, metric_params, n_components, methods, scales, cv, scoring, random_state, n_jobs, \
     verbose
         As in :class:`KreinClassifierCV` (folds not stratified: ``cv="auto"`` repeats plain 5-fold,
-        an integer is plain k-fold).
+        3-fold above 1000 samples; an integer is plain k-fold).
     baseline_margin : float, default=0.0
         Corrected standard errors by which a candidate's mean paired gain in R² over the best k-NN
         must exceed zero for it to replace k-NN (distance input only); 0: the best mean R² wins.

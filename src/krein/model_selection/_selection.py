@@ -53,10 +53,11 @@ AUTO_CV_PREDICTIONS = 2000
 AUTO_CV_MAX_REPEATS = 5
 #: ``cv="auto"`` uses 3 folds instead of 5 above this many samples. Each candidate kernel costs one
 #: O(n_train³) eigendecomposition (and the SVMs on an n_train × n_train matrix) per fold, so k folds cost
-#: about k((k−1)/k)³ n³: 3 folds 0.89 n³ against 2.56 n³ for 5 (at n = 2000 the exact route went from
-#: 74 to ... times one eigendecomposition of the whole matrix, ``benchmarks/bench_route_scale.py``),
-#: while each held-out third still holds over 333 objects, a binomial standard error of at most
-#: 2.7 points on its accuracy.
+#: about k((k−1)/k)³ n³: 3 folds 0.89 n³ against 2.56 n³ for 5 (at n = 2000, with the proxy SVMs left
+#: out above 1000 samples too, the exact route went from 74 to 23 times one eigendecomposition of the
+#: whole matrix, with the same choice: ``docs/results/route-scale/exact-cost.json``), while each
+#: held-out third still holds over 333 objects, a binomial standard error of at most 2.7 points on
+#: its accuracy.
 AUTO_CV_FEWER_FOLDS_ABOVE = 1000
 
 
