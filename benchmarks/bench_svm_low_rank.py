@@ -5,6 +5,10 @@ Memory is the peak of Python's allocations during the fit (``tracemalloc``, whic
 and the growth of the process's peak resident set (``ru_maxrss``) over the resident set with the data
 loaded: both must stay below 1 GiB (issue #40). The kernel is the sigmoid (indefinite) kernel.
 
+Measured (2 shared cores, sigmoid kernel, m = 500, rank 500): fit 238.5 s, 784 iterations, certified
+relative duality gap 0.001 (≤ tol), peak traced allocations 583 MiB, resident set growth 661 MiB,
+training error 0.0495 (the majority class's 0.0971).
+
 Run: ``python benchmarks/bench_svm_low_rank.py [--n 49990] [--landmarks 500]``.
 """
 
