@@ -62,9 +62,14 @@ def test_more_landmarks_than_samples_warn_and_use_every_sample(cls):
     def output(n_components):
         model = cls(n_components=n_components, **extra)
         model.fit(X, y) if supervised else model.fit(X)
-        if supervised:
-            return model.decision_function(X) if hasattr(model, "decision_function") else model.predict(X)
-        return model.transform(X) if hasattr(model, "transform") else model.labels_
+        for method in (
+            "transform",
+            "decision_function",
+            "predict",
+        ):  # the outlier detectors: decision_function
+            if hasattr(model, method) and (supervised or method != "predict"):
+                return getattr(model, method)(X)
+        return model.labels_
 
     with pytest.warns(UserWarning, match="n_components=45 > n_samples=30"):
         clamped = output(45)

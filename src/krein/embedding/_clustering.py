@@ -13,15 +13,20 @@ from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _num_samples, check_is_fitted
 
-from .._base import KernelEstimatorMixin
 from .._parameters import store_parameters
 from .._threads import blas_for_data
-from .._typing import LandmarkMethod, RandomStateLike
-from .._validation import check_precomputed_test_kernel
+from .._typing import LandmarkMethod, LandmarkRank, RandomStateLike
 from ..kernels import Kernel
-from ..representation import DeferredRepresentation, clamp_n_components
+from ..representation import (
+    SPECTRAL_PARAMETERS,
+    UNCENTRED_SPECTRAL_PARAMETERS,
+    DeferredRepresentation,
+    SpectralEstimatorMixin,
+    clamp_n_components,
+    is_dask_array,
+)
 from ._pca import KreinPCA
 
 __all__ = ["KreinKMeans", "KreinSpectralClustering", "krein_kmeans_objective"]
@@ -33,6 +38,35 @@ def _check_n_clusters(n_clusters, n_samples):
             f"X has {n_samples} samples (n_samples={n_samples}), fewer than n_clusters={n_clusters}: "
             "every cluster needs at least one sample."
         )
+
+
+class _LowRankGram:
+    """The n×n matrix ``Φ diag(s) Φᵀ`` of a low-rank embedding (features Φ, n×r, signature s), never
+    formed: the diagonal, products ``K M``, columns ``K[:, j]`` and magnitude the k-means iterations
+    read, in O(nr) per column and O(nrk) per product."""
+
+    def __init__(self, features, signature):
+        self.features, self.signature = features, signature
+        self.shape = (features.shape[0], features.shape[0])
+
+    def diagonal(self):
+        return np.einsum("ir,ir,r->i", self.features, self.features, self.signature)
+
+    def __matmul__(self, other):
+        return self.features @ (self.signature[:, None] * (self.features.T @ other))
+
+    def __getitem__(self, index):
+        _, columns = index  # K[:, j]: the columns of the points j (every row)
+        return self.features @ (self.signature * self.features[columns]).T
+
+    def magnitude(self):
+        """A bound on ``max |K_ij|``: ``max ‖Φᵢ‖²`` (Cauchy–Schwarz)."""
+        return float(np.max(np.einsum("ir,ir->i", self.features, self.features)))
+
+
+def _magnitude(K):
+    """``max |K_ij|`` of a kernel matrix, or a bound on it for a :class:`_LowRankGram`."""
+    return K.magnitude() if isinstance(K, _LowRankGram) else float(np.max(np.abs(K)))
 
 
 def _cluster_statistics(K, labels, k):
@@ -67,9 +101,10 @@ def krein_kmeans_objective(K: ArrayLike, labels: ArrayLike) -> float:
     """
     labels = np.asarray(labels)
     k = int(labels.max()) + 1
-    _, counts, T = _cluster_statistics(np.asarray(K, dtype=float), labels, k)
+    K = K if isinstance(K, _LowRankGram) else np.asarray(K, dtype=float)
+    _, counts, T = _cluster_statistics(K, labels, k)
     nonempty = counts > 0
-    return float(np.trace(K) - np.sum(T[nonempty] / counts[nonempty]))
+    return float(K.diagonal().sum() - np.sum(T[nonempty] / counts[nonempty]))
 
 
 def _kmeanspp_labels(K, k, rng):
@@ -80,7 +115,7 @@ def _kmeanspp_labels(K, k, rng):
     label, so no cluster starts empty.
     """
     n = K.shape[0]
-    diagonal = np.diag(K)
+    diagonal = K.diagonal()
     seeds = [int(rng.randint(n))]
     closest = diagonal + diagonal[seeds[0]] - 2.0 * K[:, seeds[0]]
     for _ in range(1, k):
@@ -108,7 +143,7 @@ def _hartigan(K, labels, k, max_iter, tol):
     J by more than ``tol``. J strictly decreases over finitely many partitions: no cycle is possible.
     Returns the labels, the number of passes and whether the passes ran out.
     """
-    diagonal = np.diag(K)
+    diagonal = K.diagonal()
     S, counts, T = _cluster_statistics(K, labels, k)
     objective = diagonal.sum() - np.sum(T / counts)
     for iteration in range(1, max_iter + 1):
@@ -154,7 +189,7 @@ def _lloyd(K, labels, k, max_iter):
     cycle. A repeated partition stops it (returned as cycling); an emptied cluster takes the point
     farthest from its own mean.
     """
-    diagonal = np.diag(K)
+    diagonal = K.diagonal()
     seen = {labels.tobytes()}
     for iteration in range(1, max_iter + 1):
         S, counts, T = _cluster_statistics(K, labels, k)
@@ -173,7 +208,7 @@ def _lloyd(K, labels, k, max_iter):
     return labels, max_iter, True
 
 
-class KreinKMeans(KernelEstimatorMixin, ClusterMixin, BaseEstimator):
+class KreinKMeans(SpectralEstimatorMixin, ClusterMixin, BaseEstimator):
     """Kernel k-means in the Kreĭn space of an indefinite kernel.
 
     Minimizes the k-means objective of a partition into ``n_clusters`` clusters under the indefinite
@@ -198,6 +233,12 @@ class KreinKMeans(KernelEstimatorMixin, ClusterMixin, BaseEstimator):
     textbook iteration and warns when it cycles. Each of ``n_init`` runs starts from k-means++ seeds
     under the pseudo-Euclidean distance; the run with the lowest J is kept.
 
+    **Low rank.** With ``n_components=m`` the kernel is the Nyström one-shot eigendecomposition
+    ``K̃ = ŨΛŨᵀ`` (Oglic & Gärtner 2019, Sec. 2.2), the Gram matrix of the pseudo-Euclidean features
+    ``Φ = Ũ|Λ|^{1/2}`` with signature ``sign(Λ)`` (:class:`KreinPCA`'s embedding); the same iterations run on
+    it without forming it (columns ``Φ diag(s) Φᵢᵀ``, O(nr) each), and ``predict`` evaluates the cluster
+    means through the Nyström map.
+
     Parameters
     ----------
     n_clusters : int, default=8
@@ -211,6 +252,19 @@ class KreinKMeans(KernelEstimatorMixin, ClusterMixin, BaseEstimator):
     tol : float, default=1e-10
         A move must lower J by more than ``tol · max|K|`` (rounding guard).
     random_state : int, RandomState or None, default=None
+        Seeds of the runs (after the landmarks, with ``n_components``).
+    n_components : int or None, default=None
+        None: the exact n×n kernel. Otherwise the number of Nyström landmarks m (above n_samples:
+        every sample, with a warning).
+    landmarks : {"uniform", "leverage", "kmeans++"}, default="uniform"
+        Landmark sampler of the low-rank model (Oglic & Gärtner 2019, Sec. 2.3).
+    landmark_rank : {"validated", "full"}, default="validated"
+        Only with ``n_components``: eigenpairs of ``K_ZZ`` kept, as in :class:`KreinPCA` (the partition
+        is one of ``K̃``'s embedding, so the default is the ``K̃`` of least estimated error).
+    working_memory : float or None, default=None
+        Only with ``n_components``: MiB per block of landmark kernel columns in the streamed fit, and
+        ``predict`` in blocks of that size; a dask ``X`` is reduced one task per row chunk (the n×r
+        features are then held in memory) and ``predict`` of a dask ``X`` is lazy.
 
     Attributes
     ----------
@@ -219,9 +273,11 @@ class KreinKMeans(KernelEstimatorMixin, ClusterMixin, BaseEstimator):
         J of ``labels_`` (may be negative for an indefinite kernel).
     n_iter_ : int
         Passes of the kept run.
-    representation_ : krein.representation.DeferredRepresentation
-        The training kernel's exact representation (eigendecomposed on first read), through which
-        ``predict`` evaluates the cluster means.
+    representation_ : krein.representation.SpectralRepresentation
+        The training kernel's exact representation (eigendecomposed on first read), or its Nyström
+        one, through which ``predict`` evaluates the cluster means.
+    landmark_indices_ : ndarray of shape (m,) or None
+        Landmarks of the low-rank model (None when exact).
     kernel_ : Kernel or "precomputed"
     n_features_in_ : int
 
@@ -243,13 +299,12 @@ class KreinKMeans(KernelEstimatorMixin, ClusterMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
+        **UNCENTRED_SPECTRAL_PARAMETERS,
         "n_clusters": [Interval(numbers.Integral, 1, None, closed="left")],
-        "kernel": [Kernel, str],
         "algorithm": [StrOptions({"hartigan", "lloyd"})],
         "n_init": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
-        "random_state": ["random_state"],
     }
 
     def __init__(
@@ -262,6 +317,10 @@ class KreinKMeans(KernelEstimatorMixin, ClusterMixin, BaseEstimator):
         max_iter: int = 300,
         tol: float = 1e-10,
         random_state: RandomStateLike = None,
+        n_components: int | None = None,
+        landmarks: LandmarkMethod = "uniform",
+        landmark_rank: LandmarkRank = "validated",
+        working_memory: float | None = None,
     ) -> None:
         store_parameters(self, locals())
 
@@ -269,11 +328,24 @@ class KreinKMeans(KernelEstimatorMixin, ClusterMixin, BaseEstimator):
         """Cluster the training data (points, or the n×n kernel when precomputed)."""
         with blas_for_data(X):  # one BLAS thread for a small problem (krein._threads)
             self._validate_params()
-            K, _ = self._fit_kernel(X)
+            data, _ = self._training_data(X)
             k = self.n_clusters
-            _check_n_clusters(k, K.shape[0])
+            _check_n_clusters(k, data.shape[0])
             rng = check_random_state(self.random_state)
-            tol = self.tol * float(np.max(np.abs(K)))
+            if self.n_components is None:
+                K = data
+                representation = self._fit_representation(
+                    K,
+                    exact=DeferredRepresentation(
+                        K, name="the training kernel", **self._representation_parts()
+                    ),
+                )
+            else:  # K̃ = Φ diag(s) Φᵀ, Φ = Ũ|Λ|^{1/2}: never formed
+                representation = self._fit_representation(data, random_state=rng)
+                vectors = representation.training_vectors()
+                values = representation.values
+                K = _LowRankGram(vectors * np.sqrt(np.abs(values)), np.sign(values))
+            tol = self.tol * _magnitude(K)
             best: tuple[float, NDArray[np.intp], int, bool] | None = None
             for _ in range(self.n_init):
                 labels = _kmeanspp_labels(K, k, rng)
@@ -295,12 +367,12 @@ class KreinKMeans(KernelEstimatorMixin, ClusterMixin, BaseEstimator):
                 warnings.warn(f"KreinKMeans did not converge: {reason}.", ConvergenceWarning, stacklevel=2)
             S, counts, T = _cluster_statistics(K, labels, k)
             self.labels_ = labels
-            points = None if self.kernel_ == "precomputed" else self.X_fit_
-            self.representation_ = DeferredRepresentation(
-                K, name="the training kernel", kernel=self.kernel_, points=points
+            weights = np.zeros((labels.size, k))  # the cluster means on the training points
+            weights[np.arange(labels.size), labels] = 1.0 / counts[labels]
+            # on the representation's points: K̃ W = Ũ Λ (ŨᵀW) through the Nyström map at low rank
+            self._weights = (
+                weights if self.n_components is None else representation.dual_coef(vectors.T @ weights)
             )
-            self._weights = np.zeros((labels.size, k))
-            self._weights[np.arange(labels.size), labels] = 1.0 / counts[labels]
             self._mean_norms = T / counts**2
             return self
 
@@ -312,14 +384,19 @@ class KreinKMeans(KernelEstimatorMixin, ClusterMixin, BaseEstimator):
         may differ from ``labels_`` on such points.
         """
         check_is_fitted(self, "labels_")
-        X = self._test_points(X)
         distances = self.representation_.evaluate(
-            X, -2.0 * self._weights, self._mean_norms, owner=type(self).__name__
+            self._validate_test(X),
+            -2.0 * self._weights,
+            self._mean_norms,
+            working_memory=self.working_memory,
+            owner=type(self).__name__,
         )
+        if is_dask_array(distances):
+            return distances.argmin(axis=1)
         return np.argmin(distances, axis=1)
 
 
-class KreinSpectralClustering(KernelEstimatorMixin, ClusterMixin, BaseEstimator):
+class KreinSpectralClustering(SpectralEstimatorMixin, ClusterMixin, BaseEstimator):
     """Spectral clustering on the signed (pseudo-Euclidean) embedding of an indefinite kernel.
 
     The ``rank`` eigenvectors of the centred kernel with the largest |λ| — negative eigenvalues
@@ -373,13 +450,8 @@ class KreinSpectralClustering(KernelEstimatorMixin, ClusterMixin, BaseEstimator)
     """
 
     _parameter_constraints = {
-        **{
-            name: KreinPCA._parameter_constraints[name]
-            for name in ("kernel", "center", "landmarks", "random_state")
-        },
-        # this estimator's rank is KreinPCA's n_components, its n_components KreinPCA's n_landmarks
-        "rank": KreinPCA._parameter_constraints["n_components"],
-        "n_components": KreinPCA._parameter_constraints["n_landmarks"],
+        **SPECTRAL_PARAMETERS,
+        "rank": KreinPCA._parameter_constraints["n_components"],  # KreinPCA's n_components
         "n_clusters": [Interval(numbers.Integral, 1, None, closed="left")],
         "normalize": ["boolean"],
         "n_init": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -395,30 +467,27 @@ class KreinSpectralClustering(KernelEstimatorMixin, ClusterMixin, BaseEstimator)
         center: bool = True,
         n_components: int | None = None,
         landmarks: LandmarkMethod = "uniform",
+        landmark_rank: LandmarkRank = "validated",
         n_init: int = 10,
         random_state: RandomStateLike = None,
+        working_memory: float | None = None,
     ) -> None:
         store_parameters(self, locals())
 
-    def _coordinates(self, Y):
-        if not self.normalize:
-            return Y
-        norms = np.linalg.norm(Y, axis=1, keepdims=True)
-        return Y / np.where(norms > 0, norms, 1.0)
-
     def fit(self, X: ArrayLike, y: object = None) -> Self:
-        """Embed the training data and cluster the coordinates."""
+        """Embed the training data (through :class:`KreinPCA`, which fits the representation) and cluster
+        the coordinates."""
         with blas_for_data(X):  # one BLAS thread for a small problem (krein._threads)
             self._validate_params()
             rng = check_random_state(self.random_state)
-            data = validate_data(self, X, reset=True, dtype=np.float64)
+            n_samples = _num_samples(X)
             n_landmarks = self.n_components
             if n_landmarks is not None:  # clamped here, so that the warning names this estimator's argument
-                n_landmarks = clamp_n_components(n_landmarks, data.shape[0], stacklevel=2)
+                n_landmarks = clamp_n_components(n_landmarks, n_samples, stacklevel=2)
             rank = self.n_clusters if self.rank is None else self.rank
             if self.rank is not None:  # clamped here, so that the warning names this estimator's argument
                 rank = clamp_n_components(
-                    rank, data.shape[0], name="rank", using="n_samples coordinates", stacklevel=2
+                    rank, n_samples, name="rank", using="n_samples coordinates", stacklevel=2
                 )
             self.pca_ = KreinPCA(
                 self.kernel,
@@ -426,23 +495,46 @@ class KreinSpectralClustering(KernelEstimatorMixin, ClusterMixin, BaseEstimator)
                 center=self.center,
                 n_landmarks=n_landmarks,
                 landmarks=self.landmarks,
+                landmark_rank=self.landmark_rank,
                 random_state=rng,
+                working_memory=self.working_memory,
             )
-            Y = self.pca_.fit_transform(data)
+            Y = self.pca_.fit_transform(X)
             _check_n_clusters(self.n_clusters, Y.shape[0])
-            self.kernel_ = self.pca_.kernel_
+            fitted = (
+                "kernel_",
+                "n_features_in_",
+                "feature_names_in_",
+                "X_fit_",
+                "landmark_indices_",
+                "representation_",
+            )
+            for name in fitted:  # the representation the embedding fitted through the mixin
+                if hasattr(self.pca_, name):
+                    setattr(self, name, getattr(self.pca_, name))
             self.kmeans_ = KMeans(self.n_clusters, n_init=self.n_init, random_state=rng).fit(
-                self._coordinates(Y)
+                _normalized(Y, self.normalize)
             )
             self.labels_ = self.kmeans_.labels_
-            self.representation_ = self.pca_.representation_
             return self
 
     def predict(self, X: ArrayLike) -> NDArray[np.integer]:
-        """The cluster of new points, from their out-of-sample coordinates."""
+        """The cluster of new points, from their out-of-sample coordinates (lazily for a dask ``X``)."""
         check_is_fitted(self, "labels_")
-        if self.kernel_ == "precomputed":
-            X = check_precomputed_test_kernel(X, self)
-        else:
-            X = validate_data(self, X, reset=False, dtype=np.float64)
-        return self.kmeans_.predict(self._coordinates(self.pca_.transform(X)))
+        coordinates = self.pca_._embed(self._validate_test(X), type(self).__name__)
+        if is_dask_array(coordinates):
+            return coordinates.map_blocks(_assign, self.kmeans_, self.normalize, drop_axis=1, dtype=np.int32)
+        return _assign(coordinates, self.kmeans_, self.normalize)
+
+
+def _normalized(Y, normalize):
+    """The rows of the coordinates ``Y`` scaled to unit length (Ng, Jordan & Weiss) with ``normalize``."""
+    if not normalize:
+        return Y
+    norms = np.linalg.norm(Y, axis=1, keepdims=True)
+    return Y / np.where(norms > 0, norms, 1.0)
+
+
+def _assign(coordinates, kmeans, normalize):
+    """The k-means cluster of out-of-sample coordinates (rows normalized with ``normalize``)."""
+    return kmeans.predict(_normalized(coordinates, normalize))

@@ -10,22 +10,16 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils._available_if import available_if
-from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import _check_feature_names_in, check_is_fitted, validate_data
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
 
-from .._base import KernelEstimatorMixin, is_precomputed
+from .._base import is_precomputed
 from .._parameters import store_parameters
 from .._threads import blas_for_data
-from .._typing import LandmarkMethod, RandomStateLike
-from .._validation import check_centring_samples
+from .._typing import LandmarkMethod, LandmarkRank, RandomStateLike
 from ..dissimilarity import DoubleCentering
-from ..kernels import Kernel, make_kernel
-from ..representation import (
-    LANDMARK_METHODS,
-    SpectralRepresentation,
-    clamp_n_components,
-    nystroem_representation,
-)
+from ..kernels import Kernel
+from ..representation import SPECTRAL_PARAMETERS, SpectralEstimatorMixin, clamp_n_components, is_dask_array
 from ..spectral import indefiniteness
 
 __all__ = ["KreinPCA"]
@@ -46,7 +40,7 @@ def _by_magnitude(values, rcond):
     return keep[np.argsort(-magnitude[keep], kind="stable")]
 
 
-class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
+class KreinPCA(SpectralEstimatorMixin, TransformerMixin, BaseEstimator):
     """Pseudo-Euclidean embedding (Kreĭn-space PCA) of an indefinite kernel or a dissimilarity.
 
     A symmetric kernel matrix ``K = U Λ Uᵀ`` (centred in feature space, ``H K H``, by default) is the
@@ -94,10 +88,21 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
         (above n_samples: every sample, with a warning).
     landmarks : {"uniform", "leverage", "kmeans++"}, default="uniform"
         Landmark sampler of the low-rank embedding (Oglic & Gärtner 2019, Sec. 2.3).
+    landmark_rank : {"validated", "full"}, default="validated"
+        Only with ``n_landmarks``: eigenpairs of the landmark block ``K_ZZ`` kept — the number of leading
+        ones that minimizes the error of ``K̃`` estimated on held-out columns, or all (the plain
+        Eq. (3)). The embedding's product is ``K̃`` itself, so the default is the one of least estimated
+        error, as :class:`~krein.nystroem.IndefiniteNystroem`'s (the developer guide's naming table);
+        the estimated error above 0.3 draws a warning.
     rcond : float, default=None
         Eigenvalues with ``|λ| ≤ rcond · max|λ|`` are numerically zero and dropped (default ``n · ε``).
     random_state : int, RandomState or None, default=None
-        Landmark sampling (only with ``n_components``).
+        Landmark sampling (only with ``n_landmarks``).
+    working_memory : float or None, default=None
+        Only with ``n_landmarks``: MiB per block of landmark kernel columns in the streamed fit (None:
+        scikit-learn's ``working_memory``), and ``transform`` in blocks of that size. A dask ``X`` is
+        reduced one task per row chunk (not with ``dissimilarity=True``); ``transform`` of a dask ``X``
+        is lazy. ``embedding_`` holds the n training coordinates in memory.
 
     Attributes
     ----------
@@ -147,15 +152,14 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
-        "kernel": [Kernel, str],
+        **SPECTRAL_PARAMETERS,
         "n_components": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "n_landmarks": SPECTRAL_PARAMETERS["n_components"],
         "dissimilarity": ["boolean"],
-        "center": ["boolean"],
-        "n_landmarks": [Interval(numbers.Integral, 1, None, closed="left"), None],
-        "landmarks": [StrOptions(set(LANDMARK_METHODS))],
         "rcond": [Interval(numbers.Real, 0, 1, closed="left"), None],
-        "random_state": ["random_state"],
     }
+
+    _landmark_parameter = "n_landmarks"
 
     def __init__(
         self,
@@ -166,8 +170,10 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
         center: bool = True,
         n_landmarks: int | None = None,
         landmarks: LandmarkMethod = "uniform",
+        landmark_rank: LandmarkRank = "validated",
         rcond: float | None = None,
         random_state: RandomStateLike = None,
+        working_memory: float | None = None,
     ) -> None:
         store_parameters(self, locals())
 
@@ -188,9 +194,16 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
         self._validate_params()
         if self.dissimilarity and not is_precomputed(self.kernel):
             raise ValueError('dissimilarity=True needs kernel="precomputed" (X is the dissimilarity matrix).')
-        representation = self._exact(X) if self.n_landmarks is None else self._low_rank(X)
-        self.representation_ = representation
-        values, vectors = representation.values, representation.vectors
+        data, _ = self._training_data(X)
+        if self.dissimilarity:
+            if is_dask_array(data):
+                raise ValueError(
+                    "dissimilarity=True needs the dissimilarity matrix in memory, not a dask array."
+                )
+            self.centering_ = DoubleCentering()
+            data = self.centering_.fit_transform(data)
+        representation = self._fit_representation(data, producer={"warn_poor": True})
+        values, vectors = representation.values, representation.training_vectors()
         order = _by_magnitude(values, values.size * np.finfo(float).eps if self.rcond is None else self.rcond)
         if order.size == 0:
             raise ValueError(
@@ -232,46 +245,9 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
         self._offset = representation.offset(self._dual_coef)
         return self.embedding_.copy()
 
-    def _exact(self, X):
-        """The exact representation of the (centred) training kernel."""
-        K = self._training_kernel(X)
-        self.landmark_indices_ = None
-        check_centring_samples(self.center and not self.dissimilarity, K.shape[0])
-        name = f"The {'centred ' if self.center else ''}training kernel of X (n_samples={K.shape[0]})"
-        points = None if self.kernel_ == "precomputed" else self.X_fit_
-        return SpectralRepresentation.exact(
-            K, rtol=self.rcond, name=name, center=self.center, kernel=self.kernel_, points=points
-        )
-
-    def _training_kernel(self, X):
-        """The validated n×n training kernel (double centred for dissimilarities)."""
-        K, _ = self._fit_kernel(X)
-        if self.dissimilarity:
-            self.centering_ = DoubleCentering()
-            K = self.centering_.fit_transform(K)
-        return K
-
-    def _low_rank(self, X):
-        """The one-shot Nyström representation (Oglic & Gärtner 2019, Sec. 2.2) of the kernel, centred
-        (``H K̃ H``) with ``center``."""
-        if is_precomputed(self.kernel):
-            data = self._training_kernel(X)
-        else:
-            self.kernel_ = make_kernel(self.kernel)
-            data = validate_data(self, X, reset=True, dtype=np.float64)
-        n_landmarks = clamp_n_components(self.n_landmarks, data.shape[0], name="n_landmarks", stacklevel=3)
-        representation, self.landmark_indices_ = nystroem_representation(
-            self.kernel_,
-            data,
-            n_components=n_landmarks,
-            landmarks=self.landmarks,
-            center=self.center,
-            random_state=self.random_state,
-        )
-        if not is_precomputed(self.kernel):
-            self.X_fit_ = representation.points
-            self.kernel_ = representation.kernel  # the copy fitted to the first sample drawn
-        return representation
+    def _exact_rtol(self):
+        """``rcond``: the eigenvalues dropped as numerically zero."""
+        return self.rcond
 
     # ------------------------------------------------------------------ transforming
     def transform(self, X: ArrayLike) -> NDArray[np.float64]:
@@ -287,10 +263,15 @@ class KreinPCA(KernelEstimatorMixin, TransformerMixin, BaseEstimator):
         ndarray of shape (n_test, r)
         """
         check_is_fitted(self, "embedding_")
-        X = self._test_points(X)
+        return self._embed(self._validate_test(X), type(self).__name__)
+
+    def _embed(self, X, owner):
+        """Coordinates of validated test points (kernel rows or dissimilarities if precomputed)."""
         if self.dissimilarity:
             X = self.centering_.transform(X)
-        return self.representation_.evaluate(X, self._dual_coef, self._offset, owner=type(self).__name__)
+        return self.representation_.evaluate(
+            X, self._dual_coef, self._offset, working_memory=self.working_memory, owner=owner
+        )
 
     @available_if(lambda self: is_precomputed(self.kernel))
     def inverse_transform(self, X: ArrayLike) -> NDArray[np.float64]:

@@ -31,7 +31,14 @@ from ._approximation import eigen_from_gram as eigen_from_gram  # for krein.mode
 from ._base import DeferredRepresentation, SpectralRepresentation, is_dask_array, kernel_rows_times
 from ._columns import ChunkMoments, KernelColumns, check_finite_chunk, chunk_moments, combine_moments
 from ._error import PROBE_COLUMNS, probe_error, validated_rank
-from ._estimator import SPECTRAL_PARAMETERS, SPECTRAL_PARAMETERS_DOC, SpectralEstimatorMixin, check_dask_data
+from ._estimator import (
+    LOW_RANK_PARAMETERS_DOC,
+    SPECTRAL_PARAMETERS,
+    SPECTRAL_PARAMETERS_DOC,
+    UNCENTRED_SPECTRAL_PARAMETERS,
+    SpectralEstimatorMixin,
+    check_dask_data,
+)
 from ._landmarks import (
     LANDMARK_METHODS,
     clamp_n_components,
@@ -48,6 +55,7 @@ __all__ = [
     "KernelColumns",
     "LANDMARK_METHODS",
     "LANDMARK_RANKS",
+    "LOW_RANK_PARAMETERS_DOC",
     "LandmarkFactor",
     "NystroemRepresentation",
     "OneShotEigendecomposition",
@@ -57,6 +65,7 @@ __all__ = [
     "SPECTRAL_PARAMETERS_DOC",
     "SpectralEstimatorMixin",
     "SpectralRepresentation",
+    "UNCENTRED_SPECTRAL_PARAMETERS",
     "check_dask_data",
     "check_finite_chunk",
     "chunk_moments",

@@ -247,6 +247,10 @@ class SpectralRepresentation:
         """Rows ``U[indices]`` of the eigenvectors (the coordinates of those training points)."""
         return self._held_vectors()[np.asarray(indices)]
 
+    def training_vectors(self) -> NDArray[np.float64]:
+        """``U`` (n×r) in memory, for a solver that needs every training point's coordinates at once."""
+        return self._held_vectors()
+
     def coordinates(self, X: ArrayLike, *, working_memory: float | None = None) -> NDArray[np.float64]:
         """Eigen-coordinates ``(K(x, P) − k̄) E`` of new points (the out-of-sample map of ``U``)."""
         E = self.extension if self.extension is not None else self._held_vectors() / self.values

@@ -30,10 +30,17 @@ from ._base import SpectralRepresentation, is_dask_array
 from ._landmarks import LANDMARK_METHODS, clamp_n_components
 from ._nystroem import LANDMARK_RANKS, nystroem_representation
 
-__all__ = ["SPECTRAL_PARAMETERS", "SPECTRAL_PARAMETERS_DOC", "SpectralEstimatorMixin", "check_dask_data"]
+__all__ = [
+    "LOW_RANK_PARAMETERS_DOC",
+    "SPECTRAL_PARAMETERS",
+    "SPECTRAL_PARAMETERS_DOC",
+    "UNCENTRED_SPECTRAL_PARAMETERS",
+    "SpectralEstimatorMixin",
+    "check_dask_data",
+]
 
 #: Constraints of the shared parameters (merged into each estimator's ``_parameter_constraints``).
-SPECTRAL_PARAMETERS = {
+SPECTRAL_PARAMETERS: dict[str, list[Any]] = {
     "kernel": [Kernel, str],
     "center": ["boolean"],
     "n_components": [Interval(Integral, 1, None, closed="left"), None],
@@ -43,11 +50,19 @@ SPECTRAL_PARAMETERS = {
     "working_memory": [Interval(Real, 0, None, closed="neither"), None],
 }
 
-SPECTRAL_PARAMETERS_DOC = """center : bool
+#: The shared parameters of the estimators that learn on the kernel as it is, without ``center``.
+UNCENTRED_SPECTRAL_PARAMETERS: dict[str, list[Any]] = {
+    name: constraint for name, constraint in SPECTRAL_PARAMETERS.items() if name != "center"
+}
+
+_CENTER_DOC = """center : bool
         Centre the kernel (``HKH``, ``H = I − 11ᵀ/n``; test rows consistently, folded into
         ``dual_coef_`` and ``intercept_``). With ``n_components`` the Nyström approximation is centred
         (``H K̃ H``, column means of ``K_XZ`` from the same streamed pass).
-    n_components : int or None, default=None
+    """
+
+#: The shared low-rank parameters (all but ``center``), in the estimators' docstrings.
+LOW_RANK_PARAMETERS_DOC = """n_components : int or None, default=None
         None: exact eigendecomposition of the n×n training kernel. Otherwise the number of landmarks m
         of the Nyström one-shot eigendecomposition (Oglic & Gärtner 2019, Sec. 2.2; a value above
         n_samples is clamped to n_samples with a warning).
@@ -75,6 +90,9 @@ SPECTRAL_PARAMETERS_DOC = """center : bool
         NaN and infinity per chunk, and ``predict``/``decision_function`` return lazy dask arrays
         (call ``.compute()``)."""
 
+#: The shared parameters, ``center`` first, in the estimators' docstrings.
+SPECTRAL_PARAMETERS_DOC = _CENTER_DOC + LOW_RANK_PARAMETERS_DOC
+
 
 def check_dask_data(X: Any, n_columns: int | None, what: str) -> Any:
     """Lazy validation of a dask array ``X`` (returned as float64, all columns in one chunk; typed
@@ -97,25 +115,51 @@ def check_dask_data(X: Any, n_columns: int | None, what: str) -> Any:
 class SpectralEstimatorMixin(KernelEstimatorMixin):
     """Fit the spectral representation chosen by the shared parameters; evaluate models through it.
 
-    After :meth:`_training_data` and :meth:`_fit_representation` the estimator has
-    ``representation_``, ``kernel_``, ``n_features_in_``, ``landmark_indices_`` (None when exact) and,
-    for a kernel object, ``X_fit_`` (the points ``P`` test points are compared with: the training
-    inputs, or the landmarks). ``kernel_`` is a copy of the kernel fitted
-    (:meth:`~krein.kernels.Kernel.fit`) to the training inputs, or, at low rank, to the first uniform
-    sample the producer draws (:func:`nystroem_representation`).
+    The one fitting path of every estimator and transformer that learns from a kernel's spectrum
+    (``tests/test_representation.py`` checks that none fits its own): after :meth:`_training_data` and
+    :meth:`_fit_representation` the estimator has ``representation_``, ``kernel_``, ``n_features_in_``,
+    ``landmark_indices_`` (None when exact) and, for a kernel object, ``X_fit_`` (the points ``P`` test
+    points are compared with: the training inputs, or the landmarks). ``kernel_`` is a copy of the
+    kernel fitted (:meth:`~krein.kernels.Kernel.fit`) to the training inputs, or, at low rank, to the
+    first uniform sample the producer draws (:func:`nystroem_representation`). An estimator without a
+    ``center`` parameter learns on the kernel as it is (the SVMs on ``K₀``; kernel k-means, whose
+    objective centring does not change).
     """
+
+    #: The parameter that holds the number of Nyström landmarks (``n_landmarks`` in ``KreinPCA``, whose
+    #: ``n_components`` counts coordinates as scikit-learn's ``KernelPCA``'s does).
+    _landmark_parameter = "n_components"
+
+    def _n_landmarks(self):
+        """The number of landmarks asked for (None: the exact eigendecomposition)."""
+        return getattr(self, self._landmark_parameter)
+
+    def _center(self):
+        """Whether the representation is that of the centred kernel (``center``; False without one)."""
+        return bool(getattr(self, "center", False))
+
+    def _exact_rtol(self):
+        """Relative cutoff of the exact producer's eigenvalues (None: ``n · eps``; see
+        :meth:`~krein.representation.SpectralRepresentation.exact`)."""
+        return None
+
+    def _representation_parts(self):
+        """The kernel and points of the exact representation (after :meth:`_training_data`)."""
+        points = None if is_precomputed(self.kernel) else getattr(self, "X_fit_", None)
+        return {"kernel": self.kernel_, "points": points}
 
     def _training_data(self, X, y=None, **validate):
         """Validate the training data; returns ``(data, y)`` for :meth:`_fit_representation`.
 
-        ``data`` is the n×n training kernel for the exact model (``n_components=None``) and the
-        validated points (kernel rows of objects, a precomputed kernel, or a lazily checked dask array)
-        for the low-rank one; ``validate`` goes to ``validate_data`` (for ``y``).
+        ``data`` is the n×n training kernel for the exact model (no landmarks) and the validated points
+        (kernel rows of objects, a precomputed kernel, or a lazily checked dask array) for the low-rank
+        one; ``validate`` goes to ``validate_data`` (for ``y``).
         """
-        if self.n_components is None:
+        if self._n_landmarks() is None:
             if is_dask_array(X) or is_dask_array(y):
                 raise ValueError(
-                    "Dask arrays are fitted by the streamed low-rank model only: set n_components."
+                    "Dask arrays are fitted by the streamed low-rank model only: "
+                    f"set {self._landmark_parameter}."
                 )
             return self._fit_kernel(X, y, **validate)
         self.kernel_ = make_kernel(self.kernel)
@@ -132,26 +176,31 @@ class SpectralEstimatorMixin(KernelEstimatorMixin):
             X = check_square_kernel(X, "X")
         return X, y
 
-    def _fit_representation(self, data, targets=None, *, random_state=None, producer=None):
+    def _fit_representation(self, data, targets=None, *, random_state=None, producer=None, exact=None):
         """Fit ``representation_`` on the ``data`` of :meth:`_training_data` and return it.
 
         ``targets`` is the real matrix ``Y`` (n × t, NumPy or dask) whose projections ``ŨᵀY`` the
         streamed Nyström pass accumulates with the kernel columns (None: none); ``random_state``
         overrides the estimator's (a shared generator); ``producer`` holds further arguments of
-        :func:`nystroem_representation` (``rank``, ``warn_poor``, ...).
+        :func:`nystroem_representation` (``rank``, ``warn_poor``, ...); ``exact`` is the exact
+        representation of the training kernel ``data`` where the estimator's solver has already
+        eigendecomposed it (the proxy-kernel SVMs), None for :meth:`_exact_representation`.
         """
         random_state = self.random_state if random_state is None else random_state
-        if self.n_components is None:
-            representation = self._exact_representation(data)
+        n_landmarks = self._n_landmarks()
+        if n_landmarks is None:
+            representation = self._exact_representation(data) if exact is None else exact
             self.landmark_indices_ = None
         else:
             representation, self.landmark_indices_ = nystroem_representation(
                 self.kernel_,
                 data,
-                n_components=clamp_n_components(self.n_components, data.shape[0], stacklevel=4),
+                n_components=clamp_n_components(
+                    n_landmarks, data.shape[0], name=self._landmark_parameter, stacklevel=4
+                ),
                 landmarks=self.landmarks,
                 landmark_rank=self.landmark_rank,
-                center=self.center,
+                center=self._center(),
                 random_state=random_state,
                 working_memory=self.working_memory,
                 y=targets,
@@ -165,10 +214,13 @@ class SpectralEstimatorMixin(KernelEstimatorMixin):
 
     def _exact_representation(self, K):
         """The exact representation of the training kernel ``K`` (centred with ``center``)."""
-        points = None if is_precomputed(self.kernel) else getattr(self, "X_fit_", None)
-        check_centring_samples(self.center, K.shape[0])
+        check_centring_samples(self._center(), K.shape[0])
         return SpectralRepresentation.exact(
-            K, name="the training kernel", center=self.center, kernel=self.kernel_, points=points
+            K,
+            rtol=self._exact_rtol(),
+            name="the training kernel",
+            center=self._center(),
+            **self._representation_parts(),
         )
 
     def _validate_dask_fit(self, X, y):

@@ -231,6 +231,12 @@ class NystroemRepresentation(SpectralRepresentation):
             return super().training_rows(indices)
         return self.landmark_rows(indices) @ self.extension
 
+    def training_vectors(self) -> NDArray[np.float64]:
+        """``Ũ`` (n×r) in memory: :attr:`vectors`, or for dask data one pass computed where the chunks
+        live (:meth:`training_outputs` of the identity)."""
+        vectors = self.vectors
+        return self.training_outputs(np.eye(self.rank)) if vectors is None else vectors
+
     def landmark_rows(self, indices: ArrayLike) -> NDArray[np.float64]:
         """The (centred) landmark kernel rows ``K(X[indices], Z) − k̄`` of training points."""
         rows = self._columns.block(np.asarray(indices), self._landmark_indices)

@@ -3,6 +3,8 @@
 - :class:`KreinSVC` (Loosli et al. 2016): by Proposition 3 of Oglic & Gärtner (2019) it is the SVM on
   the flip-spectrum matrix ``H = U|Λ|Uᵀ`` whose dual coefficients are mapped back by
   ``P = U sign(Λ) Uᵀ`` (so that ``K P a = H a`` on the training points and ``f(x) = k(x, X) P a + b``).
+  With ``n_components`` the spectrum is the Nyström one, ``K̃ = ŨΛŨᵀ``, and ``H = ΦΦᵀ`` with the
+  features ``Φ = Ũ|Λ|^{1/2}`` (n×r): libsvm's linear kernel on Φ, no n×n matrix.
 - :class:`ModifiedSVC` (Lin & Lin 2003, the "Mod SVM" of Luss & d'Aspremont 2009, Sec. 5.1): the
   kernel appears only in the separating constraints ``yᵢ(Σⱼ cⱼ K(xᵢ, xⱼ) + b) ≥ 1 − ξᵢ`` and the
   regularizer is ``½‖c‖²`` (the identity replaces the kernel); this is a linear SVM on the empirical
@@ -32,11 +34,16 @@ from .._base import KernelEstimatorMixin, decision_to_labels, one_vs_rest_target
 from .._parameters import store_parameters
 from .._penalties import PENALTY_CONSTRAINT, kernel_scale, penalty
 from .._threads import blas_for_data
-from .._typing import FloatOrAuto
+from .._typing import FloatOrAuto, LandmarkMethod, LandmarkRank, RandomStateLike
 from .._validation import LIBSVM_MAX_KERNEL, class_sample_weight
 from ..kernels import Kernel
 from ..optimize import project_box_hyperplane, projected_gradient
-from ..representation import SpectralRepresentation
+from ..representation import (
+    LOW_RANK_PARAMETERS_DOC,
+    UNCENTRED_SPECTRAL_PARAMETERS,
+    SpectralEstimatorMixin,
+    is_dask_array,
+)
 from ._proxy import kkt_intercept
 
 __all__ = ["DCASVC", "KreinSVC", "ModifiedSVC"]
@@ -62,28 +69,32 @@ class _OneVsRestKernelSVC(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         with blas_for_data(X):  # one BLAS thread for a small problem (krein._threads)
             self._validate_params()
             K, y = self._fit_kernel(X, y)
-            self.classes_, Y = one_vs_rest_targets(y)
-            self.n_iter_ = 0
-            self._prepare(K)
-            upper = self._cost() * class_sample_weight(self.class_weight, y)
-            results = [self._fit_task(K, labels, upper) for labels in Y.T]
-            self.dual_coef_ = np.array([c for c, _ in results])
-            self.intercept_ = np.array([b for _, b in results])
+            self._fit_tasks(K, y)
             return self
+
+    def _fit_tasks(self, prepared, y):
+        """One SVM per one-vs-rest task of the labels ``y`` on what :meth:`_prepare` makes of
+        ``prepared`` (the training kernel, or a spectral representation)."""
+        self.classes_, Y = one_vs_rest_targets(y)
+        self.n_iter_ = 0
+        self._prepare(prepared)
+        upper = self._cost() * class_sample_weight(self.class_weight, y)
+        results = [self._fit_task(prepared, labels, upper) for labels in Y.T]
+        self.dual_coef_ = np.array([c for c, _ in results])
+        self.intercept_ = np.array([b for _, b in results])
 
     def _cost(self):
         """The SVM cost C of the fit."""
         return float(self.C)
 
-    def _libsvm_task(self, gram, labels, upper):
-        """``(y ∘ α, b)`` of the SVM with the PSD ``gram`` (libsvm, at most ``max_iter`` iterations).
+    def _libsvm_task(self, gram, labels, upper, kernel="precomputed"):
+        """``(y ∘ α, b)`` of the SVM with the PSD ``gram`` (libsvm, at most ``max_iter`` iterations); with
+        ``kernel="linear"``, ``gram`` holds features whose inner products are the Gram matrix.
 
         Stopping at ``max_iter`` before ``tol`` is met gives a ``ConvergenceWarning`` that says what to
         change (libsvm's own warning is replaced).
         """
-        svc = SVC(
-            kernel="precomputed", C=1.0, tol=self.tol, max_iter=self.max_iter, verbose=bool(self.verbose)
-        )
+        svc = SVC(kernel=kernel, C=1.0, tol=self.tol, max_iter=self.max_iter, verbose=bool(self.verbose))
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ConvergenceWarning)
             svc.fit(gram, labels, sample_weight=upper)
@@ -157,21 +168,25 @@ class _LibsvmBaseline(_OneVsRestKernelSVC):
         store_parameters(self, locals())
 
 
-class KreinSVC(_LibsvmBaseline):
+class KreinSVC(SpectralEstimatorMixin, _LibsvmBaseline):
     __doc__ = f"""Kreĭn SVM (Loosli et al. 2016) = SVM on the flip-spectrum kernel + out-of-sample map.
 
     {_LIBSVM_PARAMETERS_DOC.replace("C : float, default=1.0", _AUTO_C_DOC)}
+    {LOW_RANK_PARAMETERS_DOC}
 
     Attributes
     ----------
-    dual_coef_ : ndarray of shape (n_tasks, n_train)
-        ``P (y ∘ α_H)`` with ``α_H`` the SVM solution on the flip matrix.
+    dual_coef_ : ndarray of shape (n_tasks, n_points)
+        ``P (y ∘ α_H)`` with ``α_H`` the SVM solution on the flip matrix, on the points of
+        ``representation_`` (the training points, or the landmarks with ``n_components``).
     intercept_ : ndarray of shape (n_tasks,)
     representation_ : krein.representation.SpectralRepresentation
-        The training kernel's exact eigendecomposition (eigenvalues ascending, exact zeros dropped),
-        through which test points are evaluated.
-    flip_kernel_ : ndarray of shape (n_train, n_train)
-        ``U|Λ|Uᵀ``.
+        The training kernel's exact eigendecomposition (eigenvalues ascending, exact zeros dropped), or
+        its Nyström one with ``n_components``, through which test points are evaluated.
+    landmark_indices_ : ndarray of shape (m,) or None
+        Landmarks of the low-rank model (None when exact).
+    flip_kernel_ : ndarray of shape (n_train, n_train) or None
+        ``U|Λ|Uᵀ``; None with ``n_components`` (libsvm then takes the features ``Ũ|Λ|^{{1/2}}``).
     C_ : float
         The cost used (``C``, or its ``"auto"`` value).
     n_iter_ : int
@@ -195,7 +210,11 @@ class KreinSVC(_LibsvmBaseline):
     0.9
     """
 
-    _parameter_constraints = {**_LibsvmBaseline._parameter_constraints, "C": PENALTY_CONSTRAINT}
+    _parameter_constraints = {
+        **_LibsvmBaseline._parameter_constraints,
+        **UNCENTRED_SPECTRAL_PARAMETERS,
+        "C": PENALTY_CONSTRAINT,
+    }
 
     def __init__(
         self,
@@ -206,35 +225,55 @@ class KreinSVC(_LibsvmBaseline):
         tol: float = 1e-3,
         max_iter: int = LIBSVM_MAX_ITER,
         verbose: int = 0,
+        n_components: int | None = None,
+        landmarks: LandmarkMethod = "uniform",
+        landmark_rank: LandmarkRank = "full",
+        random_state: RandomStateLike = None,
+        working_memory: float | None = None,
     ) -> None:
         store_parameters(self, locals())
 
-    def _prepare(self, K):
-        # every eigenpair but exact zeros, which neither the flip nor the map P = U sign(Λ) Uᵀ sees
-        points = None if self.kernel_ == "precomputed" else self.X_fit_
-        representation = SpectralRepresentation.exact(
-            K, rtol=0.0, name="the training kernel", kernel=self.kernel_, points=points
-        )
-        self.representation_ = representation
-        values, U = representation.values, representation.vectors
-        self.flip_kernel_ = (U * np.abs(values)) @ U.T
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
+        with blas_for_data(X):  # one BLAS thread for a small problem (krein._threads)
+            self._validate_params()
+            data, y = self._training_data(X, y)
+            representation = self._fit_representation(data)
+            self._fit_tasks(representation, y.compute() if is_dask_array(y) else y)
+            return self
+
+    def _exact_rtol(self):
+        """Every eigenpair but exact zeros, which neither the flip nor the map P = U sign(Λ) Uᵀ sees."""
+        return 0.0
+
+    def _prepare(self, representation):
+        values, U = representation.values, representation.training_vectors()
+        if self.n_components is None:
+            self.flip_kernel_ = (U * np.abs(values)) @ U.T
+            self._gram = (self.flip_kernel_, "precomputed")
+        else:  # H = ΦΦᵀ, Φ = Ũ|Λ|^{1/2}: libsvm's linear kernel on the n×r features
+            self.flip_kernel_ = None
+            self._gram = (U * np.sqrt(np.abs(values)), "linear")
         self._signed_basis = (U, np.sign(values))
         # rounded to 6 significant digits: rounding-level changes of the kernel (a strided copy, points
         # far from the origin) must not move libsvm's path, whose result is only accurate to ``tol``
-        self.C_ = float(f"{penalty(self.C, 1.0, kernel_scale(values, values.size), inverse=True):.6g}")
+        scale = kernel_scale(values, U.shape[0])
+        self.C_ = float(f"{penalty(self.C, 1.0, scale, inverse=True):.6g}")
 
     def _cost(self):
         return self.C_
 
     def _scores(self, X):
-        """``k(x, X) P a + b`` through the representation's out-of-sample map."""
-        X = self._test_points(X)
-        return self.representation_.evaluate(X, self.dual_coef_.T, self.intercept_, owner=type(self).__name__)
+        """``k(x, P) β + b`` through the representation's out-of-sample map."""
+        return self._evaluate(X)
 
-    def _fit_task(self, K, labels, upper):
-        coef, intercept = self._libsvm_task(self.flip_kernel_, labels, upper)
+    def predict(self, X: ArrayLike) -> NDArray:
+        return self._labels(self.decision_function(X))
+
+    def _fit_task(self, representation, labels, upper):
+        gram, kernel = self._gram
+        coef, intercept = self._libsvm_task(gram, labels, upper, kernel=kernel)
         U, signs = self._signed_basis
-        return U @ (signs * (U.T @ coef)), intercept
+        return representation.dual_coef(signs * (U.T @ coef)), intercept
 
 
 class ModifiedSVC(_LibsvmBaseline):

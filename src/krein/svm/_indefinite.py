@@ -22,13 +22,19 @@ from sklearn.svm import SVC, SVR, OneClassSVM
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._base import KernelEstimatorMixin, decision_to_labels, fit_path_clones, one_vs_rest_targets
+from .._base import fit_path_clones, one_vs_rest_targets
 from .._parameters import store_parameters
 from .._scaling import target_statistics
 from .._threads import blas_for_data, parallel_loop
-from .._typing import FloatOrAuto
+from .._typing import FloatOrAuto, LandmarkMethod, LandmarkRank, RandomStateLike
 from .._validation import class_sample_weight
 from ..kernels import Kernel
+from ..representation import (
+    LOW_RANK_PARAMETERS_DOC,
+    UNCENTRED_SPECTRAL_PARAMETERS,
+    SpectralEstimatorMixin,
+    is_dask_array,
+)
 from ._proxy import KernelSpectrum, ProxyKernelProblem, default_cost, solve_proxy_problem
 
 __all__ = ["IndefiniteOneClassSVM", "IndefiniteSVC", "IndefiniteSVR"]
@@ -37,7 +43,7 @@ __all__ = ["IndefiniteOneClassSVM", "IndefiniteSVC", "IndefiniteSVR"]
 AUTO_EPSILON = 0.1
 
 _COMMON_CONSTRAINTS = {
-    "kernel": [str, object],
+    **UNCENTRED_SPECTRAL_PARAMETERS,
     "rho": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
     "solver": [StrOptions({"projected_gradient", "accpm", "exchange"})],
     "max_iter": [Interval(Integral, 1, None, closed="left")],
@@ -49,8 +55,9 @@ _COMMON_CONSTRAINTS = {
 _COST_CONSTRAINT = [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")]
 
 
-class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
-    """Shared fitting loop: one proxy-kernel problem per task, one eigendecomposition for all."""
+class _ProxyKernelEstimator(SpectralEstimatorMixin, BaseEstimator):
+    """Shared fitting loop: one proxy-kernel problem per task, one eigendecomposition for all (or one
+    Nyström representation, with ``n_components``: the low-rank problem of :mod:`krein.svm._proxy`)."""
 
     # No limit on the kernel's magnitude: the fit works in units of the kernel scale (``_units``), so
     # libsvm (the ρ → ∞ start) and the proxy problem see a kernel of unit scale.
@@ -63,6 +70,26 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
                 "(Sec. 3.4) solves (8) by quadratically constrained LPs on cutting kernels and uses no "
                 "gradient of (7) to smooth. Use smoothing=0, or solver='projected_gradient' or 'accpm'."
             )
+        if self.n_components is not None and self.solver == "exchange":
+            raise ValueError(
+                "solver='exchange' needs the exact model (n_components=None): its cutting kernels are "
+                "n×n matrices. Use solver='projected_gradient' or 'accpm' at low rank."
+            )
+
+    def _spectrum(self, data, penalty_weights=None):
+        """The :class:`~krein.svm._proxy.KernelSpectrum` of the problem, with ``representation_`` fitted
+        through the mixin: the training kernel's own eigendecomposition (exact), or the Nyström
+        representation of the low-rank problem (``n_components``)."""
+        if self.n_components is None:
+            spectrum = KernelSpectrum(data, penalty_weights, normalize=True, **self._representation_parts())
+            self._fit_representation(data, exact=spectrum.representation)
+            return spectrum
+        if penalty_weights is not None:
+            raise ValueError(
+                "penalty_weights need the exact model (n_components=None): the low-rank problem penalizes "
+                "‖M − Λ‖ in the span of the Nyström features, where per-sample weights have no meaning."
+            )
+        return KernelSpectrum.low_rank(self._fit_representation(data))
 
     def fit_path(self, X: ArrayLike, y: ArrayLike, params: Iterable[Mapping[str, Any]]) -> list[Self]:
         """Fit one model per setting of the path parameters, sharing one eigendecomposition and warm
@@ -164,7 +191,6 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
                 warnings.warn(result["warning"], ConvergenceWarning, stacklevel=3)
         if "C" in self._path_parameters:
             self.C_ = float(self.C) if self.C != "auto" else self._cost(spectrum) / self._dual_unit(spectrum)
-        self.representation_ = spectrum.representation
         self._store(problems, results, single=len(tasks) == 1)
         return [r["solution"].beta for r in results]
 
@@ -204,6 +230,7 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
         if (
             self.solver == "projected_gradient"
             and self.learning_rate == "auto"
+            and problem.spectrum.K is not None  # the start is libsvm's on the n×n kernel: exact only
             and problem.relative_perturbation() <= 1.0
         ):
             limit = problem.project(self._large_rho_start(problem))
@@ -242,14 +269,15 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
                 f"with relative duality gap {solution.gap_history[-1]:.3g} > tol={self.tol}.{note}"
             )
         K_scaled, basis = problem.proxy(solution.beta)
-        omega = problem.spectrum.omega
+        spectrum = problem.spectrum
+        omega = spectrum.omega
         with np.errstate(over="ignore", under="ignore"):  # (κ/t²)f̂: s²/κ for SVR targets of spread s
             objective = solution.value * (kappa / t) / t
         return {
             "solution": solution,
-            "dual_coef": problem.dual_coef(solution.beta, basis) / t,
+            "dual_coef": spectrum.dual_coef(problem.dual_coef(solution.beta, basis)) / t,
             "intercept": problem.intercept(solution.beta) * (kappa / t),
-            "proxy_kernel": K_scaled * kappa / omega[:, None] / omega[None, :],
+            "proxy_kernel": None if K_scaled is None else K_scaled * kappa / omega[:, None] / omega[None, :],
             "objective": objective,
             "warning": message,
         }
@@ -288,31 +316,29 @@ class _ProxyKernelEstimator(KernelEstimatorMixin, BaseEstimator):
         self.rho_ = pick([self._rho_in_force(problem) for problem in problems])
         self.dual_coef_ = np.array([r["dual_coef"] for r in results])
         self.intercept_ = np.array([r["intercept"] for r in results])
-        self.proxy_kernel_ = pick([r["proxy_kernel"] for r in results])
+        low_rank = results[0]["proxy_kernel"] is None  # the proxy kernel ŨM*Ũᵀ is not formed
+        self.proxy_kernel_ = None if low_rank else pick([r["proxy_kernel"] for r in results])
         histories = [r["solution"].gap_history for r in results]
         self.gap_history_ = histories[0] if single else histories
         self.objective_ = pick([r["objective"] for r in results])
         self.n_iter_ = pick([r["solution"].n_iter for r in results])
 
-    def _representation_parts(self):
-        """The kernel and points of the training kernel's representation (after ``_fit_kernel``)."""
-        return {"kernel": self.kernel_, "points": None if self.kernel_ == "precomputed" else self.X_fit_}
-
     def _raw_decision(self, X):
         check_is_fitted(self)
-        X = self._test_points(X)
-        return self.representation_.evaluate(X, self.dual_coef_.T, self.intercept_, owner=type(self).__name__)
+        return self._evaluate(X)
 
 
 _ATTRIBUTES_DOC = """
     Attributes
     ----------
-    dual_coef_ : ndarray of shape (n_tasks, n_train)
-        Coefficients ``c`` of the decision function ``f(x) = k(x, X_train) c + b`` (test rows mapped
-        by the heuristic of Sec. 2.3; see :meth:`ProxyKernelProblem.dual_coef`).
+    dual_coef_ : ndarray of shape (n_tasks, n_points)
+        Coefficients ``c`` of the decision function ``f(x) = k(x, P) c + b`` on the points ``P`` of
+        ``representation_`` (the training points, or the landmarks with ``n_components``; test rows
+        mapped by the heuristic of Sec. 2.3; see :meth:`ProxyKernelProblem.dual_coef`).
     intercept_ : ndarray of shape (n_tasks,)
-    proxy_kernel_ : ndarray of shape (n_train, n_train) or (n_tasks, n_train, n_train)
-        The learned proxy kernel ``K*`` of Theorem 1 (Theorem 3 with penalty weights).
+    proxy_kernel_ : ndarray of shape (n_train, n_train) or (n_tasks, n_train, n_train), or None
+        The learned proxy kernel ``K*`` of Theorem 1 (Theorem 3 with penalty weights); None with
+        ``n_components`` (the low-rank proxy ``ŨM*Ũᵀ`` is not formed).
     gap_history_ : ndarray (or list of ndarrays, one per task)
         Relative duality gaps ``(upper − f)/max(|f − f₀|, |upper − f₀|, m)`` of the unsmoothed
         problem (7) at each iterate (``f₀ = ρ‖(K₀)₋‖²_F``, the value of ``f`` at α = 0; ``upper`` the
@@ -334,7 +360,10 @@ _ATTRIBUTES_DOC = """
         The ``C`` in force (``IndefiniteSVC``, ``IndefiniteSVR``; ``C`` resolved, see ``C="auto"``).
     representation_ : krein.representation.SpectralRepresentation
         The training kernel's exact representation (eigenvalues ascending; deferred to the first read
-        when the fit needs no eigendecomposition of it), through which test points are evaluated.
+        when the fit needs no eigendecomposition of it), or its Nyström one with ``n_components``,
+        through which test points are evaluated.
+    landmark_indices_ : ndarray of shape (m,) or None
+        Landmarks of the low-rank problem (None when exact).
     kernel_ : Kernel or "precomputed"
     n_features_in_ : int
 """
@@ -401,6 +430,7 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
     n_jobs : int or None, default=None
         Threads for the one-vs-rest tasks of a multiclass problem (joblib's convention), which
         share one eigendecomposition of ``K₀``.
+    {LOW_RANK_PARAMETERS_DOC}
     {_ATTRIBUTES_DOC}
     See Also
     --------
@@ -409,6 +439,18 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
     KreinSVC : The SVM on the flip-spectrum kernel.
     KreinSquaredHingeSVC : The Kreĭn squared-hinge SVM.
     sklearn.svm.SVC : The SVM for positive definite kernels.
+
+    Notes
+    -----
+    With ``n_components=m`` the kernel is the Nyström one-shot eigendecomposition ``K̃₀ = ŨΛŨᵀ`` of
+    rank r ≤ m and the proxy kernel is sought in the span of the Nyström features, ``K = ŨMŨᵀ``,
+    ``M ⪰ 0``: problem (7) becomes that of the r×r kernel Λ with ``w = ŨᵀYα`` for ``Yα``, whose proxy
+    is ``M* = (Λ + wwᵀ/4ρ)₊`` (:mod:`krein.svm._proxy`, "The low-rank problem"). An iteration costs a
+    rank-one update of an r×r diagonal and two products with ``Ũ`` (O(nr)); no n×n matrix is formed,
+    the duality gap certified at every iterate (``gap_history_``) is that of this low-rank problem, and
+    the iteration starts from α = 0 (the ρ → ∞ start needs libsvm on the n×n kernel). ``proxy_kernel_``
+    is then None (``ŨM*Ũᵀ`` is not formed); ``penalty_weights`` and ``solver="exchange"`` need the
+    exact model.
 
     Examples
     --------
@@ -445,6 +487,11 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
         class_weight: dict | Literal["balanced"] | None = None,
         verbose: int = 0,
         n_jobs: int | None = None,
+        n_components: int | None = None,
+        landmarks: LandmarkMethod = "uniform",
+        landmark_rank: LandmarkRank = "full",
+        random_state: RandomStateLike = None,
+        working_memory: float | None = None,
     ) -> None:
         store_parameters(self, locals())
 
@@ -467,11 +514,11 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
             return self
 
     def _prepare(self, X, y, penalty_weights=None):
-        K, y = self._fit_kernel(X, y)
+        data, y = self._training_data(X, y)
+        y = y.compute() if is_dask_array(y) else y
         self.classes_, Y = one_vs_rest_targets(y)
         weights = class_sample_weight(self.class_weight, y)
-        spectrum = KernelSpectrum(K, penalty_weights, normalize=True, **self._representation_parts())
-        return spectrum, [(labels, weights) for labels in Y.T]
+        return self._spectrum(data, penalty_weights), [(labels, weights) for labels in Y.T]
 
     def _problem(self, spectrum, task):
         labels, weights = task
@@ -495,7 +542,7 @@ class IndefiniteSVC(ClassifierMixin, _ProxyKernelEstimator):
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
     def predict(self, X: ArrayLike) -> NDArray:
-        return decision_to_labels(self.decision_function(X), self.classes_)
+        return self._labels(self.decision_function(X))
 
 
 class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
@@ -519,6 +566,8 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
         As in :class:`IndefiniteSVC`, with ``‖a − b‖² ≤ 2nC²`` (``"auto"``: ``ρ = 2nC²/(4·10⁻³·κ)``).
     solver, max_iter, tol, learning_rate, smoothing, verbose
         As in :class:`IndefiniteSVC`.
+    n_components, landmarks, landmark_rank, random_state, working_memory
+        As in :class:`IndefiniteSVC` (the low-rank problem of its Notes).
     {_ATTRIBUTES_DOC}    epsilon_ : float
         The ε in force (``epsilon`` resolved).
 
@@ -570,6 +619,11 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
         learning_rate: FloatOrAuto = "auto",
         smoothing: float = 0.0,
         verbose: int = 0,
+        n_components: int | None = None,
+        landmarks: LandmarkMethod = "uniform",
+        landmark_rank: LandmarkRank = "full",
+        random_state: RandomStateLike = None,
+        working_memory: float | None = None,
     ) -> None:
         store_parameters(self, locals())
 
@@ -584,9 +638,10 @@ class IndefiniteSVR(RegressorMixin, _ProxyKernelEstimator):
     def _prepare(self, X, y):
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
-        K, y = self._fit_kernel(X, y, y_numeric=True)
+        data, y = self._training_data(X, y, y_numeric=True)
+        y = np.asarray(y.compute(), dtype=np.float64) if is_dask_array(y) else y
         self._target_scale = target_statistics(y)[1]
-        return KernelSpectrum(K, normalize=True, **self._representation_parts()), [y / self._target_scale]
+        return self._spectrum(data), [y / self._target_scale]
 
     def _dual_unit(self, spectrum):
         """``t = κ/s``: targets and ε in units of their standard deviation s (:meth:`_units`)."""
@@ -658,6 +713,8 @@ class IndefiniteOneClassSVM(OutlierMixin, _ProxyKernelEstimator):
         which scales as ``1/s`` with the kernel, as the one-class problem does).
     solver, max_iter, tol, learning_rate, smoothing, verbose
         As in :class:`IndefiniteSVC`.
+    n_components, landmarks, landmark_rank, random_state, working_memory
+        As in :class:`IndefiniteSVC` (the low-rank problem of its Notes).
     {_ATTRIBUTES_DOC}
     See Also
     --------
@@ -692,6 +749,11 @@ class IndefiniteOneClassSVM(OutlierMixin, _ProxyKernelEstimator):
         learning_rate: FloatOrAuto = "auto",
         smoothing: float = 0.0,
         verbose: int = 0,
+        n_components: int | None = None,
+        landmarks: LandmarkMethod = "uniform",
+        landmark_rank: LandmarkRank = "full",
+        random_state: RandomStateLike = None,
+        working_memory: float | None = None,
     ) -> None:
         store_parameters(self, locals())
 
@@ -704,11 +766,11 @@ class IndefiniteOneClassSVM(OutlierMixin, _ProxyKernelEstimator):
             return self
 
     def _prepare(self, X, y=None):
-        K, _ = self._fit_kernel(X)
-        return KernelSpectrum(K, normalize=True, **self._representation_parts()), [None]
+        data, _ = self._training_data(X)
+        return self._spectrum(data), [None]
 
     def _problem(self, spectrum, task):
-        n = spectrum.K.shape[0]
+        n = spectrum.n
         ones = np.ones(n)
         return ProxyKernelProblem(
             spectrum,

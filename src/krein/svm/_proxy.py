@@ -40,6 +40,20 @@ non-negative terms (the SVM's KKT violations), O(n log n) from the gradient the 
 has, so the gap is checked at every iteration instead of by a libsvm solve every few. It is never
 negative, and it is zero exactly at a maximizer.
 
+**The low-rank problem.** With ``n_components`` the kernel is the Nyström one-shot eigendecomposition
+``K̃₀ = Ũ Λ Ũᵀ`` (Ũ n×r orthonormal, r ≤ m; Oglic & Gärtner 2019, Sec. 2.2), and the proxy kernel is
+sought in the span of the Nyström features: ``K = Ũ M Ũᵀ`` with ``M ⪰ 0`` (r×r). As ``Ũ`` is
+orthonormal, ``zᵀKz = wᵀMw`` with ``w = Ũᵀz`` and ``‖K − K̃₀‖_F = ‖M − Λ‖_F``, so the inner problem is
+Theorem 1's on the r×r diagonal kernel Λ with ``w`` for ``z``: ``M* = (Λ + wwᵀ/4ρ)₊``. Problem (7) over β
+is that of the r-dimensional kernel Λ with the linear map ``β ↦ w = ŨᵀMβ``, and every formula above holds
+with the eigenvectors ``V = Ũ`` (n×r) of :meth:`KernelSpectrum.low_rank`: an evaluation is a rank-one
+eigen-update of an r×r diagonal, O(r²), plus the products ``Ũᵀz`` and ``Ũa`` (O(nr)); ``f`` is concave
+and the certified gap above is the duality gap of this low-rank problem. No n×n matrix is formed
+(memory O(nr)), nor the proxy kernel ``ŨM*Ũᵀ``. The decision function is the exact one's, ``K̃₀ P₊z`` on
+the training points (``P₊`` the projector on the range of ``M*`` in the span of ``Ũ``): eigen-coordinates
+``Ũᵀ P₊ z``, evaluated out of sample through the Nyström map. With every point a landmark and a kernel
+of full numerical rank, ``Ũ`` spans ℝⁿ and this is problem (7) itself.
+
 **Smoothing** (Sec. 3). ``λ ↦ max(λ, 0)²`` is C¹, so ``f`` is differentiable, but its gradient
 involves ``max(0, λ)``, which is not: ``∇f`` is not differentiable wherever an eigenvalue of ``X``
 crosses zero. The paper replaces ``max(0, t)`` by its Moreau–Yosida smoothing
@@ -165,6 +179,41 @@ class KernelSpectrum:
                 kernel=kernel,
                 points=points,
             )
+        self._set_scale(scale, magnitude, normalize)
+
+    @classmethod
+    def low_rank(cls, representation):
+        """The spectrum of the low-rank problem on a Nyström representation ``K̃₀ = Ũ Λ Ũᵀ`` (normalized).
+
+        The proxy kernel is sought among the positive semidefinite matrices ``Ũ M Ũᵀ`` on the span of
+        ``Ũ`` (module docstring, "The low-rank problem"): ``vectors`` is ``Ũ`` (n×r, held), ``values``
+        Λ, ``K`` None (no n×n matrix), no penalty weights, and ``representation`` the given one.
+        """
+        spectrum = cls.__new__(cls)
+        vectors = representation.training_vectors()
+        n = vectors.shape[0]
+        spectrum.omega, spectrum.K, spectrum.psd = np.ones(n), None, False
+        spectrum.values, spectrum.vectors = representation.values, vectors
+        spectrum.representation = representation
+        spectrum._set_scale(kernel_scale(spectrum.values, n), 1.0, True)
+        return spectrum
+
+    @property
+    def n(self):
+        """The number of training points."""
+        return self.omega.size
+
+    def dual_coef(self, coef):
+        """Coefficients on the representation's points of the model ``K₀ c`` (``c`` = ``coef`` on the
+        training points): ``c`` itself for the exact kernel, ``E Λ Ũᵀ c`` through the Nyström map of
+        the low-rank one (``K̃₀ c = Ũ Λ Ũᵀ c``)."""
+        if self.K is not None:
+            return coef
+        return self.representation.dual_coef(self.vectors.T @ coef)
+
+    def _set_scale(self, scale, magnitude, normalize):
+        """``scale``, ``unit``, ``negative_norm_squared`` and ``curvature`` from the kernel scale κ of the
+        kernel divided by ``magnitude`` (the class docstring)."""
         if not scale > 0:
             raise ValueError("The training kernel is zero: the proxy-kernel SVM has nothing to learn from.")
         self.unit = 1.0
@@ -176,7 +225,8 @@ class KernelSpectrum:
                     f"X: the kernel scale mean|λ(K)| = {scale:.3g}·{magnitude:g} is beyond double precision; "
                     "rescale the kernel (e.g. divide it by its largest entry)."
                 )
-            self.K = self.K / scale
+            if self.K is not None:
+                self.K = self.K / scale
             if self.values is not None:
                 self.values = self.values / scale
             scale = 1.0
@@ -279,7 +329,7 @@ class ProxyKernelProblem:
                 "1/κ); choose a C nearer 1/κ (C='auto') or an explicit rho."
             )
         self.signs, self.upper, self.rhs = signs, upper, rhs
-        self.n = spectrum.K.shape[0]
+        self.n = spectrum.n
 
     def relative_perturbation(self):
         """Bound on ``‖z̃z̃ᵀ/4ρ‖/κ`` over the feasible set, ``Σⱼ(z̃-coefficientⱼ uⱼ)²/(4ρκ)``: how far
@@ -360,7 +410,8 @@ class ProxyKernelProblem:
         """The scaled proxy kernel ``K̃*`` at β and an orthonormal basis of its range (or None if PSD).
 
         For an indefinite ``K₀`` this is one full rank-one eigen-update plus the n×n products that
-        form ``K̃*``: O(n³), done once after fitting (and once per cut of the exchange method).
+        form ``K̃*``: O(n³), done once after fitting (and once per cut of the exchange method). On the
+        low-rank problem the kernel ``K̃* = B Λ₊ Bᵀ`` is not formed (None) and the basis ``B`` is n×r.
         """
         spectrum, weight = self.spectrum, 1 / (4 * self.rho)
         z = self.scaled_z(beta)
@@ -369,6 +420,8 @@ class ProxyKernelProblem:
         values, W = rank_one_eigh(spectrum.values, spectrum.vectors.T @ z, weight)
         positive = values > 0
         basis = spectrum.vectors @ W[:, positive]
+        if spectrum.K is None:
+            return None, basis
         return (basis * values[positive]) @ basis.T, basis
 
     def exchange_constraint(self, beta):
