@@ -23,6 +23,11 @@ Run: ``python benchmarks/bench_practice.py [--quick] [--out DIR] [--guide docs/g
 and, with ``--guide``, the table between the guide's ``practice table`` markers
 (``tests/test_practice_results.py`` checks that the guide's table is this JSON's).
 
+``--similarity``: the four similarity and dissimilarity sets of Chen et al. (aural-sonar, chen-protein,
+protein, coilyork) on 10 stratified 70/30 splits each: the route's mean error against the better of
+clip+SVC and flip+SVC, their paired difference and its standard error (``practice-similarity.json``,
+``.md`` and the guide's ``practice similarity table``).
+
 ``--regression``: the same for real targets (``practice-regression.json``, ``.md``, ``.png`` and the
 guide's ``practice regression table``; ``--regression --rewrite`` rewrites them from the stored JSON). The test RMSE of ``KreinRegressorCV`` against
 
@@ -41,7 +46,7 @@ import argparse
 import json
 import time
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import joblib
@@ -214,6 +219,7 @@ def run_task(task, max_train):
         "split": "official" if not task.repeats else f"{task.repeats} × 70/30",
         "distance": distance,
         "error": {k: float(np.mean(v)) for k, v in errors.items()},
+        "split_errors": {k: [float(e) for e in v] for k, v in errors.items()},
         "seconds": {k: float(np.sum(v)) for k, v in seconds.items()},
         "chosen": {k: (v if isinstance(v, str | int) else float(v)) for k, v in chosen.items()},
     }
@@ -295,6 +301,74 @@ def plot(rows, path):
     figure.tight_layout()
     figure.savefig(path, dpi=120)
     plt.close(figure)
+
+
+# -- the similarity sets, on repeated splits -----------------------------------------------------------
+
+#: The sets of Chen et al. (2009) that krein ships, each on this many stratified 70/30 splits: the route
+#: against the better of clip+SVC and flip+SVC, with the standard error of their paired difference.
+SIMILARITY_REPEATS = 10
+SIMILARITY_TASKS = tuple(
+    replace(t, repeats=SIMILARITY_REPEATS)
+    for t in TASKS
+    if t.dataset in ("aural-sonar", "chen-protein", "protein", "coilyork")
+)
+SIMILARITY_GUIDE_START = (
+    "<!-- practice similarity table: generated from docs/results/practice/practice-similarity.json "
+    "by benchmarks/bench_practice.py --similarity -->"
+)
+SIMILARITY_GUIDE_END = "<!-- end practice similarity table -->"
+
+
+def similarity_comparison(row):
+    """The route against the better (by mean) of clip+SVC and flip+SVC on one set's splits: both means,
+    the mean paired difference (route − better, in points) and its standard error over the splits."""
+    errors = {k: np.asarray(v) for k, v in row["split_errors"].items()}
+    better = min(("clip+SVC", "flip+SVC"), key=lambda name: errors[name].mean())
+    difference = errors["KreinClassifierCV"] - errors[better]
+    standard_error = float(difference.std(ddof=1) / np.sqrt(difference.size))
+    return {
+        "better": better,
+        "krein": float(errors["KreinClassifierCV"].mean()),
+        "baseline": float(errors[better].mean()),
+        "difference": float(difference.mean()),
+        "standard_error": standard_error,
+        "within_one_se": bool(difference.mean() <= standard_error),
+    }
+
+
+def similarity_table(rows):
+    lines = [f"{'set':<20}{'Kreĭn CV':>9}{'better SVC':>16}{'diff.':>7}{'s.e.':>6}{'≤ 1 s.e.':>10}"]
+    for row in rows:
+        c = similarity_comparison(row)
+        lines.append(
+            f"{row['task']:<20.20}{c['krein']:>9.2f}{c['baseline']:>7.2f} ({c['better'][:4]}){c['difference']:>7.2f}"
+            f"{c['standard_error']:>6.2f}{'yes' if c['within_one_se'] else 'no':>10}"
+        )
+    lines.append(f"test error (%), mean over {SIMILARITY_REPEATS} stratified 70/30 splits; diff.: Kreĭn CV")
+    lines.append("minus the better of clip+SVC and flip+SVC, paired by split; s.e.: its standard error")
+    return "\n".join(lines)
+
+
+def main_similarity(args):
+    rows = []
+    with threadpool_limits(1), warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        warnings.simplefilter("ignore", UserWarning)
+        for task in SIMILARITY_TASKS:
+            rows.append(run_task(task, args.max_train))
+            print(similarity_table(rows[-1:]).splitlines()[1], flush=True)
+    result = {"rows": rows, "repeats": SIMILARITY_REPEATS, "max_train": args.max_train, "seed": SEED}
+    args.out.mkdir(parents=True, exist_ok=True)
+    stored = args.out / "practice-similarity.json"
+    tmp = stored.with_suffix(".tmp")
+    tmp.write_text(json.dumps(result, indent=1) + "\n")
+    tmp.replace(stored)
+    text = similarity_table(rows)
+    (args.out / "practice-similarity.md").write_text("```text\n" + text + "\n```\n")
+    if args.guide is not None:
+        write_guide(args.guide, text, SIMILARITY_GUIDE_START, SIMILARITY_GUIDE_END)
+    print(text)
 
 
 # -- regression -------------------------------------------------------------------------------------
@@ -618,6 +692,11 @@ def main():
     parser.add_argument("--only", nargs="*", help="task names (prefixes) to run")
     parser.add_argument("--regression", action="store_true", help="the regression table instead")
     parser.add_argument(
+        "--similarity",
+        action="store_true",
+        help="the similarity sets on repeated splits, with standard errors",
+    )
+    parser.add_argument(
         "--rewrite",
         action="store_true",
         help="with --regression: the .md, .png and guide from the stored JSON",
@@ -625,6 +704,8 @@ def main():
     args = parser.parse_args()
     if args.regression:
         return main_regression(args)
+    if args.similarity:
+        return main_similarity(args)
     tasks = [t for t in TASKS if not args.quick or t.name in QUICK]
     if args.only:
         tasks = [t for t in tasks if any(t.name.startswith(p) for p in args.only)]
