@@ -9,8 +9,9 @@
   eigendecomposed once for all of them; :func:`auto_cv` gives their default inner folds.
 """
 
-from ._family import KreinClassifierCV, KreinRegressorCV, auto_cv
+from ._family import KreinClassifierCV, KreinRegressorCV
 from ._hypergradient_search import HypergradientSearchCV, cross_validation_loss
+from ._selection import auto_cv
 
 __all__ = [
     "HypergradientSearchCV",

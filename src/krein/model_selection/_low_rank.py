@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
@@ -78,7 +79,7 @@ class LandmarkKernel:
     n × m block, its inputs, however many kernels it searches."""
 
     label: str
-    transformer: object  # None: the inputs are the kernel's columns (a precomputed similarity)
+    transformer: Any  # None: the inputs are the kernel's columns (a precomputed similarity)
     inputs: np.ndarray
     factor: LandmarkFactor
 
