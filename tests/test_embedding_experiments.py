@@ -7,11 +7,12 @@ from pathlib import Path
 import matplotlib
 import numpy as np
 import pytest
+from _results import load, summary
 
 from krein.cli import main
 from krein.embedding import KreinPCA
 from krein.experiments import RunContext, get_experiment
-from krein.experiments.embeddings import METHODS, PARTS
+from krein.experiments.embeddings import METHODS, PARTS, QUICK_TASKS
 from krein.plotting import plot_embedding, plot_spectrum
 
 matplotlib.use("Agg")
@@ -20,27 +21,32 @@ RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results" / "embeddings
 
 
 @pytest.mark.slow
-def test_embeddings_quick_run_and_resume(tmp_path):
-    """``krein reproduce embeddings --quick --only aural-sonar``: ARIs, the parts table, figures."""
-    ctx = RunContext(quick=True, out=tmp_path, show_progress=False, only=["aural-sonar"])
-    get_experiment("embeddings").run(ctx)
-    result = json.loads((tmp_path / "embeddings.json").read_text())
-    rows = {row["method"]: row for row in result["summary"]}
-    assert set(rows) == set(METHODS)
-    assert all(row["n_runs"] == 3 and -1 <= row["mean"] <= 1 for row in rows.values())
-    assert rows["Kreĭn k-means"]["n"] == 100 and rows["Kreĭn k-means"]["k"] == 2
-    # aural sonar: targets and clutter are found by every k-means on a Euclidean or Kreĭn embedding
-    assert rows["Kreĭn spectral"]["mean"] > 0.3
-    parts = {
-        row["method"]: row["mean"]
-        for row in json.loads((tmp_path / "embeddings_parts.json").read_text())["summary"]
-    }
-    assert set(parts) == set(PARTS) and parts["positive part"] > parts["majority"] + 0.2
-    for name in ("embeddings_ari.png", "embedding_aural-sonar.png"):
-        assert (tmp_path / name).stat().st_size > 10_000
-    again = RunContext(quick=True, out=tmp_path, show_progress=False, only=["aural-sonar"], resume=True)
+@pytest.mark.parametrize("quick_form", ["embeddings"], indirect=True)
+def test_embeddings_quick_form_and_resume(quick_form):
+    """``krein reproduce embeddings --quick``: ARIs, the parts table, figures; ``--resume`` reads it back."""
+    result = load(quick_form, "embeddings")
+    rows = summary(quick_form, "embeddings")
+    assert list(rows) == [(task, method) for task in QUICK_TASKS for method in METHODS]
+    for row in rows.values():  # at most 150 objects (aural sonar has 100), an indefinite kernel
+        assert row["n_runs"] == 3 and -1 <= row["mean"] <= 1 and row["k"] >= 2
+        assert row["n"] == (100 if row["task"] == "aural-sonar" else 150)
+        assert row["p"] >= 1 and row["q"] >= 1 and row["p"] + row["q"] <= row["n"] and 0 < row["iota"] < 1
+    # aural sonar: targets and clutter are found by every k-means on a Euclidean or Kreĭn embedding;
+    # the Simpson similarity of binarized threes and fives separates them almost perfectly
+    assert rows["aural-sonar", "Kreĭn spectral"]["mean"] > 0.3
+    assert rows["digits-3v5", "Kreĭn spectral"]["mean"] > 0.8
+    parts = summary(quick_form, "embeddings_parts")
+    assert list(parts) == [(task, part) for task in QUICK_TASKS for part in PARTS]
+    assert all(0 <= row["mean"] <= 1 and row["n_runs"] == 5 for row in parts.values())
+    for task in QUICK_TASKS:  # the class information is in the positive part
+        assert parts[task, "positive part"]["mean"] > parts[task, "majority"]["mean"] + 0.1, task
+    for name in ("embeddings_ari", *(f"embedding_{task}" for task in QUICK_TASKS)):
+        assert (quick_form.out / f"{name}.png").stat().st_size > 10_000
+    again = RunContext(
+        quick=True, out=quick_form.out, show_progress=False, resume=True, experiment=quick_form.experiment
+    )
     get_experiment("embeddings").run(again)
-    assert json.loads((tmp_path / "embeddings.json").read_text())["scores"] == result["scores"]
+    assert load(quick_form, "embeddings")["scores"] == result["scores"]
 
 
 def test_krein_embed_writes_the_picture(tmp_path, capsys):

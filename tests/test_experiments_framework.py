@@ -62,13 +62,24 @@ def test_registry():
         get_experiment("no-such-experiment")
 
 
-def test_spectra_experiment_runs(tmp_path):
-    get_experiment("spectra").run(RunContext(quick=True, out=tmp_path, show_progress=False))
-    rows = json.loads((tmp_path / "spectra.json").read_text())["rows"]
+@pytest.mark.parametrize("quick_form", ["spectra"], indirect=True)
+def test_spectra_quick_form(quick_form):
+    """One row per data set and Appendix D kernel; ι is 0 without a negative eigenvalue and at least
+    |λ_min| / (n max |λ|) with one."""
+    from krein.datasets import load_dataset
+    from krein.experiments.spectra import DATASETS
+    from krein.kernels import APPENDIX_D_KERNELS
+
+    rows = json.loads((quick_form.out / "spectra.json").read_text())["rows"]
     by_kernel = {(r["dataset"], r["kernel"]): r for r in rows}
+    assert list(by_kernel) == [(name, kernel) for name in DATASETS[:3] for kernel in APPENDIX_D_KERNELS]
     assert by_kernel[("haberman", "GAUSS")]["indefiniteness"] < 1e-10
     assert by_kernel[("haberman", "DELTA-GAUSS")]["indefiniteness"] > 0.1
-    assert all(r["n"] > 0 for r in rows)
+    for r in rows:
+        n, low, high, iota = r["n"], r["min_eigenvalue"], r["max_eigenvalue"], r["indefiniteness"]
+        assert n == min(300, load_dataset(r["dataset"]).target.size)
+        assert low <= high and r["n_positive"] + r["n_negative"] <= n and 0 <= iota <= 1
+        assert iota == 0 if low >= 0 else iota >= -low / (n * max(-low, high)), r
 
 
 def test_cells_are_stored_and_resumed(tmp_path):

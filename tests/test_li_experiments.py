@@ -1,33 +1,29 @@
-"""The li-tables and li-figures experiments in tiny forms (numbers checked, files written)."""
+"""The li-tables and li-figures experiments: their quick forms (numbers checked, files written) and parts."""
 
 import json
 import re
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
-from rich.console import Console
+from _results import assert_counts, comparison_rows, load, summary
 
 from krein.experiments import RunContext, get_experiment
 from krein.experiments.li2024 import (
     FIGURES_FORMS,
+    PAPER_CELLS,
+    SVM_FIGURES_FORMS,
     TABLES_FORMS,
+    UNIF_FORMS,
     FixedCombinationRidge,
     RidgeLearnedSVC,
     base_kernel_stack,
     describe_weights,
     learned_weight_rows,
     run_figures,
-    run_svm_figures,
-    run_tables,
     trend_rows,
     weights_against_radius,
 )
-
-
-def _context(tmp_path):
-    return RunContext(quick=True, out=tmp_path, show_progress=False, console=Console(quiet=True))
 
 
 def test_experiments_are_registered():
@@ -56,81 +52,119 @@ def test_fixed_combination_ridge_is_kernel_ridge_on_the_sum():
     )
 
 
-def test_li_tables_tiny(tmp_path):
-    config = replace(
-        TABLES_FORMS.full,
-        datasets=("sonar",),
-        lams=(0.1, 1.0),
-        Lambdas=(1.0,),
-        betas=(1.0,),
-        cv_folds=2,
-        n_splits=2,
-        max_iter=5,
-        radii=(0.001, 1.0),
-    )
-    run_tables(_context(tmp_path), config)
-    for name in ("cv_rmse", "test_rmse", "test_error"):
-        assert (tmp_path / f"{name}.md").exists() and (tmp_path / f"{name}.csv").exists()
-    summary = json.loads((tmp_path / "test_error.json").read_text())["summary"]
-    methods = {row["method"] for row in summary}
-    assert {
-        "PGD d=1",
-        "IIA d=1",
-        "rPGD d=1",
-        "rIIA d=1",
-        "PGD d=2",
-        "rPGD d=2",
-        "TR d=1",
-        "BM",
-        "UNIF",
-    } <= methods
-    for row in summary:  # sonar with Gaussian kernels: far better than chance (the paper: 0.22-0.26)
-        assert 0.0 < row["mean"] < 0.35, row
-    rmse = json.loads((tmp_path / "test_rmse.json").read_text())["summary"]
-    assert all(0.3 < row["mean"] < 1.0 for row in rmse)
-    versus = json.loads((tmp_path / "vs_paper.json").read_text())["rows"]
-    assert len(versus) == 18  # sonar: 6 CV cells (Table 3), 12 test cells (Table 4)
-    cell = next(r for r in versus if r["measure"] == "test RMSE" and r["method"] == "UNIF")
-    unif = next(r for r in rmse if r["method"] == "UNIF")
-    assert (cell["paper mean"], cell["paper std"]) == (1.69, 0.02)
-    assert (cell["ours mean"], cell["ours std"]) == (round(unif["mean"], 2), round(unif["std"], 2))
-    weights = json.loads((tmp_path / "learned_weights.json").read_text())["rows"]
-    assert [r["Λ or β"] for r in weights if r["method"] == "PGD d=1, all samples"] == ["Λ=0.001", "Λ=1"]
-    assert {r["method"] for r in weights} >= {"PGD d=1", "IIA d=1", "rPGD d=2", "TR d=1"}
+#: Test objects of a random 50/50 split (ShuffleSplit rounds the test half up).
+TEST_SIZES = {"ionosphere": 176, "sonar": 104, "heart": 135}
+TABLE_METHODS = ("PGD d=1", "IIA d=1", "rPGD d=1", "rIIA d=1", "TR d=1", "PGD d=2", "rPGD d=2", "TR d=2")
 
 
-def test_li_figures_tiny(tmp_path):
-    config = replace(
-        FIGURES_FORMS.full, datasets=("heart",), lams=(1e-2, 1.0), n_splits=2, max_iter=5, cv_folds=2
-    )
-    records = run_figures(_context(tmp_path), config)
-    assert (tmp_path / "pgd_lambda_heart.png").stat().st_size > 1000
-    assert len(records) == 4
+@pytest.mark.slow
+@pytest.mark.parametrize("quick_form", ["li-tables"], indirect=True)
+def test_li_tables_quick_form(quick_form):
+    config = TABLES_FORMS.quick
+    errors, rmse, cv = (summary(quick_form, name) for name in ("test_error", "test_rmse", "cv_rmse"))
+    cells = [(name, method) for name in config.datasets for method in (*TABLE_METHODS, "BM", "UNIF")]
+    assert list(errors) == list(rmse) == list(cv) == cells
+    assert {row["n_runs"] for row in errors.values()} == {config.n_splits}
+    assert {row["n_runs"] for row in cv.values()} == {config.cv_folds}
+    for row in errors.values():  # far better than chance (the paper: 0.22-0.26 on sonar)
+        assert 0.0 < row["mean"] < {"ionosphere": 0.15, "sonar": 0.3}[row["task"]], row
+    assert all(0.3 < row["mean"] < 1.0 for row in (*rmse.values(), *cv.values()))  # labels ±1: below 1
+    # per split: a sign error is a whole count of the test half, and at most the mean squared error
+    # (a point of label ±1 on the wrong side of 0 is at least 1 away from it)
+    split_rmse = {(s["task"], s["method"]): s["values"] for s in load(quick_form, "test_rmse")["scores"]}
+    for score in load(quick_form, "test_error")["scores"]:
+        assert_counts(100 * np.array(score["values"]), TEST_SIZES[score["task"]])
+        squared = np.square(split_rmse[score["task"], score["method"]])
+        assert np.all(np.array(score["values"]) <= squared + 1e-12), score
+    versus = comparison_rows(quick_form, "vs_paper")
+    assert len(versus) == 36  # per data set: 6 CV cells (Tables 1, 3), 12 test cells (Tables 2, 4)
+    for row in (r for r in versus if r["measure"] == "test RMSE"):
+        assert row["ours mean"] == round(rmse[row["task"], row["method"]]["mean"], PAPER_CELLS.decimals)
+    selected = load(quick_form, "selected_parameters")["selected_parameters"]
+    assert set(selected) == {f"{name}/{method}" for name, method in cells}
+    assert all(params["alpha"] in config.lams for params in selected.values())
+    weights = load(quick_form, "learned_weights")["rows"]
+    assert [r["Λ or β"] for r in weights if r["method"] == "PGD d=1, all samples"] == [
+        f"Λ={radius:g}" for radius in config.radii
+    ] * len(config.datasets)
+    assert {r["method"] for r in weights} == {*TABLE_METHODS, "PGD d=1, all samples", "PGD d=2, all samples"}
+
+
+def _check_below_the_squared_error(records, scores):
+    """Each record's mean sign error over the splits is at most its mean squared error (np.std: the
+    mean of the squares is mean² + std²)."""
     for record in records:
-        assert record["rmse_mean"] > 0 and record["error_mean"] < 0.4
-        assert 0.5 < record["cv_rmse_mean"] < 1.0  # heart, labels ±1: better than predicting 0
-    rows = json.loads((tmp_path / "trends.json").read_text())["rows"]
-    assert [(r["method"], r["score"]) for r in rows] == [
-        (f"d = {degree}", score) for score in ("cv_rmse", "rmse", "error") for degree in (1, 2)
+        for prefix in scores:
+            error, rmse, std = (record[f"{prefix}{k}"] for k in ("error_mean", "rmse_mean", "rmse_std"))
+            assert error <= rmse**2 + std**2 + 1e-12, record
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("quick_form", ["li-figures"], indirect=True)
+def test_li_figures_quick_form(quick_form):
+    config = FIGURES_FORMS.quick
+    records = load(quick_form, "curves")["curves"]
+    assert [(r["dataset"], r["degree"], r["lam"]) for r in records] == [
+        (name, degree, lam) for name in config.datasets for degree in (1, 2) for lam in config.lams
     ]
-    first = next(r for r in records if r["method"] == "d = 1" and r["lam"] == 1e-2)
-    assert rows[2]["λ=0.01"] == f"{first['rmse_mean']:.3f}"
+    for record in records:
+        assert 0 < record["error_mean"] < 0.35 and 0.5 < record["cv_rmse_mean"] < 1.0, record
+        assert_counts(100 * record["error_mean"] * config.n_splits, TEST_SIZES[record["dataset"]])
+    _check_below_the_squared_error(records, ("", "cv_"))
+    for name in config.datasets:
+        assert (quick_form.out / f"pgd_lambda_{name}.png").stat().st_size > 10_000
+    rows = load(quick_form, "trends")["rows"]
+    assert rows == [row for score in ("cv_rmse", "rmse", "error") for row in trend_rows(records, score)]
     # --resume reads the stored cells back instead of fitting again
-    again = run_figures(RunContext(quick=True, out=tmp_path, show_progress=False, resume=True), config)
-    assert again == records
+    again = RunContext(
+        quick=True, out=quick_form.out, show_progress=False, resume=True, experiment=quick_form.experiment
+    )
+    assert run_figures(again, config) == records
 
 
-def test_li_svm_figures_tiny(tmp_path):
-    config = replace(FIGURES_FORMS.full, datasets=("heart",), lams=(1e-2, 1.0), n_splits=2, max_iter=5)
-    records = run_svm_figures(_context(tmp_path), config)
-    assert (tmp_path / "svm_lambda_heart.png").stat().st_size > 1000
-    assert {r["method"] for r in records} == {
-        "Alg. 7, d = 1",
-        "Alg. 7, d = 2",
-        "KRR μ, d = 1",
-        "KRR μ, d = 2",
-    }
-    assert all(0.0 < r["error_mean"] < 0.35 for r in records)  # heart: far better than chance (0.44)
+@pytest.mark.slow
+@pytest.mark.parametrize("quick_form", ["li-svm-figures"], indirect=True)
+def test_li_svm_figures_quick_form(quick_form):
+    config = SVM_FIGURES_FORMS.quick
+    records = load(quick_form, "curves")["curves"]
+    methods = ("Alg. 7, d = 1", "Alg. 7, d = 2", "KRR μ, d = 1", "KRR μ, d = 2")
+    assert sorted((r["dataset"], r["method"], r["lam"]) for r in records) == sorted(
+        (name, method, lam) for name in config.datasets for method in methods for lam in config.lams
+    )
+    for record in records:  # far better than chance (heart 0.44, sonar 0.47)
+        assert 0.0 < record["error_mean"] < 0.35, record
+        assert_counts(100 * record["error_mean"] * config.n_splits, TEST_SIZES[record["dataset"]])
+    for name in config.datasets:
+        assert (quick_form.out / f"svm_lambda_{name}.png").stat().st_size > 10_000
+
+
+@pytest.mark.parametrize("quick_form", ["li-tables-unif"], indirect=True)
+def test_li_tables_unif_quick_form(quick_form):
+    """UNIF is kernel ridge regression on the sum of the base kernels: scikit-learn's KernelRidge on the
+    summed stack, on the same splits, gives the run's test RMSE and sign error."""
+    from sklearn.kernel_ridge import KernelRidge
+    from sklearn.model_selection import ShuffleSplit
+
+    config = UNIF_FORMS.quick
+    rows = load(quick_form, "unif")["rows"]
+    assert [(r["data set"], r["base kernels"], r["lam"]) for r in rows] == [
+        (name, scaling, lam)
+        for name in config.datasets
+        for scaling in ("scaled", "unscaled")
+        for lam in config.lams
+    ]
+    for row in rows:
+        stack, y = base_kernel_stack(row["data set"], normalized=row["base kernels"] == "scaled")
+        K = stack.sum(axis=2)
+        rmse, error = [], []
+        for train, test in ShuffleSplit(config.n_splits, test_size=0.5, random_state=0).split(y):
+            model = KernelRidge(kernel="precomputed", alpha=row["lam"]).fit(K[np.ix_(train, train)], y[train])
+            predicted = model.predict(K[np.ix_(test, train)])
+            rmse.append(np.sqrt(np.mean((predicted - y[test]) ** 2)))
+            error.append(np.mean(np.where(predicted >= 0, 1.0, -1.0) != y[test]))
+        assert row["test RMSE"] == pytest.approx(np.mean(rmse), rel=1e-9)
+        assert row["RMSE std"] == pytest.approx(np.std(rmse, ddof=1), rel=1e-6)
+        assert row["sign error"] == pytest.approx(np.mean(error), abs=1e-12)
 
 
 def test_ridge_learned_svc_is_the_2_norm_svm_on_the_ridge_kernel():

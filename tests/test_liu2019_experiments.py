@@ -1,55 +1,45 @@
-"""The Liu et al. (2019) experiments in tiny form: every method runs and the numbers are sane."""
+"""The Liu et al. (2019) experiments: their quick forms (every method runs and the numbers are sane)
+and their parts in tiny forms."""
 
 import numpy as np
 import pytest
+from _results import assert_counts, comparison_rows, load, summary
 
 from krein.experiments import RunContext, get_experiment
 from krein.experiments._papers import INSIDE
 from krein.experiments.liu2019 import (
+    FIGURE2_EPSILONS,
+    FIGURE2_STEPS,
+    PAPER_TABLE2,
+    PAPER_TABLE3,
+    PAPER_TABLE4,
+    PAPER_TABLE5,
+    PAPER_TABLE6,
+    SPD_FORMS,
+    TABLE3_FORMS,
     TABLE3_METHODS,
+    TABLE4_DATASETS,
+    TABLE4_FORMS,
     TABLE4_METHODS,
+    TABLE4_SOLVERS,
+    TABLE5_FORMS,
+    TABLE6_FORMS,
     TABLE6_INITS,
-    initialization_runs,
+    _spd_kernels,
+    half_splits,
     load_scaled,
     load_table3,
-    load_table6,
     objective_curves,
-    spd_scores,
+    precomputed_methods,
     table3_scores,
     table4_split,
 )
-
-
-def test_table3_protocol_on_a_subset():
-    X, y = load_table3("monk-1", max_samples=80)
-    methods = [m for m in TABLE3_METHODS if m != "TDCASVM"]  # DCASVC is slow and tested in test_svm
-    results = table3_scores(X, y, methods=methods, n_repetitions=1, grid=(1e-2, 1.0))
-    assert list(results) == methods
-    for accuracies, seconds in results.values():
-        assert len(accuracies) == 1 and 0.0 <= accuracies[0] <= 1.0 and seconds[0] > 0
-    assert results["CCICP-GD"][0][0] > 0.6  # monk-1 is learnable with the TL1 kernel
 
 
 def test_splice_is_the_binary_junction_task():
     X, y = load_scaled("splice", max_samples=200)
     assert X.shape == (200, 240) and set(np.unique(y)) == {0, 1}
     assert X.min() == 0.0 and X.max() == 1.0
-
-
-def test_table4_split_on_a_subset():
-    X, y = load_table3("guide1-t", max_samples=160)
-    train, test = np.arange(0, 160, 2), np.arange(1, 160, 2)
-    rows = table4_split(X, y, train, test, methods=tuple(TABLE4_METHODS), grid=(1e-2, 1.0))
-    assert [r["method"] for r in rows] == list(TABLE4_METHODS)
-    by = {r["method"]: r for r in rows}
-    # krein's step: ε = 1 stops after one step per subproblem, ε = 1e-4 does not
-    assert by["CCICP-GD (majorizer)"]["inner_steps"] == 20 < by["CCCP-GD (majorizer)"]["inner_steps"]
-    assert by["CCICP-GD (majorizer)"]["accuracy"] > 0.8
-    # one spectrum per split (the exact training kernel), the same for every method
-    assert len({(r["mu_min"], r["mu_max"]) for r in rows if r["accuracy"] is not None}) == 1
-    for row in rows:
-        assert row["accuracy"] is None or 0.0 <= row["accuracy"] <= 1.0
-        assert row["train_seconds"] > 0
 
 
 def test_table4_split_low_rank_is_one_nystroem_per_split():
@@ -62,44 +52,12 @@ def test_table4_split_low_rank_is_one_nystroem_per_split():
     assert exact[0]["mu_max"] > rows[0]["mu_max"]  # Nyström underestimates the top eigenvalue
 
 
-def test_initialization_runs_on_a_subset():
-    X_train, y_train, X_test, y_test = load_table6("monk-1")
-    rows = initialization_runs(X_train, y_train, X_test, y_test, lam=1e-2, step="majorizer", n_runs=2)
-    assert len(rows) == len(TABLE6_INITS) * 3  # CCICP-GD once and CCICP-SGD twice per α⁽⁰⁾
-    from krein.experiments.liu2019 import PAPER_MODEL
-    from krein.logistic import IndefiniteLogisticRegression
-
-    default = (
-        IndefiniteLogisticRegression(alpha=1e-2, **PAPER_MODEL).fit(X_train, y_train).score(X_test, y_test)
-    )
-    assert (
-        rows[0]["initialization"] == "α⁽⁰⁾ = 0" and rows[0]["accuracy"] == default
-    )  # α⁽⁰⁾ = 0 is the default
-    assert all(0.5 < r["accuracy"] <= 1.0 for r in rows)
-    assert X_train.shape == (124, 6) and X_test.shape == (432, 6)
-
-
 def test_objective_curves_descend():
     X, y = load_table3("monk-2", max_samples=120)
     curves = objective_curves(X, y, lam=1e-2, max_outer_iter=8)
     for method in ("CCCP-GD", "CCICP-GD"):
         assert np.all(np.diff(curves[method]) <= 1e-12)
     assert curves["CCICP-SGD"][-1] < curves["CCICP-SGD"][0]
-
-
-def test_spd_protocol_on_a_subset():
-    from krein.datasets import load_dataset
-    from krein.dissimilarity import covariance_descriptors, spd_distances
-
-    data = load_dataset("basicmotions")
-    S = covariance_descriptors(data.data[:40])
-    y = np.asarray(data.target)[:40]
-    kernels = [
-        np.exp(-((spd_distances(S, metric=m) / 5.0) ** 2)) for m in ("affine_invariant", "log_euclidean")
-    ]
-    scores = spd_scores(*kernels, y, n_repetitions=1, grid=(0.1, 1.0), exclude=("TDCASVM",))
-    assert "SVM(Log-E)" in scores and "CCICP-SGD" in scores
-    assert np.mean([accuracies[0] for accuracies, _ in scores.values()]) > 0.5
 
 
 def test_table5_descriptors_of_yale_b_faces():
@@ -128,17 +86,16 @@ def test_experiments_are_registered(name):
 
 
 @pytest.mark.slow
-def test_figure3_quick_run_writes_its_files(tmp_path):
-    import json
-
-    get_experiment("liu2019-figure3").run(RunContext(quick=True, out=tmp_path, show_progress=False))
-    assert (tmp_path / "figure3.png").stat().st_size > 0
-    result = json.loads((tmp_path / "figure3.json").read_text())
+@pytest.mark.parametrize("quick_form", ["liu2019-figure3"], indirect=True)
+def test_figure3_quick_form(quick_form):
+    assert (quick_form.out / "figure3.png").stat().st_size > 10_000
+    result = load(quick_form, "figure3")
     assert result["n_train"] == {"monk-1": 124, "ijcnn1": 200}
     for step in ("paper", "majorizer"):
         assert all(len(h) == 21 for curves in result["curves"][step].values() for h in curves.values())
     # krein's steps keep CCCP-GD and CCICP-GD monotone (the paper's have no safeguard)
-    assert all(np.all(np.diff(c["CCICP-GD"]) <= 1e-12) for c in result["curves"]["majorizer"].values())
+    for curves in result["curves"]["majorizer"].values():
+        assert all(np.all(np.diff(curves[m]) <= 1e-12) for m in ("CCCP-GD", "CCICP-GD"))
 
 
 def test_table3_run_stores_one_cell_per_data_set_and_resumes(tmp_path, monkeypatch):
@@ -224,11 +181,184 @@ def test_epsilon_sweep_steps_follow_the_inexact_rule():
 
 
 @pytest.mark.slow
-def test_figure2_quick_run_writes_its_files(tmp_path):
-    import json
-
-    get_experiment("liu2019-figure2").run(RunContext(quick=True, out=tmp_path, show_progress=False))
-    assert (tmp_path / "figure2.png").stat().st_size > 0
-    results = json.loads((tmp_path / "figure2.json").read_text())["results"]
+@pytest.mark.parametrize("quick_form", ["liu2019-figure2"], indirect=True)
+def test_figure2_quick_form(quick_form):
+    assert (quick_form.out / "figure2.png").stat().st_size > 10_000
+    results = load(quick_form, "figure2")["results"]
     assert results["guide1-t"]["n_train"] == 300 and results["guide1-t"]["n_test"] == 2000  # Table VI's split
-    assert len(results["monk-1"]["rows"]) == 2 * 7
+    for result in results.values():
+        rows = result["rows"]
+        assert [(r["step"], r["epsilon"]) for r in rows] == [
+            (step, epsilon) for step in FIGURE2_STEPS for epsilon in FIGURE2_EPSILONS
+        ]
+        assert all(0 <= r["accuracy"] <= 1 for r in rows)
+        assert_counts([100 * r["accuracy"] for r in rows], result["n_test"])
+        # k_max = 20 subproblems of at least one gradient step each; with ε above any change of the
+        # objective, exactly one
+        assert all(r["inner_steps"] >= 20 for r in rows)
+        assert all(r["inner_steps"] == 20 for r in rows if r["epsilon"] == 5.0)
+        # krein's step: a tighter ε takes at least as many steps, and every ε gives a good model
+        majorizer = [r for r in rows if r["step"] == "majorizer"]
+        steps = [r["inner_steps"] for r in majorizer]
+        assert steps == sorted(steps, reverse=True) and all(r["accuracy"] > 0.75 for r in majorizer)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("quick_form", ["liu2019-table3"], indirect=True)
+def test_table3_quick_form(quick_form):
+    """Every method of Table III on every quick data set; μ of the TL1 kernel on the first training half
+    as in Table II, beside the paper's."""
+    from krein.kernels import TruncatedL1
+
+    settings = TABLE3_FORMS.quick
+    rows = summary(quick_form, "table3")
+    assert list(rows) == [(name, method) for name in settings.datasets for method in TABLE3_METHODS]
+    scores = {(s["task"], s["method"]): s["values"] for s in load(quick_form, "table3")["scores"]}
+    for name in settings.datasets:
+        X, y = load_table3(name, settings.max_samples.get(name))
+        splits = half_splits(y, settings.repetitions, 0)
+        eigenvalues = np.linalg.eigvalsh(TruncatedL1()(X[splits[0][0]]))
+        for method in TABLE3_METHODS:
+            row = rows[name, method]
+            assert (row["n"], row["n_runs"], row["paper_n"]) == (
+                y.size,
+                settings.repetitions,
+                PAPER_TABLE2.task(name)["n"],
+            )
+            assert (row["mu_min"], row["mu_max"]) == (
+                pytest.approx(eigenvalues[0]),
+                pytest.approx(eigenvalues[-1]),
+            )
+            assert_counts([100 * a for a in scores[name, method]], [test.size for _, test in splits])
+        # far better than chance or the majority class on each quick data set
+        assert np.mean([rows[name, m]["mean"] for m in TABLE3_METHODS]) > 0.6, name
+    versus = comparison_rows(quick_form, "table3-vs-paper")
+    assert [(r["task"], r["method"]) for r in versus] == list(rows)
+    decimals = PAPER_TABLE3.decimals
+    assert all(r["ours mean"] == round(rows[r["task"], r["method"]]["mean"], decimals) for r in versus)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("quick_form", ["liu2019-table4"], indirect=True)
+def test_table4_quick_form(quick_form):
+    """Every solver on one split of each Table IV set: one spectrum per split for every method (the
+    same kernel or the same landmarks), krein's step with ε = 1 one gradient step per subproblem."""
+    settings = TABLE4_FORMS.quick
+    runs = load(quick_form, "table4_runs")["rows"]
+    assert [(r["dataset"], r["repetition"], r["method"]) for r in runs] == [
+        (name, 0, method) for name in TABLE4_DATASETS for method in TABLE4_METHODS
+    ]
+    for name in TABLE4_DATASETS:
+        mine = {r["method"]: r for r in runs if r["dataset"] == name}
+        done = [r for r in mine.values() if r["accuracy"] is not None]
+        assert len({(r["mu_min"], r["mu_max"]) for r in done}) == 1, name
+        assert all(r["lam"] in settings.grid and r["train_seconds"] > 0 for r in mine.values())
+        assert_counts([100 * r["accuracy"] for r in done], settings.max_samples // 2)
+        majorizer = mine["CCICP-GD (majorizer)"]
+        assert majorizer["inner_steps"] == 20 < mine["CCCP-GD (majorizer)"]["inner_steps"], name
+        assert majorizer["accuracy"] > 0.5, name
+    rows = summary(quick_form, "table4")
+    for (name, _), row in rows.items():
+        assert row["n"] == settings.max_samples and row["n_train"] == settings.max_samples // 2
+        assert row["n_components"] == settings.n_components.get(name, "exact")
+    versus = comparison_rows(quick_form, "table4-vs-paper")
+    assert [(r["task"], r["method"]) for r in versus] == [
+        (name, method) for name in TABLE4_DATASETS for method in TABLE4_SOLVERS
+    ]
+    for r in versus:
+        accuracy = next(
+            run["accuracy"] for run in runs if (run["dataset"], run["method"]) == (r["task"], r["method"])
+        )
+        assert r["ours mean"] == (None if accuracy is None else round(accuracy, PAPER_TABLE4.decimals))
+        assert (r["runs"], r["diverged"]) == (1, int(accuracy is None))
+
+
+def _check_spd(ctx, name, stem, settings, *, kind, exclude=()):
+    """The Table V protocol on ``name`` (quick form): every method, accuracies whole counts of the test
+    halves, μ of the geodesic Gaussian kernel (unit diagonal: μ_min ≤ 1 ≤ μ_max). On the quick form's
+    few points the affine-invariant kernel is positive definite, and so is every training block of it:
+    flip, clip and shift leave them as they are, and their accuracies agree split by split."""
+    rows = summary(ctx, stem)
+    methods = [
+        m for m in ("SVM(Log-E)", "KLR(Log-E)", *precomputed_methods((1.0,)), "CCICP-SGD") if m not in exclude
+    ]
+    assert list(rows) == [(name, method) for method in methods]
+    distances, y = _spd_kernels(name, settings.max_samples, 0, kind=kind, classes=settings.classes)
+    sizes = [test.size for _, test in half_splits(y, settings.repetitions, 0)]
+    scores = {s["method"]: s["values"] for s in load(ctx, stem)["scores"]}
+    for method, row in rows.items():
+        assert row["n"] == y.size and row["n_runs"] == settings.repetitions
+        assert row["mu_min"] <= 1 <= row["mu_max"] and 0 <= row["iota"] <= 1
+        assert_counts([100 * a for a in scores[method[1]]], sizes)
+    D = distances["affine_invariant"]
+    assert np.linalg.eigvalsh(np.exp(-((D / np.median(D)) ** 2)))[0] > 0
+    assert scores["Flip"] == scores["Clip"] == scores["Shift"]
+    return rows
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("quick_form", ["liu2019-spd"], indirect=True)
+def test_spd_quick_form(quick_form):
+    rows = _check_spd(quick_form, "japanesevowels", "spd", SPD_FORMS.quick, kind="series")
+    assert np.mean([row["mean"] for row in rows.values()]) > 0.5  # three speakers: chance is 1/3
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("quick_form", ["liu2019-table5"], indirect=True)
+def test_table5_quick_form(quick_form):
+    settings = TABLE5_FORMS.quick
+    rows = _check_spd(quick_form, "yaleb", "table5", settings, kind="image", exclude=("TDCASVM",))
+    assert np.mean([row["mean"] for row in rows.values()]) > 0.5  # three people: chance is 1/3
+    versus = comparison_rows(quick_form, "table5-vs-paper")
+    assert [("yaleb", r["method"]) for r in versus] == list(rows)
+    decimals = PAPER_TABLE5.decimals
+    assert all(r["ours mean"] == round(100 * rows["yaleb", r["method"]]["mean"], decimals) for r in versus)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("quick_form", ["liu2019-table6"], indirect=True)
+def test_table6_quick_form(quick_form):
+    """CCICP-GD once and CCICP-SGD per seed from each α⁽⁰⁾, per step rule; from α⁽⁰⁾ = 0 CCICP-GD is
+    the estimator's default fit."""
+    from krein.experiments.liu2019 import PAPER_MODEL, load_table6
+    from krein.logistic import IndefiniteLogisticRegression
+
+    settings = TABLE6_FORMS.quick
+    runs = load(quick_form, "table6_runs")["rows"]
+    datasets = ("monk-1", "guide1-t")
+    per_cell = [
+        (m, r)
+        for m in ("CCICP-GD", "CCICP-SGD")
+        for r in range(1 if m == "CCICP-GD" else settings.repetitions)
+    ]
+    assert [(r["data set"], r["step"], r["initialization"], r["method"], r["run"]) for r in runs] == [
+        (name, step, init, method, run)
+        for name in datasets
+        for step in FIGURE2_STEPS
+        for init in TABLE6_INITS
+        for method, run in per_cell
+    ]
+    assert all(r["lam"] in settings.grid for r in runs)
+    data = {name: load_table6(name) for name in datasets}
+    for r in runs:
+        if r["accuracy"] is not None:
+            assert_counts([100 * r["accuracy"]], data[r["data set"]][3].size)
+    X_train, y_train, X_test, y_test = data["monk-1"]
+    assert X_train.shape == (124, 6) and X_test.shape == (432, 6)
+    [first] = [
+        r
+        for r in runs
+        if (r["data set"], r["step"], r["initialization"], r["method"])
+        == ("monk-1", "majorizer", "α⁽⁰⁾ = 0", "CCICP-GD")
+    ]
+    default = IndefiniteLogisticRegression(alpha=first["lam"], **PAPER_MODEL).fit(X_train, y_train)
+    assert first["accuracy"] == default.score(X_test, y_test)  # α⁽⁰⁾ = 0 is the default
+    assert all(0.5 < r["accuracy"] <= 1.0 for r in runs if r["step"] == "majorizer")
+    for row in load(quick_form, "table6_scales")["rows"]:
+        assert (
+            row["n"] == min(settings.max_train, data[row["data set"]][1].size)
+            and row["mu min"] < row["mu max"]
+        )
+        assert row["4 n lam / mu max"] == pytest.approx(4 * row["n"] * row["lam"] / row["mu max"])
+    for stem in ("table6-vs-paper", "table6-krein-step"):
+        assert len(comparison_rows(quick_form, stem)) == len(PAPER_TABLE6.cells)

@@ -1,20 +1,28 @@
-"""Tiny runs of the luss2009 experiments (quick forms, or their helpers on subsets)."""
+"""The luss2009 experiments: their quick forms, and their helpers on subsets."""
 
-import json
+import importlib.util
 
 import numpy as np
 import pytest
+from _results import assert_counts, comparison_rows, load
 from sklearn.model_selection import StratifiedKFold
 from sklearn.svm import SVC
 
 from krein.datasets import load_dataset
-from krein.experiments import RunContext, get_experiment
 from krein.experiments._papers import INSIDE
 from krein.experiments.luss2009 import (
+    FIGURE1_FORMS,
+    FIGURE1_SOLVERS,
+    FIGURE2_CHECK_FORMS,
+    FIGURE2_FORMS,
+    FIGURE2_SOLVERS,
     PAPER_TABLE1,
     PAPER_TABLE2,
     PAPER_TABLE3,
     TABLE2_DATA,
+    TABLE2_FORMS,
+    TABLE2_METHODS,
+    TABLE3_FORMS,
     _select_and_test,
     _simpson_subsets,
     average_measure,
@@ -118,22 +126,140 @@ def test_paper_split_has_the_papers_sizes():
     assert abs(data.target[train].mean() - data.target[test].mean()) < 0.01
 
 
+def _check_measures(rows, parts):
+    """Rows of Table 2 or 3: accuracy and recall (%) are whole counts of the test part and of its
+    positive class (``parts[task]``: their sizes), their average the mean of the two, all rounded to
+    two decimals."""
+    for row in rows:
+        size, positives = parts[row["task"]]
+        assert_counts([row["accuracy"]], size, decimals=2)
+        assert_counts([row["recall"]], positives, decimals=2)
+        assert abs(row["average"] - (row["accuracy"] + row["recall"]) / 2) <= 0.01, row
+        assert all(0 <= row[m] <= 100 for m in ("accuracy", "recall", "average")), row
+
+
+def _test_parts(stem, settings):
+    """(test size, test count of the recall's class) of the quick form's split of ``stem``."""
+    name, positive, _ = TABLE2_DATA[stem]
+    n_train = PAPER_TABLE1.task(stem + "-SS" if stem.startswith("USPS") else stem)["n_train"]
+    data, _, test = paper_split(name, n_train, 0, settings.subsample)
+    return test.size, int(np.sum(data.target[test] == positive))
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["luss2009-table3", "luss2009-figure1", "luss2009-figure2"])
-def test_quick_runs(name, tmp_path):
-    get_experiment(name).run(RunContext(quick=True, out=tmp_path, show_progress=False))
-    written = {p.name for p in tmp_path.iterdir()}
-    assert written
-    if name == "luss2009-figure1":
-        assert "figure1_gap.png" in written
-        gaps = json.loads((tmp_path / "figure1_gap.json").read_text())["gaps"]
-        # ACCPM drives the gap down on every subset
-        assert all(run[-1] < run[0] for run in gaps["ACCPM"])
-    if name == "luss2009-figure2":
-        rows = json.loads((tmp_path / "figure2_time.json").read_text())["rows"]
-        exchange = [r for r in rows if r["solver"] == "SIQCLP (exchange)"]
-        assert [r["n"] for r in exchange] == [40, 80]
-        assert all(r["converged"] <= 2 and r["n_iter"] <= 100 for r in exchange)
+@pytest.mark.parametrize("quick_form", ["luss2009-table2"], indirect=True)
+def test_table2_quick_form(quick_form):
+    """Every method on every task of Table 2 (both USPS kernels), with the paper's cells beside ours;
+    Table 1 gives the spectrum of the kernel Indefinite SVM selected: indefinite, and for USPS, with
+    a unit diagonal, λ_min ≤ 1 ≤ λ_max ≤ n."""
+    settings = TABLE2_FORMS.quick
+    parts = {
+        task: _test_parts(stem, settings)
+        for stem in TABLE2_DATA
+        for task in ((f"{stem}-SS", f"{stem}-TD1") if stem.startswith("USPS") else (stem,))
+    }
+    rows = load(quick_form, "table2")["rows"]
+    assert [(r["task"], r["method"]) for r in rows] == [(t, m) for t in parts for m in TABLE2_METHODS]
+    _check_measures(rows, parts)
+    for row in rows:
+        for measure in ("accuracy", "recall", "average"):
+            paper = PAPER_TABLE2.cell(row["task"], row["method"], measure=measure)["mean"]
+            assert row[f"paper {measure}"] == paper
+    versus = comparison_rows(quick_form, "table2_vs_paper")
+    ours = {(r["task"], r["method"], m): r[m] for r in rows for m in ("accuracy", "recall", "average")}
+    assert [(r["task"], r["method"], r["measure"]) for r in versus] == list(ours)
+    assert all(r["ours mean"] == ours[r["task"], r["method"], r["measure"]] for r in versus)
+    selected = {(r["task"], r["method"]): r for r in load(quick_form, "table2_parameters")["selected"]}
+    assert list(selected) == [(r["task"], r["method"]) for r in rows]
+    for r in selected.values():
+        assert r.get("C", r.get("svc__C")) in settings.Cs and r.get("rho", settings.rhos[0]) in settings.rhos
+    spectra = load(quick_form, "table1")["rows"]
+    assert [r["task"] for r in spectra] == list(parts)
+    for r in spectra:
+        assert r["kernel"] == selected[r["task"], "Indefinite SVM"]["kernel"]
+        assert (r["n_train"], r["n_test"]) == (settings.subsample // 2, parts[r["task"]][0])
+        assert r["λ_min"] < 0 < r["λ_max"], r
+        if r["task"].startswith("USPS"):
+            assert r["λ_min"] <= 1 <= r["λ_max"] <= settings.subsample, r
+
+
+@pytest.mark.parametrize("quick_form", ["luss2009-table3"], indirect=True)
+def test_table3_quick_form(quick_form):
+    """SVM and PerturbSVM on clean and noisy USPS, the parameters chosen on the clean data reused on the
+    noisy data (Sec. 5.2), beside the paper's cells."""
+    settings = TABLE3_FORMS.quick
+    rows = load(quick_form, "table3")["rows"]
+    cells = [
+        (f"{stem}-{kernel}", method, condition)
+        for kernel in ("linear", "gaussian")
+        for stem in settings.stems
+        for method in ("SVM", "PerturbSVM")
+        for condition in ("clean", "noisy")
+    ]
+    assert [(r["task"], r["method"], r["condition"]) for r in rows] == cells
+    _check_measures(rows, {r["task"]: _test_parts(r["task"].rsplit("-", 1)[0], settings) for r in rows})
+    for clean, noisy in zip(rows[::2], rows[1::2], strict=True):
+        assert (clean["C"], clean["rho"]) == (noisy["C"], noisy["rho"]) and clean["C"] in settings.Cs
+        assert clean["rho"] in settings.rhos if clean["method"] == "PerturbSVM" else clean["rho"] is None
+    versus = comparison_rows(quick_form, "table3_vs_paper")
+    assert len(versus) == 3 * len(rows)
+
+
+@pytest.mark.parametrize("quick_form", ["luss2009-figure1"], indirect=True)
+def test_figure1_quick_form(quick_form):
+    settings = FIGURE1_FORMS.quick
+    assert (quick_form.out / "figure1_gap.png").stat().st_size > 10_000
+    gaps = load(quick_form, "figure1_gap")["gaps"]
+    assert {name: np.shape(runs) for name, runs in gaps.items()} == dict.fromkeys(
+        FIGURE1_SOLVERS, (settings.repeats, settings.iterations + 1)
+    )
+    assert all(np.all(np.isfinite(runs)) and np.min(runs) > 0 for runs in gaps.values())
+    # every method drives the gap down on every subset; ACCPM below 0.1, krein's steps below the paper's
+    assert all(run[-1] < run[0] for runs in gaps.values() for run in runs)
+    assert all(run[-1] < 0.1 for run in gaps["ACCPM"])
+    paper, krein = (np.array(gaps[k])[:, -1] for k in list(FIGURE1_SOLVERS)[1:])
+    assert np.all(krein <= paper)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("quick_form", ["luss2009-figure2"], indirect=True)
+def test_figure2_quick_form(quick_form):
+    settings = FIGURE2_FORMS.quick
+    rows = load(quick_form, "figure2_time")["rows"]
+    assert [(r["solver"], r["rho"], r["n"]) for r in rows] == [
+        (label, rho, n) for label in FIGURE2_SOLVERS for rho in settings.rhos for n in settings.sizes[label]
+    ]
+    for r in rows:
+        assert 0 <= r["converged"] <= settings.repeats and r["seconds"] > 0 and r["n_iter"] >= 1
+        assert (r["seconds_converged"] is None) == (r["converged"] == 0)
+        assert (r["converged"] == settings.repeats) == (r["max_final_gap"] <= 0.1)
+    exchange = [r for r in rows if r["solver"] == "SIQCLP (exchange)"]
+    assert all(r["n_iter"] <= 100 for r in exchange)
+
+
+@pytest.mark.parametrize("quick_form", ["luss2009-figure2-plain"], indirect=True)
+def test_figure2_plain_quick_form(quick_form):
+    """The certified gaps are nonnegative (valid upper bounds), the cuts within the cap; ACCPM stopped
+    before its cap only at the tolerance."""
+    settings = FIGURE2_CHECK_FORMS.quick
+    runs = load(quick_form, "exchange_runs")["rows"]
+    assert [(r["n"], r["subset"], r["rho"], r["method"]) for r in runs] == [
+        (n, subset, rho, method)
+        for n in settings.sizes
+        for subset in range(settings.repeats)
+        for rho in settings.rhos
+        for method in ("plain (paper)", "level (krein)")
+    ]
+    assert all(1 <= r["cuts"] <= settings.max_cuts and r["final gap"] >= 0 for r in runs)
+    for row in load(quick_form, "exchange")["rows"]:
+        mine = [r for r in runs if (r["method"], r["rho"], r["n"]) == (row["method"], row["rho"], row["n"])]
+        assert row["of"] == len(mine) == settings.repeats
+        assert row["reached 0.1"] == sum(r["final gap"] <= 0.1 for r in mine)
+    accpm = load(quick_form, "accpm")["rows"]
+    assert [r["n"] for r in accpm] == settings.accpm_sizes
+    for r in accpm:
+        assert 1 <= r["iterations"] <= settings.accpm_max_iter and r["final gap"] >= 0
+        assert r["iterations"] == settings.accpm_max_iter or r["final gap"] <= 0.1
 
 
 def test_figure2_row_counts_the_fits_that_reach_the_tolerance():
@@ -156,18 +282,19 @@ def test_simpson_subsets_are_usps_3v5():
         next(_simpson_subsets(2000, 1, 0))
 
 
-def test_krein_accpm_agrees_with_an_independent_one(tmp_path):
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("cvxpy") is None, reason="needs cvxpy")
+@pytest.mark.parametrize("quick_form", ["luss2009-figure1-accpm"], indirect=True)
+def test_krein_accpm_agrees_with_an_independent_one(quick_form):
     """luss2009-figure1-accpm (quick): krein's ACCPM centres are cvxpy's analytic centres of the same
     localization sets, IndefiniteSVC certifies the same gaps as the independent oracle, and the ACCPM
     written with cvxpy's centres follows krein's from the same start."""
-    pytest.importorskip("cvxpy")
-    get_experiment("luss2009-figure1-accpm").run(RunContext(quick=True, out=tmp_path, show_progress=False))
-    centers = json.loads((tmp_path / "accpm_centers.json").read_text())["rows"]
+    centers = load(quick_form, "accpm_centers")["rows"]
     assert [row["iteration"] for row in centers] == [5, 15, 30]
     for row in centers:
         assert row["relative distance"] < 1e-3 and abs(row["barrier krein − cvxpy"]) < 1e-4
         assert row["gap (independent)"] == pytest.approx(row["gap (IndefiniteSVC)"], rel=1e-6)
-    check = json.loads((tmp_path / "accpm_check.json").read_text())
+    check = load(quick_form, "accpm_check")
     gaps = check["gaps"]
     ours, theirs = np.array(gaps["krein accpm_maximize"]), np.array(gaps["cvxpy ACCPM, feasible set (P₀)"])
     assert np.allclose(ours[:15], theirs[:15], rtol=1e-3)

@@ -1,4 +1,5 @@
-"""Tiny forms of the oglic2018 experiments (the full ones run through ``krein reproduce``)."""
+"""The oglic2018 experiments: their quick forms and their parts in tiny forms (the full ones run
+through ``krein reproduce``)."""
 
 import json
 import re
@@ -6,10 +7,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _results import assert_counts, comparison_rows, load, summary
 
 from krein.experiments import RunContext, get_experiment
 from krein.experiments._notes import _MARKER
-from krein.experiments.oglic2018 import TABLE1_METHODS, run_table1, run_table3
+from krein.experiments._protocol import outer_splits
+from krein.experiments.oglic2018 import TABLE1_METHODS, run_table3
+from krein.kernels import APPENDIX_D_KERNELS
 
 TINY_SEARCH = {"inner_folds": 2, "n_restarts": 1, "restart_iter": 3, "max_iter": 3}
 
@@ -17,22 +21,42 @@ TINY_SEARCH = {"inner_folds": 2, "n_restarts": 1, "restart_iter": 3, "max_iter":
 def test_experiments_are_registered():
     assert get_experiment("oglic2018-table1").paper.endswith("Table 1")
     assert get_experiment("oglic2018-table3").paper.endswith("Table 3")
-    assert get_experiment("oglic2018-table2").paper.endswith("Table 2")  # run below: run_table2
-    assert get_experiment("oglic2018-delta-gauss").selectable  # run below: delta_gauss_fold
+    assert get_experiment("oglic2018-table2").paper.endswith("Table 2")
+    assert get_experiment("oglic2018-delta-gauss").selectable
 
 
-def test_table1_tiny(tmp_path):
-    ctx = RunContext(quick=True, out=tmp_path, show_progress=False)
-    table, versus_paper, spectra = run_table1(ctx, (("SIGMOID", 40),), tuple(TABLE1_METHODS), 2, TINY_SEARCH)
-    assert versus_paper == []  # the paper has no n = 40 row
-    assert [row["source"] for row in spectra] == ["ours"] and spectra[0]["bandwidth"] == "E.1"
-    assert sorted(p.name for p in (tmp_path / "cells").iterdir())[0] == "sigmoid-40-CLIP-fold0.json"
-    ctx.report(table, "table1")
-    summary = json.loads((tmp_path / "table1.json").read_text())["summary"]
-    assert {row["method"] for row in summary} == set(TABLE1_METHODS)
-    assert all(np.isfinite(row["mean"]) and row["mean"] > 0 for row in summary)
-    info = table.task_info["SIGMOID (n = 40)"]
-    assert info["pos"] + info["neg"] <= 40 and 0 <= info["iota"] <= 1
+@pytest.mark.slow
+@pytest.mark.parametrize("quick_form", ["oglic2018-table1"], indirect=True)
+def test_table1_quick_form(quick_form):
+    """Every method on both tasks, fold by fold; each task's spectrum is its matrix's, beside the paper's."""
+    from krein.experiments.oglic2018 import PAPER_TABLE1, TABLE1_FORMS, table1_key, table1_task
+
+    settings = TABLE1_FORMS.quick
+    tasks = [f"{kernel} (n = {n})" for kernel, n in settings.tasks]
+    rows = summary(quick_form, "oglic2018-table1")
+    assert list(rows) == [(task, method) for task in tasks for method in TABLE1_METHODS]
+    assert all(row["n_runs"] == settings.folds and 0 < row["mean"] < np.inf for row in rows.values())
+    # RMSE ×100 of targets of unit range: a constant at their mean scores at most 50, KREĬN far less
+    assert all(rows[task, "KREIN"]["mean"] < 25 for task in tasks)
+    spectra = load(quick_form, "oglic2018-table1-spectra")["rows"]
+    assert [(r["task"], r["source"]) for r in spectra] == [(t, s) for t in tasks for s in ("ours", "paper")]
+    for (kernel, n), ours, paper in zip(settings.tasks, spectra[::2], spectra[1::2], strict=True):
+        eigenvalues = np.linalg.eigvalsh(table1_task(kernel, n, 0)[0])
+        assert (ours["min"], ours["max"]) == (pytest.approx(eigenvalues[0]), pytest.approx(eigenvalues[-1]))
+        assert ours["pos"] + ours["neg"] <= n and 0 <= ours["iota"] <= 1
+        assert {k: paper[k] for k in PAPER_TABLE1.task(ours["task"])} == PAPER_TABLE1.task(ours["task"])
+        assert rows[ours["task"], "KREIN"]["iota"] == ours["iota"]
+    versus = comparison_rows(quick_form, "oglic2018-table1-vs-paper")
+    assert [(r["task"], r["method"]) for r in versus] == list(rows)
+    decimals = PAPER_TABLE1.decimals
+    assert all(r["ours mean"] == round(rows[r["task"], r["method"]]["mean"], decimals) for r in versus)
+    cells = sorted(p.name for p in (quick_form.out / "cells").iterdir())
+    assert cells == sorted(
+        f"{table1_key(*task)}-{method}-fold{fold}.json"
+        for task in settings.tasks
+        for method in TABLE1_METHODS
+        for fold in range(settings.folds)
+    )
 
 
 def test_starred_sigmoid_matches_the_paper_spectrum():
@@ -78,29 +102,60 @@ def _starred_matrix(eta):
 
 
 @pytest.mark.slow
-def test_table3_tiny(tmp_path):
-    ctx = RunContext(quick=True, out=tmp_path, show_progress=False)
-    errors, rmse, versus_paper, against_gauss = run_table3(
-        ctx, ("haberman", "wage"), ("SIGMOID", "GAUSS"), 2, TINY_SEARCH, max_samples=50
-    )
-    assert against_gauss == []  # DELTA-GAUSS not run
-    [row_error] = [r for r in errors.summary() if r["method"] == "GAUSS"]
-    assert 0 <= row_error["mean"] <= 100
-    assert errors.task_info["haberman (n = 50)"]["ι GAUSS"] < 1e-6  # GAUSS is positive definite
-    assert all(r["mean"] > 0 for r in rmse.summary())
-    # One row per cell beside the paper's numbers; "inside" is |ours − paper| ≤ the paper's std.
-    assert [(r["task"], r["method"]) for r in versus_paper] == [
-        ("haberman", "SIGMOID"),
-        ("haberman", "GAUSS"),
-        ("wage", "SIGMOID"),
-        ("wage", "GAUSS"),
+@pytest.mark.parametrize("quick_form", ["oglic2018-table3"], indirect=True)
+def test_table3_quick_form(quick_form):
+    """Every Appendix D kernel on a classification and a regression set, beside the paper's cells; GAUSS
+    and RL-GAUSS are positive definite (ι = 0); a resumed run reads the cells back, and recomputes an
+    edited one."""
+    from krein.experiments.oglic2018 import PAPER_TABLE3, TABLE3_FORMS, _table3_data
+
+    settings = TABLE3_FORMS.quick
+    errors = summary(quick_form, "oglic2018-table3-classification")
+    rmse = summary(quick_form, "oglic2018-table3-regression")
+    assert list(errors) == [("haberman (n = 200)", kernel) for kernel in APPENDIX_D_KERNELS]
+    assert list(rmse) == [("wage (n = 200)", kernel) for kernel in APPENDIX_D_KERNELS]
+    _, y, _ = _table3_data("haberman", settings.max_samples, 0)
+    sizes = [len(test) for _, test in outer_splits(y, settings.folds, random_state=0)]
+    for score in load(quick_form, "oglic2018-table3-classification")["scores"]:
+        assert_counts(score["values"], sizes)
+    # haberman: better than a coin (its majority class has 26.5 %); wage: RMSE ×100 of unit-range
+    # targets, below the 50 of a constant
+    assert all(0 < row["mean"] < 50 for row in (*errors.values(), *rmse.values()))
+    for row in (*errors.values(), *rmse.values()):
+        iotas = {kernel: row[f"ι {kernel}"] for kernel in APPENDIX_D_KERNELS}
+        assert all(0 <= iota <= 1 for iota in iotas.values())
+        assert iotas["GAUSS"] < 1e-6 and iotas["RL-GAUSS"] < 1e-6, row["task"]
+    versus = comparison_rows(quick_form, "oglic2018-table3-vs-paper")
+    ours = {(task.split(" (n = ")[0], method): row for (task, method), row in (errors | rmse).items()}
+    assert [(r["task"], r["method"]) for r in versus] == list(ours)
+    for r in versus:
+        row = ours[r["task"], r["method"]]
+        expected = (round(row["mean"], PAPER_TABLE3.decimals), round(row[f"ι {r['method']}"], 2))
+        assert (r["ours mean"], r["ι ours"]) == expected
+        assert r["ι paper"] == PAPER_TABLE3.cell(r["task"], r["method"])["iota"]
+    against = load(quick_form, "oglic2018-table3-delta-gauss")["rows"]
+    assert [(r["data set"], r["task"], r["folds"]) for r in against] == [
+        ("haberman", "classification", settings.folds),
+        ("wage", "regression", settings.folds),
     ]
-    wage_gauss = versus_paper[3]
-    assert (wage_gauss["paper mean"], wage_gauss["paper std"], wage_gauss["ι paper"]) == (9.87, 2.12, 0.0)
-    ours = wage_gauss["ours mean"]
-    [row] = [r for r in rmse.summary() if r["task"].startswith("wage") and r["method"] == "GAUSS"]
-    assert ours == round(row["mean"], 2) and wage_gauss["difference"] == round(ours - 9.87, 2)
-    assert wage_gauss["inside the paper's ± 1 std"] == ("yes" if abs(ours - 9.87) <= 2.12 else "no")
+    assert all(
+        r["ι near 0"] + r["ι near 1"] <= r["folds"] and r["equal score"] <= r["folds"] for r in against
+    )
+    # --resume reads every cell back; an edited cell fails its digest and is recomputed, not read back
+    path = quick_form.out / "cells" / "haberman-GAUSS-fold0.json"
+    record = json.loads(path.read_text())
+    original = list(record["value"])
+    record["value"][0] = 99.0
+    path.write_text(json.dumps(record))
+    resumed = RunContext(
+        quick=True, out=quick_form.out, show_progress=False, resume=True, experiment=quick_form.experiment
+    )
+    again = run_table3(resumed, ("haberman",), APPENDIX_D_KERNELS, settings.folds, settings.search, 200)[0]
+    stored = load(quick_form, "oglic2018-table3-classification")["scores"]
+    assert {(s["task"], s["method"]): s["values"] for s in stored} == {
+        k: c.values for k, c in again.cells.items()
+    }
+    assert json.loads(path.read_text())["value"] == original
 
 
 def test_delta_gauss_against_gauss_counts_folds():
@@ -116,27 +171,6 @@ def test_delta_gauss_against_gauss_counts_folds():
     }
     with pytest.raises(ValueError, match="4 DELTA-GAUSS folds against 5 GAUSS folds"):
         delta_gauss_against_gauss(delta[:4], gauss)
-
-
-@pytest.mark.slow
-def test_table3_resumes_from_cells(tmp_path):
-    def run(resume):
-        ctx = RunContext(quick=True, out=tmp_path, show_progress=False, resume=resume)
-        return run_table3(ctx, ("haberman",), ("GAUSS",), 2, TINY_SEARCH, max_samples=40)[0]
-
-    first = run(False).summary()
-    cells = sorted(p.name for p in (tmp_path / "cells").iterdir())
-    assert cells == ["haberman-GAUSS-fold0.json", "haberman-GAUSS-fold1.json"]
-    # A resumed run reads the cells back; an edited cell no longer matches its digest: it is
-    # recomputed, and the table is the first run's.
-    assert run(True).summary() == first
-    path = tmp_path / "cells" / "haberman-GAUSS-fold0.json"
-    record = json.loads(path.read_text())
-    original = list(record["value"])
-    record["value"][0] = 99.0
-    path.write_text(json.dumps(record))
-    assert run(True).summary() == first
-    assert json.loads(path.read_text())["value"] == original
 
 
 def _two_clusters(n=40, seed=0):
@@ -195,35 +229,74 @@ def test_table2_task():
 
 
 @pytest.mark.slow
-def test_table2_tiny_and_resume(tmp_path):
-    from krein.experiments.oglic2018 import PAPER_TABLE2, TABLE2_METHODS, run_table2
-
-    def run(resume):
-        ctx = RunContext(quick=True, out=tmp_path, show_progress=False, resume=resume)
-        return run_table2(ctx, ("protein",), TABLE2_METHODS, 2, TINY_SEARCH)
-
-    table, versus_paper = run(False)
-    assert table.task_info["protein"]["n"] == 213 and 0 <= table.task_info["protein"]["iota"] < 0.01
-    assert len(list((tmp_path / "cells").iterdir())) == 3 * 2
-    assert [r["method"] for r in versus_paper] == list(TABLE2_METHODS)
-    for row in versus_paper:
-        cell = PAPER_TABLE2.cell("protein", row["method"])
-        assert (row["paper mean"], row["paper std"]) == (cell["mean"], cell["std"])
-        ours = row["ours mean"]
-        assert row["inside the paper's ± 1 std"] == (
-            "yes" if abs(ours - cell["mean"]) <= cell["std"] else "no"
-        )
-    path = tmp_path / "cells" / "protein-KREIN-fold0.json"
-    record = json.loads(path.read_text())
-    original = record["value"]
-    record["value"] = 50.0  # an edited cell fails its digest: recomputed, not read back
-    path.write_text(json.dumps(record))
-    resumed, _ = run(True)
-    assert (
-        resumed.cells[("protein", "KREIN")].values[0]
-        == original
-        == table.cells[("protein", "KREIN")].values[0]
+@pytest.mark.parametrize("quick_form", ["oglic2018-table2"], indirect=True)
+def test_table2_quick_form(quick_form):
+    """Every method on every shipped data set, errors whole counts of the outer folds, beside the
+    paper's cells where it has them."""
+    from krein.experiments.oglic2018 import (
+        PAPER_TABLE2,
+        TABLE2_DATASETS,
+        TABLE2_FORMS,
+        TABLE2_METHODS,
+        table2_task,
     )
+
+    folds = TABLE2_FORMS.quick.folds
+    rows = summary(quick_form, "oglic2018-table2")
+    assert list(rows) == [(task, method) for task in TABLE2_DATASETS for method in TABLE2_METHODS]
+    scores = {(s["task"], s["method"]): s["values"] for s in load(quick_form, "oglic2018-table2")["scores"]}
+    for task in TABLE2_DATASETS:
+        _, y, _ = table2_task(task)
+        sizes = [len(test) for _, test in outer_splits(y, folds, random_state=0)]
+        for method in TABLE2_METHODS:
+            assert rows[task, method]["n"] == y.size and 0 <= rows[task, method]["iota"] <= 1
+            assert_counts(scores[task, method], sizes)
+        assert min(rows[task, method]["mean"] for method in TABLE2_METHODS) < 30, task  # chance: 50 %
+    assert rows["protein", "KREIN"]["iota"] < 0.01  # the protein similarities are nearly PSD
+    versus = comparison_rows(quick_form, "oglic2018-table2-vs-paper")
+    assert (
+        [(r["task"], r["method"]) for r in versus]
+        == [key for key in rows if PAPER_TABLE2.has(*key)]
+        == [(task, method) for task in ("coilyork", "protein") for method in TABLE2_METHODS]
+    )
+    decimals = PAPER_TABLE2.decimals
+    assert all(r["ours mean"] == round(rows[r["task"], r["method"]]["mean"], decimals) for r in versus)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("quick_form", ["oglic2018-delta-gauss"], indirect=True)
+def test_delta_gauss_quick_form(quick_form):
+    """Per fold: the losses of the tuned DELTA-GAUSS model, at its limits and of GAUSS; the limit named
+    is the one whose loss does not differ; test errors are whole counts of the fold."""
+    from krein.experiments.oglic2018 import (
+        DELTA_GAUSS_DATASETS,
+        DELTA_GAUSS_FLAT,
+        DELTA_GAUSS_FORMS,
+        _table3_data,
+    )
+
+    settings = DELTA_GAUSS_FORMS.quick
+    rows = load(quick_form, "delta-gauss-folds")["rows"]
+    assert [(r["data set"], r["fold"]) for r in rows] == [
+        (name, fold) for name in DELTA_GAUSS_DATASETS for fold in range(settings.folds)
+    ]
+    for row in rows:
+        assert all(
+            np.isfinite(row[key]) and row[key] > 0
+            for key in ("loss", "wide_loss", "narrow_loss", "gauss_loss")
+        )
+        flat_wide = abs(row["wide_loss"] - row["loss"]) <= DELTA_GAUSS_FLAT * row["loss"]
+        assert (row["limit"] in ("+GAUSS", "−GAUSS")) == flat_wide, row
+        if flat_wide:
+            assert row["limit"] == ("+GAUSS" if row["eta2"] > row["eta1"] else "−GAUSS")
+        assert 0 <= row["agree_gauss"] <= 1 and 0 <= row["iota"] <= 1 and row["spread"] > 0
+        _, y, _ = _table3_data(row["data set"], settings.max_samples, 0)
+        size = len(outer_splits(y, 10, random_state=0)[row["fold"]][1])
+        assert_counts([row["error"], row["gauss_error"]], size)
+        if row["agree_gauss"] == 1:
+            assert row["error"] == row["gauss_error"]
+    at_limit = sum(row["limit"] != "none" for row in rows)
+    assert f"{at_limit} of {len(rows)} folds at a ±GAUSS limit" in load(quick_form, "delta-gauss")["title"]
 
 
 def test_delta_gauss_tends_to_plus_or_minus_gauss():
@@ -246,23 +319,6 @@ def test_delta_gauss_tends_to_plus_or_minus_gauss():
     np.testing.assert_allclose(plus.decision_function(X), reference, atol=1e-5)
     np.testing.assert_allclose(minus.decision_function(X), reference, atol=1e-5)
     assert plus.indefiniteness_ < 1e-6 and minus.indefiniteness_ > 1 - 1e-6
-
-
-@pytest.mark.slow
-def test_delta_gauss_fold_tiny():
-    from sklearn.model_selection import StratifiedKFold
-
-    from krein.experiments.oglic2018 import DELTA_GAUSS_FLAT, _table3_data, delta_gauss_fold
-
-    X, y, _ = _table3_data("haberman", 60, 0)
-    train, test = next(StratifiedKFold(3, shuffle=True, random_state=0).split(X, y))
-    row = delta_gauss_fold(X, y, train, test, TINY_SEARCH, 0)
-    assert all(np.isfinite(row[key]) for key in ("loss", "wide_loss", "narrow_loss", "gauss_loss"))
-    flat_wide = abs(row["wide_loss"] - row["loss"]) <= DELTA_GAUSS_FLAT * row["loss"]
-    assert (row["limit"] in ("+GAUSS", "−GAUSS")) == flat_wide
-    if flat_wide:
-        assert row["limit"] == ("+GAUSS" if row["eta2"] > row["eta1"] else "−GAUSS")
-    assert 0 <= row["agree_gauss"] <= 1 and 0 <= row["iota"] <= 1 and row["spread"] > 0
 
 
 RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results"

@@ -1,65 +1,38 @@
-"""Every experiment of ``krein reproduce --list`` runs in some test, so that none rots.
+"""Every experiment of ``krein reproduce --list`` has its quick form run by a test, so that none rots.
 
-The owners of the paper experiments run theirs (in a small form) in ``tests/test_<paper>_experiments.py``;
-an experiment counts as covered by another test file when that file names it in quotes and runs an
-experiment (it builds a ``RunContext`` or calls the ``krein reproduce`` command). Every experiment no
-other file covers is run here in its ``--quick`` form.
+A test runs an experiment's quick form through the ``quick_form`` fixture of ``tests/conftest.py``,
+parametrized with the experiment's name, and checks the numbers the run writes; the owners of the
+paper experiments keep theirs in ``tests/test_<paper>_experiments.py``. Which tests run which
+experiment is read from pytest's collection of those parametrizations (the fixture runs the
+experiment it is given, and nothing else), not from the text of the test files.
 """
-
-import re
-from pathlib import Path
 
 import pytest
 
 from krein.cli import main
-from krein.experiments import RunContext, list_experiments
-
-TESTS = Path(__file__).resolve().parent
-RUNS_AN_EXPERIMENT = re.compile(r"RunContext\(|[\"']reproduce[\"']")
+from krein.experiments import list_experiments
 
 
-def covered_elsewhere():
-    """Names of the experiments run by test files other than this one."""
-    names = {e.name for e in list_experiments()}
-    covered = set()
-    for path in TESTS.rglob("test_*.py"):
-        if path.name == Path(__file__).name:
-            continue
-        text = path.read_text(encoding="utf-8")
-        if RUNS_AN_EXPERIMENT.search(text):
-            covered |= {name for name in names if f'"{name}"' in text or f"'{name}'" in text}
-    return covered
-
-
-UNCOVERED = sorted({e.name for e in list_experiments()} - covered_elsewhere())
-
-
-def test_the_coverage_scan_sees_known_tests():
-    """The scan finds the experiments this file knows other tests run (guards the scan itself)."""
-    covered = covered_elsewhere()
-    assert "spectra" in covered  # tests/test_experiments_framework.py and tests/test_cli.py run it
-    assert "showcase" in covered  # tests/test_showcase.py (through run_showcase and RunContext)
-
-
-def test_every_experiment_has_a_quick_form_and_a_test():
+def test_every_experiment_has_a_quick_form():
     experiments = list_experiments()
     assert experiments, "no experiment registered"
     for e in experiments:
         assert 0 < e.quick_minutes <= e.full_minutes, e.name
         assert e.description and e.paper, e.name
-    tested_here = set(UNCOVERED)
-    assert {e.name for e in experiments} == covered_elsewhere() | tested_here
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("name", UNCOVERED or [pytest.param(None, marks=pytest.mark.skip("all covered"))])
-def test_uncovered_experiment_runs_quick(name, tmp_path):
-    from krein.experiments import get_experiment
+def test_every_experiment_has_its_quick_form_run_by_a_test(quick_form_tests):
+    """Each registered experiment is the parameter of the ``quick_form`` fixture of exactly one test (one
+    run each), and no test names an experiment that is not registered."""
+    names = {e.name for e in list_experiments()}
+    assert sorted(names - set(quick_form_tests)) == [], "run their quick form in a test (tests/conftest.py)"
+    assert sorted(set(quick_form_tests) - names) == []
+    assert {name: tests for name, tests in quick_form_tests.items() if len(tests) > 1} == {}
 
-    ctx = RunContext(quick=True, out=tmp_path, show_progress=False)
-    get_experiment(name).run(ctx)
-    assert ctx.written, f"{name} wrote no result file"
-    assert all(path.is_file() and path.stat().st_size > 0 for path in ctx.written)
+
+def test_quick_form_is_refused_without_an_experiment(request):
+    with pytest.raises(TypeError, match="parametrize it with its name"):
+        request.getfixturevalue("quick_form")
 
 
 def test_reproduce_list_names_every_experiment(capsys, monkeypatch):

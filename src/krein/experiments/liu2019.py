@@ -51,10 +51,14 @@ TABLE3_DATASETS = (
     "monk-1", "monk-2", "monk-3", "parkinsons", "sonar", "spect", "splice", "transfusion",
 )  # fmt: skip
 TABLE3_METHODS = ("KLR(RBF)", "Flip", "Clip", "Shift", "TDCASVM", "KSVM", "CCICP-GD", "CCICP-SGD")
-#: Table III's data sets and their subsample sizes (the paper's LIBSVM copy of splice has 1000 points).
+#: Table III's data sets and their subsample sizes (the paper's LIBSVM copy of splice has 1000 points). The
+#: quick form is small enough for the test suite: 60 points of three sets, one split, λ, σ and C from
+#: {0.01, 1} (TDCASVM's 20 SVMs per fit make up most of its time).
 TABLE3_FORMS = FORMS.replace(
     datasets=(("haberman", "heart", "monk-1"), TABLE3_DATASETS),
-    max_samples=({"haberman": 300, "heart": 300, "monk-1": 300}, {"splice": 1000}),
+    max_samples=({"haberman": 60, "heart": 60, "monk-1": 60}, {"splice": 1000}),
+    repetitions=(1, 10),
+    grid=((1e-2, 1.0), GRID),
 )
 #: Liu et al. (2019), Table II: n, μ_min and μ_max of the TL1 kernel (on a training half, as ours), of the
 #: Table III sets and of the larger sets of Tables IV and VII.
@@ -190,7 +194,7 @@ def table3_scores(X, y, *, methods, n_repetitions, grid, random_state=0, n_jobs=
     "liu2019-table3",
     description="IKLR (CCICP-GD/SGD) vs KLR(RBF), flip/clip/shift+KLR, TDCASVM, KSVM on UCI sets, TL1 kernel",
     paper="Liu et al. 2019, Table III",
-    quick_minutes=2,
+    quick_minutes=0.2,
     full_minutes=95,
     selectable=True,
     differs=("CCICP step",),
@@ -201,7 +205,8 @@ def run_table3(ctx):
     the one-SVM or one-KLR baselines, then CCICP-SGD (its cross-validation runs 35 stochastic fits per
     split), KLR(RBF) (which cross-validates σ too) and TDCASVM (20 SVMs per fit), so a stopped run has
     the cheap methods on every data set. ``--only`` takes
-    data sets and methods (all of either kind when it names none)."""
+    data sets and methods (all of either kind when it names none). The quick form (:data:`TABLE3_FORMS`)
+    runs every method on 60 points of three sets, one split and a two-value grid."""
     settings = TABLE3_FORMS.of(ctx)
     selected = ctx.select(settings.datasets + TABLE3_METHODS)
     methods = tuple(m for m in TABLE3_METHODS if m in selected) or TABLE3_METHODS
@@ -475,8 +480,10 @@ PAPER_TABLE5 = PaperTable.load("liu2019-table5")
 TABLE5_CLASSES = tuple(range(10))
 
 
-#: The analogue of Table V on JapaneseVowels, and Table V on the people TABLE5_CLASSES of Yale B.
-SPD_FORMS = FORMS.replace(max_samples=(200, None), classes=(None, None))
+#: The analogue of Table V on JapaneseVowels, and Table V on the people TABLE5_CLASSES of Yale B. The quick
+#: form of the former is small enough for the test suite: 90 series of the first three speakers and the
+#: grid {0.01, 1} (TDCASVM fits one-vs-rest SVMs per class, 20 each per fit).
+SPD_FORMS = FORMS.replace(max_samples=(90, None), classes=((0, 1, 2), None), grid=((1e-2, 1.0), GRID))
 TABLE5_FORMS = FORMS.replace(max_samples=(90, None), classes=(TABLE5_CLASSES[:3], TABLE5_CLASSES))
 
 
@@ -530,12 +537,13 @@ def _spd_table(name, scores, sigma, summary, n):
     "liu2019-spd",
     description="Geodesic Gaussian kernels on covariance descriptors: affine-invariant (indefinite) vs Log-E",
     paper="Liu et al. 2019, Table V (Yale B replaced by a shipped multichannel series set)",
-    quick_minutes=2,
+    quick_minutes=0.2,
     full_minutes=30,
     differs=("CCICP step",),
 )
 def run_spd(ctx):
-    """The analogue of Table V on JapaneseVowels' 12-channel series; μ of the whole kernel."""
+    """The analogue of Table V on JapaneseVowels' 12-channel series; μ of the whole kernel. The quick form
+    (:data:`SPD_FORMS`) runs every method on 90 series of three speakers with a two-value grid."""
     name = "japanesevowels"
     scores, sigma, K_ai, y, _ = _run_spd(ctx, name, SPD_FORMS.of(ctx), kind="series")
     ctx.report(_spd_table(name, scores, sigma, spectrum_summary(K_ai), y.size), "spd")
