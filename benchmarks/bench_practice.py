@@ -346,8 +346,9 @@ def similarity_table(rows):
             f"{row['task']:<20.20}{c['krein']:>9.2f}{c['baseline']:>7.2f} ({c['better'][:4]}){c['difference']:>7.2f}"
             f"{c['standard_error']:>6.2f}{'yes' if c['within_one_se'] else 'no':>10}"
         )
-    lines.append(f"test error (%), mean over {SIMILARITY_REPEATS} stratified 70/30 splits; diff.: Kreĭn CV")
-    lines.append("minus the better of clip+SVC and flip+SVC, paired by split; s.e.: its standard error")
+    lines.append(f"test error (%), mean over {SIMILARITY_REPEATS} stratified 70/30 splits; diff.:")
+    lines.append("Kreĭn CV minus the better of clip+SVC and flip+SVC, paired by split;")
+    lines.append("s.e.: the standard error of that difference")
     return "\n".join(lines)
 
 

@@ -46,7 +46,9 @@ def test_the_guide_table_is_the_committed_runs():
 def test_the_exact_route_costs_at_most_25_eigendecompositions_at_n_2000():
     import json
 
-    run = json.loads((SCRIPT.parent.parent / "docs" / "results" / "route-scale" / "exact-cost.json").read_text())
+    run = json.loads(
+        (SCRIPT.parent.parent / "docs" / "results" / "route-scale" / "exact-cost.json").read_text()
+    )
     cost = run["exact_cost"]
     assert cost["n"] == 2000 and cost["ratio"] <= 25
     assert cost["ratio"] == cost["fit_s"] / cost["eigh_s"]

@@ -29,6 +29,31 @@ def test_guide_table_is_the_committed_run():
     assert {r["task"] for r in result["rows"]} == {t.name for t in bench.TASKS}
 
 
+SIMILARITY = ROOT / "docs" / "results" / "practice" / "practice-similarity.json"
+
+
+@pytest.mark.skipif(not SIMILARITY.is_file(), reason="no committed run of bench_practice.py --similarity")
+def test_guide_similarity_table_is_the_committed_run_and_the_route_is_within_one_standard_error():
+    import numpy as np
+
+    bench = _bench()
+    result = json.loads(SIMILARITY.read_text())
+    guide = (ROOT / "docs" / "guide.md").read_text()
+    start = guide.index(bench.SIMILARITY_GUIDE_START) + len(bench.SIMILARITY_GUIDE_START)
+    block = guide[start : guide.index(bench.SIMILARITY_GUIDE_END)]
+    table = bench.similarity_table(result["rows"])
+    assert table in block
+    assert max(len(line) for line in table.splitlines()) <= 80
+    assert {r["task"] for r in result["rows"]} == {t.name for t in bench.SIMILARITY_TASKS}
+    for row in result["rows"]:
+        assert {len(v) for v in row["split_errors"].values()} == {result["repeats"]}
+        for name, errors in row["split_errors"].items():  # the mean error is the splits'
+            assert row["error"][name] == pytest.approx(np.mean(errors))
+        comparison = bench.similarity_comparison(row)
+        # what issue 41 asks: the route within one standard error of the better of clip and flip + SVC
+        assert comparison["difference"] <= comparison["standard_error"] + 1e-12, row["task"]
+
+
 REGRESSION = ROOT / "docs" / "results" / "practice" / "practice-regression.json"
 
 
