@@ -41,6 +41,11 @@ def test_the_guide_table_is_the_committed_runs():
         cbf = r["cbf"]
         assert cbf["n_distance_evaluations"] <= cbf["n_m_plus_m2"]
         assert cbf["fit_over_block"] == cbf["low_rank_fit_s"] / cbf["block_s"]
+    largest = max(results, key=lambda r: r["cbf"]["n_train"])["cbf"]
+    assert largest["n_train"] == 100_000 and largest["landmarks"] == 500
+    assert largest["low_rank_peak_mb_beyond_data"] <= 2048  # 2 GB beyond the data
+    assert largest["cluster_choice"] == largest["low_rank_choice"]
+    assert largest["cluster_max_difference"] <= 1e-10  # the LocalCluster fit predicts the same
 
 
 def test_the_exact_route_costs_at_most_25_eigendecompositions_at_n_2000():
