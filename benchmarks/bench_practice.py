@@ -194,6 +194,19 @@ def methods(distance, y_train):
     }
 
 
+def run_tasks(tasks, run, progress):
+    """``[run(task) for task in tasks]`` with BLAS on one thread and the solvers' convergence and user
+    warnings silenced, printing ``progress(row)`` as each row is done."""
+    rows = []
+    with threadpool_limits(1), warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        warnings.simplefilter("ignore", UserWarning)
+        for task in tasks:
+            rows.append(run(task))
+            print(progress(rows[-1]), flush=True)
+    return rows
+
+
 def _as_distance(S):
     """A similarity's nearest neighbour as a distance: ``max S − S`` (the same order in each row)."""
     return S.max() - S
@@ -353,13 +366,11 @@ def similarity_table(rows):
 
 
 def main_similarity(args):
-    rows = []
-    with threadpool_limits(1), warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        warnings.simplefilter("ignore", UserWarning)
-        for task in SIMILARITY_TASKS:
-            rows.append(run_task(task, args.max_train))
-            print(similarity_table(rows[-1:]).splitlines()[1], flush=True)
+    rows = run_tasks(
+        SIMILARITY_TASKS,
+        lambda task: run_task(task, args.max_train),
+        lambda row: similarity_table([row]).splitlines()[1],
+    )
     result = {"rows": rows, "repeats": SIMILARITY_REPEATS, "max_train": args.max_train, "seed": SEED}
     args.out.mkdir(parents=True, exist_ok=True)
     stored = args.out / "practice-similarity.json"
@@ -655,18 +666,11 @@ def main_regression(args):
     if args.rewrite:  # the table, figure and guide from the stored run
         result = json.loads(stored.read_text())
         return write_regression(result, args)
-    rows = []
-    with threadpool_limits(1), warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        warnings.simplefilter("ignore", UserWarning)
-        for task in tasks:
-            rows.append(run_regression_task(task, args.max_train))
-            print(
-                regression_table(rows[-1:]).splitlines()[-1],
-                rows[-1]["chosen"],
-                rows[-1]["inner_r2"],
-                flush=True,
-            )
+    rows = run_tasks(
+        tasks,
+        lambda task: run_regression_task(task, args.max_train),
+        lambda row: f"{regression_table([row]).splitlines()[-1]} {row['chosen']} {row['inner_r2']}",
+    )
     result = {"rows": rows, "summary": regression_summary(rows), "max_train": args.max_train, "seed": SEED}
     args.out.mkdir(parents=True, exist_ok=True)
     stored.write_text(json.dumps(result, indent=1) + "\n")
@@ -711,13 +715,9 @@ def main():
     tasks = [t for t in TASKS if not args.quick or t.name in QUICK]
     if args.only:
         tasks = [t for t in tasks if any(t.name.startswith(p) for p in args.only)]
-    rows = []
-    with threadpool_limits(1), warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        warnings.simplefilter("ignore", UserWarning)
-        for task in tasks:
-            rows.append(run_task(task, args.max_train))
-            print(table(rows[-1:]).splitlines()[-1], flush=True)
+    rows = run_tasks(
+        tasks, lambda task: run_task(task, args.max_train), lambda row: table([row]).splitlines()[-1]
+    )
     result = {"rows": rows, "summary": summary(rows), "max_train": args.max_train, "seed": SEED}
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "practice.json").write_text(json.dumps(result, indent=1) + "\n")
